@@ -1,0 +1,57 @@
+# pyverify: two commands.
+#   make run    install missing packages, build, run the main job on the stdlib
+#   make test   install missing packages, build, run every test
+# Other targets: build, deps, corpus, bench, fuzz-smoke, format, clean.
+
+BUILD     ?= build
+JOBS      ?= $(shell nproc)
+PYTHON    ?= /usr/bin/python3.11
+CMAKE_FLAGS ?=
+PYVERIFY  := $(BUILD)/tools/pyverify/pyverify
+STDLIB_PYC := $(BUILD)/corpus/stdlib
+
+.PHONY: all deps configure build run test corpus bench fuzz-smoke fuzz-build format clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DPython3_EXECUTABLE=$(PYTHON) $(CMAKE_FLAGS)
+
+configure: $(BUILD)/build.ninja
+
+build: deps configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+# Compiles /usr/lib/python3.11 into the build tree (never under /usr).
+corpus: build
+	$(PYTHON) tests/corpus/compile_corpus.py /usr/lib/python3.11 $(STDLIB_PYC)
+
+run: corpus
+	@echo "== pyverify stats over the CPython 3.11 standard library =="
+	$(PYVERIFY) stats $(STDLIB_PYC)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	$(PYTHON) benchmarks/run_benchmarks.py --build $(BUILD)
+
+fuzz-build: deps
+	cmake -S . -B $(BUILD)-fuzz -G Ninja -DCMAKE_C_COMPILER=clang-14 \
+	  -DCMAKE_CXX_COMPILER=clang++-14 -DPYVERIFY_BUILD_FUZZERS=ON \
+	  -DPYVERIFY_BUILD_TESTS=OFF -DPYVERIFY_BUILD_BENCHMARKS=OFF \
+	  -DPython3_EXECUTABLE=$(PYTHON)
+	cmake --build $(BUILD)-fuzz -j $(JOBS)
+
+FUZZ_SECONDS ?= 60
+fuzz-smoke: fuzz-build
+	$(PYTHON) tests/fuzz/run_fuzz_smoke.py --build $(BUILD)-fuzz --seconds $(FUZZ_SECONDS)
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.h')
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-fuzz

@@ -1,0 +1,90 @@
+//===- CodeObject.h - A CPython 3.11 code object ----------------*- C++ -*-===//
+//
+// Contract: CodeObject holds exactly the 16 fields marshal stores for a 3.11
+// code object (Python/marshal.c, w_object TYPE_CODE), unvalidated beyond their
+// types: the reader guarantees the fields have the right Python types, and
+// nothing else. Bytecode semantics (instruction stream, tables) are checked by
+// the decoders that take a CodeObject, so a broken code object can always be
+// loaded, listed and diagnosed.
+//
+// The derived CPython attributes (co_varnames, co_cellvars, co_freevars,
+// co_nlocals) are computed from localspluskinds, as CPython does.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_BYTECODE_CODEOBJECT_H
+#define PYVERIFY_BYTECODE_CODEOBJECT_H
+
+#include "pyverify/Bytecode/Value.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pyverify {
+
+/// co_flags bits (Include/cpython/code.h).
+enum CodeFlags : uint32_t {
+  CO_OPTIMIZED = 0x1,
+  CO_NEWLOCALS = 0x2,
+  CO_VARARGS = 0x4,
+  CO_VARKEYWORDS = 0x8,
+  CO_NESTED = 0x10,
+  CO_GENERATOR = 0x20,
+  CO_NOFREE = 0x40,
+  CO_COROUTINE = 0x80,
+  CO_ITERABLE_COROUTINE = 0x100,
+  CO_ASYNC_GENERATOR = 0x200,
+};
+
+/// localspluskinds bits (Include/internal/pycore_code.h).
+enum LocalKind : uint8_t {
+  CO_FAST_LOCAL = 0x20,
+  CO_FAST_CELL = 0x40,
+  CO_FAST_FREE = 0x80,
+};
+
+struct CodeObject {
+  int32_t ArgCount = 0;
+  int32_t PosOnlyArgCount = 0;
+  int32_t KwOnlyArgCount = 0;
+  int32_t StackSize = 0;
+  int32_t Flags = 0;
+  std::string Code; ///< co_code: de-specialised bytes.
+  std::vector<Value> Consts;
+  std::vector<std::string> Names;
+  std::vector<std::string> LocalsPlusNames;
+  std::string LocalsPlusKinds; ///< One kind byte per localsplus name.
+  std::string Filename;
+  std::string Name;
+  std::string QualName;
+  int32_t FirstLineNo = 0;
+  std::string LineTable;
+  std::string ExceptionTable;
+
+  /// Code objects in co_consts, in order (the children `dis` recurses into).
+  std::vector<const CodeObject *> children() const;
+
+  /// True for generator, coroutine and async generator code (which CPython
+  /// starts at stack depth 1, see RETURN_GENERATOR).
+  bool isGeneratorLike() const {
+    return Flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR);
+  }
+
+  unsigned getNumLocals() const;                ///< co_nlocals
+  std::vector<std::string> getVarNames() const; ///< co_varnames
+  std::vector<std::string> getCellVars() const; ///< co_cellvars
+  std::vector<std::string> getFreeVars() const; ///< co_freevars
+};
+
+/// Visits \p Root and every nested code object in pre-order (co_consts order),
+/// the order `dis` lists them in. \p Visit gets the nesting depth (0 = root).
+void forEachCodeObject(
+    const CodeObject &Root,
+    llvm::function_ref<void(const CodeObject &, unsigned Depth)> Visit);
+
+} // namespace pyverify
+
+#endif

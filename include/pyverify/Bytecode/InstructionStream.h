@@ -1,0 +1,97 @@
+//===- InstructionStream.h - Decoded 3.11 instructions ----------*- C++ -*-===//
+//
+// Contract: InstructionStream::decode() turns any co_code byte string into a
+// list of instructions that tiles it exactly, in order, and reports every
+// problem it meets as a Finding -- it never stops at the first one. Each
+// instruction folds its EXTENDED_ARG prefixes (up to three) into one argument
+// and owns its inline cache units, so:
+//
+//   Start  = byte offset of the first prefix (or of the opcode unit),
+//   Offset = byte offset of the opcode unit (what `dis` and tracebacks use),
+//   End    = byte offset just after the last cache unit.
+//
+// Jump targets are resolved to byte offsets (op unit + 1 +/- arg, direction
+// from the opcode). An instruction whose opcode byte is not a base opcode is
+// kept (1 unit, isValid() false) so later passes can still point at it; such
+// a stream hasErrors() and analyses must not trust it.
+//
+// Findings: bytecode-decode (unknown/specialised/CACHE opcode, truncated
+// instruction, more than three prefixes, non-zero cache unit, odd length),
+// bytecode-extended-arg (prefix or non-zero argument byte on an argument-less
+// opcode: a warning), jump-target-invalid.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_BYTECODE_INSTRUCTIONSTREAM_H
+#define PYVERIFY_BYTECODE_INSTRUCTIONSTREAM_H
+
+#include "pyverify/Bytecode/Opcode.h"
+#include "pyverify/Support/Finding.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cassert>
+#include <cstdint>
+#include <vector>
+
+namespace pyverify {
+
+struct Instruction {
+  uint32_t Start;
+  uint32_t Offset;
+  uint32_t End;
+  uint32_t Arg;           ///< Folded argument; 0 for argument-less opcodes.
+  uint32_t PrefixArg = 0; ///< What the EXTENDED_ARG prefixes accumulated.
+  int64_t Target = -1;    ///< Jump target byte offset, or -1 (not a jump).
+  uint8_t OpByte;         ///< The raw opcode byte.
+  uint32_t NumPrefixes = 0;
+  bool Valid = true;       ///< OpByte is a base opcode (not CACHE).
+  bool TargetValid = true; ///< Target is an instruction start inside the code.
+
+  Opcode op() const {
+    assert(Valid);
+    return static_cast<Opcode>(OpByte);
+  }
+  const OpcodeInfo &info() const { return getOpcodeInfo(op()); }
+  bool is(Opcode Op) const { return Valid && OpByte == uint8_t(Op); }
+  llvm::StringRef name() const;
+  /// The argument `dis` shows on prefix row \p P (0 = first prefix).
+  uint32_t prefixRowArg(unsigned P) const {
+    uint64_t Shift = 8 * uint64_t(NumPrefixes - 1 - P);
+    return Shift >= 32 ? 0 : PrefixArg >> Shift;
+  }
+  /// Number of code units, prefixes and caches included.
+  uint32_t units() const { return (End - Start) / 2; }
+};
+
+class InstructionStream {
+public:
+  /// Decodes \p Code, appending findings to \p Findings.
+  static InstructionStream decode(llvm::StringRef Code,
+                                  std::vector<Finding> &Findings);
+
+  llvm::ArrayRef<Instruction> instructions() const { return Insts; }
+  size_t size() const { return Insts.size(); }
+  const Instruction &operator[](size_t I) const { return Insts[I]; }
+  uint32_t codeSize() const { return CodeBytes; }
+  /// True when a bytecode-decode or jump-target-invalid error was found.
+  bool hasErrors() const { return HasErrors; }
+
+  /// Index of the instruction whose Start is \p ByteOffset, or -1.
+  int64_t indexAtStart(uint64_t ByteOffset) const;
+  /// Index of the instruction covering byte \p ByteOffset, or -1 if outside.
+  int64_t indexContaining(uint64_t ByteOffset) const;
+  /// Index of the instruction whose opcode unit is at \p ByteOffset, or -1.
+  int64_t indexAtOffset(uint64_t ByteOffset) const;
+
+private:
+  std::vector<Instruction> Insts;
+  std::vector<uint32_t> UnitToIndex; ///< Per code unit: covering instruction.
+  uint32_t CodeBytes = 0;
+  bool HasErrors = false;
+};
+
+} // namespace pyverify
+
+#endif

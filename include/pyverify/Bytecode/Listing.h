@@ -1,0 +1,61 @@
+//===- Listing.h - Disassembly listings (text and JSON) ---------*- C++ -*-===//
+//
+// Contract: a listing shows one decoded code object the way `python3.11 -m
+// dis` does -- one row per code unit instruction (EXTENDED_ARG prefixes as
+// their own rows, caches hidden), byte offsets, opnames, arguments with
+// resolved names and constants, jump targets, line numbers and an
+// ExceptionTable section -- and JSON in the `pyverify dis --format=json`
+// contract (docs/json.md). Output depends only on the code object.
+//
+// Per-instruction annotations (stack depth, block stack) are added by later
+// layers through ListingAnnotator, so that one printer serves every
+// `pyverify analyze --print=...` view.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_BYTECODE_LISTING_H
+#define PYVERIFY_BYTECODE_LISTING_H
+
+#include "pyverify/Bytecode/DecodedCode.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/JSON.h"
+
+#include <string>
+
+namespace llvm {
+class raw_ostream;
+}
+
+namespace pyverify {
+
+/// Optional per-instruction annotations.
+struct ListingAnnotator {
+  /// Text appended to the row of instruction \p Index (the opcode row).
+  llvm::function_ref<std::string(size_t Index)> Text;
+  /// Keys added to instruction \p Index's JSON object.
+  llvm::function_ref<void(size_t Index, llvm::json::Object &)> Json;
+  /// Keys added to the code object's JSON object.
+  llvm::function_ref<void(llvm::json::Object &)> CodeJson;
+  /// Lines printed after the header of the text listing.
+  llvm::function_ref<void(llvm::raw_ostream &)> Header;
+};
+
+/// The human-readable argument description, as dis's argrepr.
+std::string describeArgument(const CodeObject &C, const Instruction &I);
+
+/// Prints the listing of \p D (not its children).
+void printListing(llvm::raw_ostream &OS, const DecodedCode &D,
+                  const ListingAnnotator *A = nullptr);
+
+/// The JSON object for \p D without "children".
+llvm::json::Object listingToJSON(const DecodedCode &D,
+                                 const ListingAnnotator *A = nullptr);
+
+/// A JSON string for bytes that may not be UTF-8 (surrogatepass strings,
+/// hostile input): valid UTF-8 passes through, otherwise it is repaired.
+std::string jsonSafe(llvm::StringRef S);
+
+} // namespace pyverify
+
+#endif

@@ -1,0 +1,68 @@
+//===- Marshal.h - Reading .pyc files and marshal streams -------*- C++ -*-===//
+//
+// Contract: readMarshal() parses one object in CPython's marshal format
+// version 4 as python3.11 writes and reads it (Python/marshal.c), and
+// readPyc() a .pyc file: the 16-byte PEP 552 header (magic 3495, flags 0,
+// 1 or 3) followed by a marshalled code object. Both are total functions over
+// arbitrary bytes: malformed input yields an llvm::Error whose message names
+// the byte offset and what was expected there, never a crash, a hang, or
+// memory beyond a constant factor of the input size.
+//
+// Back-references follow marshal's pre-order numbering: code objects reserve
+// their slot before their fields and are filled after; a reference to a slot
+// still under construction is an error (CPython: "NULL object in marshal
+// data"), so the result is always acyclic. Nesting is limited to
+// MaxMarshalDepth (CPython's MAX_MARSHAL_STACK_DEPTH).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_BYTECODE_MARSHAL_H
+#define PYVERIFY_BYTECODE_MARSHAL_H
+
+#include "pyverify/Bytecode/CodeObject.h"
+#include "pyverify/Bytecode/Value.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+
+namespace pyverify {
+
+constexpr uint32_t PycMagic311 = 3495;
+constexpr unsigned MaxMarshalDepth = 2000;
+
+struct PycHeader {
+  uint32_t Magic = 0;
+  uint32_t Flags = 0; ///< Bit 0: hash-based; bit 1: check_source.
+  uint32_t Word2 = 0; ///< Source mtime, or low half of the SipHash.
+  uint32_t Word3 = 0; ///< Source size, or high half of the SipHash.
+  bool isHashBased() const { return Flags & 1; }
+};
+
+struct PycFile {
+  PycHeader Header;
+  std::shared_ptr<const CodeObject> Code;
+};
+
+/// Parses exactly one marshalled object filling \p Bytes (trailing bytes are
+/// an error). \p BaseOffset is added to every offset in error messages.
+llvm::Expected<Value> readMarshal(llvm::StringRef Bytes,
+                                  uint64_t BaseOffset = 0);
+
+/// Parses a .pyc file; its payload must be a code object.
+llvm::Expected<PycFile> readPyc(llvm::StringRef Bytes);
+
+/// True if \p Bytes starts with the 3.11 .pyc magic.
+bool hasPyc311Magic(llvm::StringRef Bytes);
+
+/// Collects the top-level code objects of a marshal value: the value itself
+/// if it is code, else the code objects directly inside a tuple, list, set,
+/// frozenset or dict (keys then value, in stream order).
+std::vector<std::shared_ptr<const CodeObject>>
+collectTopLevelCode(const Value &V);
+
+} // namespace pyverify
+
+#endif

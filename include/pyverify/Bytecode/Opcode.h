@@ -1,0 +1,119 @@
+//===- Opcode.h - CPython 3.11 base opcodes ---------------------*- C++ -*-===//
+//
+// Contract: the facts about each of the 111 base opcodes that may appear in a
+// 3.11 co_code (specialised, pseudo and internal opcodes are not opcodes
+// here: getOpcodeInfo() returns null for them). All facts come from
+// Opcodes.def, which scripts/gen-opcodes.py generates from python3.11's own
+// tables; OpcodeTableTest re-checks every field against `dis`.
+//
+// Stack effects follow the compiler's stack_effect() (what `dis.stack_effect`
+// returns): PRECALL n books -n and CALL -1, though on the real stack CALL pops
+// n + 2 (see the bytecode notes, section 4.5). They are computed in 64 bits,
+// so a huge argument gives a huge (never a wrapped) effect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_BYTECODE_OPCODE_H
+#define PYVERIFY_BYTECODE_OPCODE_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+
+namespace pyverify {
+
+enum class Opcode : uint8_t {
+#define PYV_OPCODE(Name, Num, Caches, Jump, Term, Raises, Effect, FT, JT, Op)  \
+  Name = Num,
+#include "pyverify/Bytecode/Opcodes.def"
+};
+
+constexpr uint8_t HaveArgument = 90;
+
+enum class JumpKind : uint8_t {
+  None,
+  Forward,      ///< Unconditional forward (JUMP_FORWARD).
+  ForwardCond,  ///< Forward and may fall through.
+  Backward,     ///< Unconditional backward.
+  BackwardCond, ///< Backward and may fall through.
+};
+
+enum class RaiseKind : uint8_t {
+  Never,        ///< Cannot raise without a tracer.
+  Always,       ///< May raise.
+  ArgDependent, ///< RESUME: may raise only with argument 0 or 1.
+};
+
+enum class EffectKind : uint8_t {
+  Const,
+  UnpackSequence,
+  UnpackEx,
+  BuildN,
+  BuildMap,
+  NegArg,
+  LoadGlobal,
+  CallFunctionEx,
+  MakeFunction,
+  BuildSlice,
+  FormatValue,
+};
+
+/// What an instruction's argument means (dis's hasconst/hasname/... lists).
+enum class OperandKind : uint8_t {
+  None,         ///< No argument.
+  Const,        ///< co_consts index.
+  Name,         ///< co_names index.
+  GlobalName,   ///< (co_names index << 1) | push_null.
+  Local,        ///< localsplus index of a fast local.
+  Free,         ///< localsplus index of a cell or free variable.
+  Jump,         ///< Relative jump distance in units.
+  Compare,      ///< cmp_op index.
+  FormatValue,  ///< Conversion (bits 0-1) and has-spec (bit 2).
+  MakeFunction, ///< Flags: defaults, kwdefaults, annotations, closure.
+  BinaryOp,     ///< NB_* operator index.
+  Raw,          ///< A count or enum with no table to look up.
+};
+
+struct OpcodeInfo {
+  const char *Name;
+  uint8_t Number;
+  uint8_t Caches; ///< Inline cache units after the opcode unit.
+  JumpKind Jump;
+  bool Terminator; ///< No fall-through successor.
+  RaiseKind Raises;
+  EffectKind Effect;
+  int8_t FallThroughEffect; ///< Used when Effect == Const.
+  int8_t JumpEffect;        ///< Used when Effect == Const.
+  OperandKind Operand;
+
+  bool hasArg() const { return Number >= HaveArgument; }
+  bool isJump() const { return Jump != JumpKind::None; }
+  bool isBackwardJump() const {
+    return Jump == JumpKind::Backward || Jump == JumpKind::BackwardCond;
+  }
+  bool isConditionalJump() const {
+    return Jump == JumpKind::ForwardCond || Jump == JumpKind::BackwardCond;
+  }
+};
+
+/// Info for a base opcode byte, or null for specialised, pseudo, unused and
+/// internal opcode numbers.
+const OpcodeInfo *getOpcodeInfo(uint8_t Byte);
+const OpcodeInfo &getOpcodeInfo(Opcode Op);
+llvm::StringRef getOpcodeName(Opcode Op);
+
+/// Stack effect of \p Op with argument \p Arg on the fall-through edge
+/// (\p Jump false) or the jump edge (\p Jump true), as dis.stack_effect.
+int64_t getStackEffect(Opcode Op, uint32_t Arg, bool Jump);
+
+/// Whether the instruction may raise, by the rules of the bytecode notes
+/// (section 1.3).
+bool mayRaise(Opcode Op, uint32_t Arg);
+
+/// Name of a specialised opcode (e.g. "BINARY_OP_ADD_INT"), for diagnostics;
+/// empty for other numbers.
+llvm::StringRef getSpecializedOpcodeName(uint8_t Byte);
+
+} // namespace pyverify
+
+#endif

@@ -1,0 +1,51 @@
+//===- CodeFile.cpp - Loading code objects from files ---------------------===//
+
+#include "pyverify/Bytecode/CodeFile.h"
+#include "pyverify/Support/InputError.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace pyverify;
+
+llvm::Expected<CodeFile> pyverify::parseCodeFile(llvm::StringRef Path,
+                                                 llvm::StringRef Bytes) {
+  CodeFile F;
+  F.Path = Path.str();
+  if (hasPyc311Magic(Bytes)) {
+    auto Pyc = readPyc(Bytes);
+    if (!Pyc)
+      return addInputContext(Pyc.takeError(), Path);
+    F.IsPyc = true;
+    F.Header = Pyc->Header;
+    F.Roots.push_back(Pyc->Code);
+    return F;
+  }
+  auto V = readMarshal(Bytes);
+  if (!V) {
+    llvm::Error E = V.takeError();
+    if (Bytes.size() >= 4 && Bytes[2] == '\r' && Bytes[3] == '\n')
+      E = llvm::joinErrors(
+          std::move(E),
+          makeInputError(
+              0, "the file looks like a .pyc of another Python "
+                 "version (magic " +
+                     llvm::Twine(uint8_t(Bytes[0]) | (uint8_t(Bytes[1]) << 8)) +
+                     "); pyverify reads CPython 3.11 (3495)"));
+    return addInputContext(std::move(E), Path);
+  }
+  F.Roots = collectTopLevelCode(*V);
+  if (F.Roots.empty())
+    return addInputContext(
+        makeInputError(0, "marshal stream holds no code object"), Path);
+  return F;
+}
+
+llvm::Expected<CodeFile> pyverify::loadCodeFile(llvm::StringRef Path) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return llvm::createStringError(Buf.getError(), "%s: cannot read: %s",
+                                   Path.str().c_str(),
+                                   Buf.getError().message().c_str());
+  return parseCodeFile(Path, (*Buf)->getBuffer());
+}

@@ -1,0 +1,50 @@
+//===- DecodedCode.cpp - One code object, decoded and validated -----------===//
+
+#include "pyverify/Bytecode/DecodedCode.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace pyverify;
+
+DecodedCode DecodedCode::decode(const CodeObject &C) {
+  DecodedCode D;
+  D.Code = &C;
+  D.Insts = InstructionStream::decode(C.Code, D.Findings);
+
+  std::vector<uint32_t> NonCanonical;
+  auto Table = decodeExceptionTable(C.ExceptionTable, &NonCanonical);
+  if (Table) {
+    D.Table = std::move(*Table);
+    D.TableDecoded = true;
+    validateExceptionTable(D.Table, D.Insts, C.StackSize, D.Findings);
+    for (uint32_t At : NonCanonical) {
+      Finding F(CheckId::ExceptionTableNonCanonical, 0,
+                llvm::formatv("non-minimal varint at exception-table byte "
+                              "{0} (a leading zero chunk); CPython accepts "
+                              "it but never writes it",
+                              At));
+      D.Findings.push_back(std::move(F));
+    }
+  } else {
+    D.Findings.emplace_back(CheckId::ExceptionTableDecode, 0,
+                            "co_exceptiontable " +
+                                llvm::toString(Table.takeError()));
+  }
+
+  auto Positions =
+      decodeLocationTable(C.LineTable, C.FirstLineNo, D.Insts.codeSize() / 2);
+  if (Positions)
+    D.Positions = std::move(*Positions);
+  else
+    D.Findings.emplace_back(CheckId::LocationTableDecode, 0,
+                            "co_linetable " +
+                                llvm::toString(Positions.takeError()));
+  return D;
+}
+
+bool DecodedCode::isWellFormed() const {
+  for (const Finding &F : Findings)
+    if (F.Sev == Severity::Error)
+      return false;
+  return true;
+}

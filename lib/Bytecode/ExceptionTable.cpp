@@ -1,0 +1,309 @@
+//===- ExceptionTable.cpp - The 3.11 exception table ----------------------===//
+
+#include "pyverify/Bytecode/ExceptionTable.h"
+#include "pyverify/Support/InputError.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cassert>
+
+using namespace pyverify;
+using llvm::Expected;
+
+namespace {
+
+constexpr uint8_t StartBit = 0x80;
+constexpr uint8_t ContinueBit = 0x40;
+constexpr unsigned MaxChunks = 5;
+
+const char *const FieldNames[] = {"start", "length", "target", "depth/lasti"};
+
+} // namespace
+
+Expected<std::vector<ExceptionTableEntry>>
+pyverify::decodeExceptionTable(llvm::StringRef Bytes,
+                               std::vector<uint32_t> *NonCanonical) {
+  std::vector<ExceptionTableEntry> Out;
+  size_t Pos = 0;
+  while (Pos < Bytes.size()) {
+    size_t EntryAt = Pos;
+    uint32_t Fields[4];
+    for (unsigned F = 0; F < 4; ++F) {
+      size_t FieldAt = Pos;
+      uint32_t V = 0;
+      unsigned Chunks = 0;
+      while (true) {
+        if (Pos == Bytes.size())
+          return makeInputError(
+              Pos, llvm::formatv("truncated exception-table entry (started at "
+                                 "byte {0}): expected a byte of its {1} "
+                                 "varint",
+                                 EntryAt, FieldNames[F]));
+        uint8_t B = Bytes[Pos];
+        bool First = F == 0 && Chunks == 0;
+        if (First && !(B & StartBit))
+          return makeInputError(
+              Pos, llvm::formatv("exception-table entry must start with a byte "
+                                 "that has the 0x80 start bit, found {0:x-2}",
+                                 unsigned(B)));
+        if (!First && (B & StartBit))
+          return makeInputError(
+              Pos, llvm::formatv("unexpected start bit (byte {0:x-2}) inside "
+                                 "the {1} varint of the entry at byte {2}; "
+                                 "the entry is truncated",
+                                 unsigned(B), FieldNames[F], EntryAt));
+        if (++Chunks > MaxChunks)
+          return makeInputError(
+              FieldAt, llvm::formatv("{0} varint has more than {1} 6-bit "
+                                     "chunks (value would overflow)",
+                                     FieldNames[F], MaxChunks));
+        if (NonCanonical && Chunks == 1 && (B & 0x3f) == 0 && (B & ContinueBit))
+          NonCanonical->push_back(uint32_t(FieldAt));
+        V = (V << 6) | (B & 0x3f);
+        ++Pos;
+        if (!(B & ContinueBit))
+          break;
+      }
+      Fields[F] = V;
+    }
+    ExceptionTableEntry E;
+    E.Start = Fields[0] * 2;
+    E.End = (Fields[0] + Fields[1]) * 2;
+    E.Target = Fields[2] * 2;
+    E.Depth = Fields[3] >> 1;
+    E.Lasti = Fields[3] & 1;
+    E.TableOffset = uint32_t(EntryAt);
+    Out.push_back(E);
+  }
+  return Out;
+}
+
+static void emitVarint(std::string &Out, uint32_t V, bool First) {
+  assert(V <= MaxExceptionTableVarint && "value does not fit in a varint");
+  unsigned Chunks = 1;
+  while (Chunks < MaxChunks && (V >> (6 * Chunks)))
+    ++Chunks;
+  for (unsigned I = Chunks; I-- > 0;) {
+    uint8_t B = (V >> (6 * I)) & 0x3f;
+    if (I)
+      B |= ContinueBit;
+    if (First && I == Chunks - 1)
+      B |= StartBit;
+    Out.push_back(char(B));
+  }
+}
+
+std::string
+pyverify::encodeExceptionTable(llvm::ArrayRef<ExceptionTableEntry> Entries) {
+  std::string Out;
+  for (const ExceptionTableEntry &E : Entries) {
+    assert(E.Start % 2 == 0 && E.End % 2 == 0 && E.Target % 2 == 0 &&
+           E.End >= E.Start);
+    emitVarint(Out, E.Start / 2, /*First=*/true);
+    emitVarint(Out, (E.End - E.Start) / 2, false);
+    emitVarint(Out, E.Target / 2, false);
+    emitVarint(Out, (E.Depth << 1) | unsigned(E.Lasti), false);
+  }
+  return Out;
+}
+
+static std::string describe(const ExceptionTableEntry &E) {
+  // dis notation: "A to B -> T [d] lasti", B the last covered unit.
+  return llvm::formatv("'{0} to {1} -> {2} [{3}]{4}' (table byte {5})", E.Start,
+                       E.End > E.Start ? E.End - 2 : E.Start, E.Target, E.Depth,
+                       E.Lasti ? " lasti" : "", E.TableOffset)
+      .str();
+}
+
+void pyverify::validateExceptionTable(
+    llvm::ArrayRef<ExceptionTableEntry> Entries, const InstructionStream &Insts,
+    int64_t StackSize, std::vector<Finding> &Findings) {
+  uint32_t CodeSize = Insts.codeSize();
+  // Where to anchor a finding in co_code: the entry's start when it is inside
+  // the code, else the last instruction.
+  auto Anchor = [&](uint64_t At) -> uint32_t {
+    int64_t I = Insts.indexContaining(At);
+    if (I < 0)
+      I = int64_t(Insts.size()) - 1;
+    return I < 0 ? 0 : Insts[I].Offset;
+  };
+  auto IsBoundary = [&](uint64_t At) {
+    return At == CodeSize || Insts.indexAtStart(At) >= 0;
+  };
+
+  for (size_t K = 0; K < Entries.size(); ++K) {
+    const ExceptionTableEntry &E = Entries[K];
+    std::string Desc = describe(E);
+    if (E.End == E.Start)
+      Findings.emplace_back(CheckId::ExceptionTableZeroLength, Anchor(E.Start),
+                            "exception-table entry " + Desc +
+                                " has length 0 and covers no instruction");
+    if (K && E.Start < Entries[K - 1].Start)
+      Findings
+          .emplace_back(CheckId::ExceptionTableUnsorted, Anchor(E.Start),
+                        "exception-table entry " + Desc +
+                            " starts before the previous entry " +
+                            describe(Entries[K - 1]) +
+                            "; CPython's lookup stops at the first entry that "
+                            "starts past the instruction and misses handlers")
+          .note(Anchor(Entries[K - 1].Start), "previous entry starts here");
+    if (E.Start > CodeSize || E.End > CodeSize)
+      Findings.emplace_back(
+          CheckId::ExceptionTableBounds, Anchor(E.Start),
+          llvm::formatv("exception-table entry {0} extends past the end of the "
+                        "code ({1} bytes)",
+                        Desc, CodeSize));
+    else {
+      if (!IsBoundary(E.Start)) {
+        int64_t I = Insts.indexContaining(E.Start);
+        Findings.emplace_back(
+            CheckId::ExceptionTableBounds, Anchor(E.Start),
+            llvm::formatv(
+                "exception-table entry {0} starts at byte {1}, inside "
+                "the {2} at {3} (which starts at {4})",
+                Desc, E.Start, Insts[I].name(), Insts[I].Offset,
+                Insts[I].Start));
+      }
+      if (!IsBoundary(E.End)) {
+        int64_t I = Insts.indexContaining(E.End);
+        Findings.emplace_back(
+            CheckId::ExceptionTableBounds, Anchor(E.End),
+            llvm::formatv("exception-table entry {0} ends at byte {1}, inside "
+                          "the {2} at {3} (which spans {4}..{5})",
+                          Desc, E.End, Insts[I].name(), Insts[I].Offset,
+                          Insts[I].Start, Insts[I].End));
+      }
+    }
+    if (Insts.indexAtStart(E.Target) < 0) {
+      std::string Why;
+      int64_t I = Insts.indexContaining(E.Target);
+      if (I < 0)
+        Why = llvm::formatv("outside the code ({0} bytes)", CodeSize).str();
+      else if (E.Target >= Insts[I].Offset + 2)
+        Why = llvm::formatv("inside the inline caches of the {0} at {1}",
+                            Insts[I].name(), Insts[I].Offset)
+                  .str();
+      else
+        Why = llvm::formatv("mid-instruction: the {0} at {1} starts at {2}",
+                            Insts[I].name(), Insts[I].Offset, Insts[I].Start)
+                  .str();
+      Findings.emplace_back(
+          CheckId::ExceptionTableTargetNotInstruction, Anchor(E.Start),
+          "exception-table entry " + Desc + " has handler target " +
+              std::to_string(E.Target) + " " + Why);
+    } else if (E.covers(E.Target)) {
+      Findings
+          .emplace_back(CheckId::ExceptionTableTargetNotInstruction,
+                        Anchor(E.Start),
+                        "exception-table entry " + Desc +
+                            " has its handler inside its own range: an "
+                            "exception in the handler would re-enter it")
+          .note(E.Target, "handler");
+    }
+    if (int64_t(E.handlerDepth()) > StackSize)
+      Findings
+          .emplace_back(
+              CheckId::ExceptionTableDepthExceedsStacksize, Anchor(E.Start),
+              llvm::formatv("exception-table entry {0} enters its handler at "
+                            "depth {1} (depth {2} + lasti {3} + exception 1), "
+                            "above co_stacksize {4}",
+                            Desc, E.handlerDepth(), E.Depth, unsigned(E.Lasti),
+                            StackSize))
+          .note(Anchor(E.Target), "handler");
+  }
+
+  // Overlaps: compare each entry with the furthest-reaching earlier one in
+  // start order, so unsorted tables are still checked.
+  std::vector<size_t> Order(Entries.size());
+  for (size_t I = 0; I < Order.size(); ++I)
+    Order[I] = I;
+  std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+    return Entries[A].Start < Entries[B].Start;
+  });
+  size_t Reach = SIZE_MAX;
+  for (size_t I : Order) {
+    const ExceptionTableEntry &E = Entries[I];
+    if (E.End == E.Start)
+      continue;
+    if (Reach != SIZE_MAX && E.Start < Entries[Reach].End)
+      Findings
+          .emplace_back(CheckId::ExceptionTableOverlap, Anchor(E.Start),
+                        "exception-table entry " + describe(E) +
+                            " overlaps entry " + describe(Entries[Reach]) +
+                            "; which handler runs depends on CPython's search "
+                            "order")
+          .note(Anchor(Entries[Reach].Start), "the other entry starts here");
+    if (Reach == SIZE_MAX || E.End > Entries[Reach].End)
+      Reach = I;
+  }
+}
+
+const ExceptionTableEntry *
+pyverify::lookupHandler(llvm::ArrayRef<ExceptionTableEntry> Entries,
+                        uint64_t Key) {
+  for (const ExceptionTableEntry &E : Entries) {
+    if (E.Start > Key)
+      return nullptr;
+    if (E.End > Key)
+      return &E;
+  }
+  return nullptr;
+}
+
+Expected<std::vector<ExceptionTableEntry>>
+pyverify::flattenExceptionRanges(llvm::ArrayRef<ProtectedRange> Ranges) {
+  std::vector<size_t> Order;
+  std::vector<uint32_t> Points;
+  for (size_t I = 0; I < Ranges.size(); ++I) {
+    if (Ranges[I].End < Ranges[I].Start)
+      return makeInputError(Ranges[I].Start,
+                            llvm::formatv("range {0} ends at {1}, before it "
+                                          "starts",
+                                          I, Ranges[I].End));
+    if (Ranges[I].End == Ranges[I].Start)
+      continue;
+    Order.push_back(I);
+    Points.push_back(Ranges[I].Start);
+    Points.push_back(Ranges[I].End);
+  }
+  // Outer ranges first: by start, then longer first; equal extents keep input
+  // order, the later one being the inner.
+  std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+    if (Ranges[A].Start != Ranges[B].Start)
+      return Ranges[A].Start < Ranges[B].Start;
+    return Ranges[A].End > Ranges[B].End;
+  });
+  llvm::sort(Points);
+  Points.erase(std::unique(Points.begin(), Points.end()), Points.end());
+
+  std::vector<ExceptionTableEntry> Out;
+  std::vector<size_t> Active;
+  size_t Next = 0;
+  for (size_t P = 0; P + 1 < Points.size(); ++P) {
+    uint32_t At = Points[P];
+    while (!Active.empty() && Ranges[Active.back()].End <= At)
+      Active.pop_back();
+    for (; Next < Order.size() && Ranges[Order[Next]].Start == At; ++Next) {
+      const ProtectedRange &R = Ranges[Order[Next]];
+      if (!Active.empty() && R.End > Ranges[Active.back()].End) {
+        const ProtectedRange &O = Ranges[Active.back()];
+        return makeInputError(
+            R.Start,
+            llvm::formatv("range {0}..{1} -> {2} partially overlaps range "
+                          "{3}..{4} -> {5}; ranges must nest",
+                          R.Start, R.End, R.Target, O.Start, O.End, O.Target));
+      }
+      Active.push_back(Order[Next]);
+    }
+    if (Active.empty())
+      continue;
+    const ProtectedRange &R = Ranges[Active.back()];
+    ExceptionTableEntry E{At, Points[P + 1], R.Target, R.Depth, R.Lasti, 0};
+    if (!Out.empty() && Out.back().End == E.Start && Out.back().sameHandler(E))
+      Out.back().End = E.End;
+    else
+      Out.push_back(E);
+  }
+  return Out;
+}

@@ -1,0 +1,164 @@
+//===- LocationTable.cpp - PEP 657 location table -------------------------===//
+//
+// Objects/locations.md and Objects/codeobject.c (advance, next_code_delta,
+// read_varint, read_signed_varint) of CPython 3.11.
+//
+//===----------------------------------------------------------------------===//
+
+#include "pyverify/Bytecode/LocationTable.h"
+#include "pyverify/Support/InputError.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace pyverify;
+
+namespace {
+
+class Reader {
+public:
+  explicit Reader(llvm::StringRef T) : T(T) {}
+  size_t Pos = 0;
+
+  bool atEnd() const { return Pos == T.size(); }
+
+  llvm::Expected<uint8_t> byte(llvm::StringRef What) {
+    if (Pos == T.size())
+      return makeInputError(Pos, "truncated location table: expected " + What);
+    uint8_t B = T[Pos];
+    if (B & 0x80)
+      return makeInputError(
+          Pos, llvm::formatv("location-table entry ends early: byte {0:x-2} "
+                             "starts a new entry where {1} was expected",
+                             unsigned(B), What));
+    ++Pos;
+    return B;
+  }
+
+  /// 6-bit chunks, least significant first, 0x40 = continue.
+  llvm::Expected<uint64_t> varint(llvm::StringRef What) {
+    size_t At = Pos;
+    uint64_t V = 0;
+    unsigned Shift = 0;
+    while (true) {
+      auto B = byte(What);
+      if (!B)
+        return B.takeError();
+      if (Shift > 30)
+        return makeInputError(At, "location-table varint for " + What +
+                                      " is too long");
+      V |= uint64_t(*B & 0x3f) << Shift;
+      Shift += 6;
+      if (!(*B & 0x40))
+        return V;
+    }
+  }
+
+  llvm::Expected<int64_t> svarint(llvm::StringRef What) {
+    auto U = varint(What);
+    if (!U)
+      return U.takeError();
+    return (*U & 1) ? -int64_t(*U >> 1) : int64_t(*U >> 1);
+  }
+
+private:
+  llvm::StringRef T;
+};
+
+} // namespace
+
+llvm::Expected<std::vector<Position>>
+pyverify::decodeLocationTable(llvm::StringRef Table, int32_t FirstLineNo,
+                              uint32_t NumCodeUnits) {
+  std::vector<Position> Out;
+  Out.reserve(NumCodeUnits);
+  Reader R(Table);
+  int64_t Line = FirstLineNo;
+  // co_positions() yields None for a stored -1 (_source_offset_converter).
+  auto Int32 = [](int64_t V) -> std::optional<int32_t> {
+    if (V == -1)
+      return std::nullopt;
+    return int32_t(V);
+  };
+  while (!R.atEnd()) {
+    size_t EntryAt = R.Pos;
+    uint8_t First = Table[R.Pos++];
+    if (!(First & 0x80))
+      return makeInputError(EntryAt,
+                            llvm::formatv("location-table entry must start "
+                                          "with a byte that has bit 7 set, "
+                                          "found {0:x-2}",
+                                          unsigned(First)));
+    unsigned Code = (First >> 3) & 15;
+    unsigned Length = (First & 7) + 1;
+    Position P;
+    switch (Code) {
+    case 15: // no location
+      break;
+    case 14: { // long form
+      auto D = R.svarint("line delta");
+      if (!D)
+        return D.takeError();
+      Line += *D;
+      auto EndDelta = R.varint("end line delta");
+      if (!EndDelta)
+        return EndDelta.takeError();
+      auto Col = R.varint("column");
+      if (!Col)
+        return Col.takeError();
+      auto EndCol = R.varint("end column");
+      if (!EndCol)
+        return EndCol.takeError();
+      P.Line = Int32(Line);
+      P.EndLine = Int32(Line + int64_t(*EndDelta));
+      P.Col = Int32(int64_t(*Col) - 1);
+      P.EndCol = Int32(int64_t(*EndCol) - 1);
+      break;
+    }
+    case 13: { // no columns
+      auto D = R.svarint("line delta");
+      if (!D)
+        return D.takeError();
+      Line += *D;
+      P.Line = P.EndLine = Int32(Line);
+      break;
+    }
+    case 10:
+    case 11:
+    case 12: { // one-line form
+      Line += Code - 10;
+      auto C = R.byte("start column");
+      if (!C)
+        return C.takeError();
+      auto E = R.byte("end column");
+      if (!E)
+        return E.takeError();
+      P.Line = P.EndLine = Int32(Line);
+      P.Col = *C;
+      P.EndCol = *E;
+      break;
+    }
+    default: { // short form, codes 0-9
+      auto S = R.byte("short-form column byte");
+      if (!S)
+        return S.takeError();
+      P.Line = P.EndLine = Int32(Line);
+      int32_t Col = int32_t(Code * 8 + ((*S >> 4) & 7));
+      P.Col = Col;
+      P.EndCol = Col + (*S & 15);
+      break;
+    }
+    }
+    if (Out.size() + Length > NumCodeUnits)
+      return makeInputError(EntryAt,
+                            llvm::formatv("location table covers more than "
+                                          "the {0} code units",
+                                          NumCodeUnits));
+    Out.insert(Out.end(), Length, P);
+  }
+  if (Out.size() != NumCodeUnits)
+    return makeInputError(Table.size(),
+                          llvm::formatv("location table covers {0} code units, "
+                                        "the code has {1}",
+                                        Out.size(), NumCodeUnits));
+  return Out;
+}

@@ -1,0 +1,105 @@
+//===- Opcode.cpp - CPython 3.11 base opcodes -----------------------------===//
+
+#include "pyverify/Bytecode/Opcode.h"
+
+#include "llvm/Support/ErrorHandling.h"
+
+#include <array>
+#include <bit>
+#include <cassert>
+
+using namespace pyverify;
+
+namespace {
+
+struct Table {
+  std::array<OpcodeInfo, 256> Infos{};
+  std::array<bool, 256> Valid{};
+  std::array<const char *, 256> Specialized{};
+
+  Table() {
+#define PYV_OPCODE(Name, Num, Caches, JumpK, Term, RaisesK, EffectK, FT, JT,   \
+                   OperandK)                                                   \
+  Infos[Num] = OpcodeInfo{#Name,                                               \
+                          Num,                                                 \
+                          Caches,                                              \
+                          JumpKind::JumpK,                                     \
+                          Term,                                                \
+                          RaiseKind::RaisesK,                                  \
+                          EffectKind::EffectK,                                 \
+                          FT,                                                  \
+                          JT,                                                  \
+                          OperandKind::OperandK};                              \
+  Valid[Num] = true;
+#define PYV_SPECIALIZED(Name, Num) Specialized[Num] = #Name;
+#include "pyverify/Bytecode/Opcodes.def"
+  }
+};
+
+const Table &table() {
+  static const Table T;
+  return T;
+}
+
+} // namespace
+
+const OpcodeInfo *pyverify::getOpcodeInfo(uint8_t Byte) {
+  return table().Valid[Byte] ? &table().Infos[Byte] : nullptr;
+}
+
+const OpcodeInfo &pyverify::getOpcodeInfo(Opcode Op) {
+  const OpcodeInfo *I = getOpcodeInfo(static_cast<uint8_t>(Op));
+  assert(I && "Opcode enumerators are base opcodes");
+  return *I;
+}
+
+llvm::StringRef pyverify::getOpcodeName(Opcode Op) {
+  return getOpcodeInfo(Op).Name;
+}
+
+llvm::StringRef pyverify::getSpecializedOpcodeName(uint8_t Byte) {
+  const char *S = table().Specialized[Byte];
+  return S ? S : "";
+}
+
+int64_t pyverify::getStackEffect(Opcode Op, uint32_t Arg, bool Jump) {
+  const OpcodeInfo &I = getOpcodeInfo(Op);
+  int64_t A = Arg;
+  switch (I.Effect) {
+  case EffectKind::Const:
+    return Jump ? I.JumpEffect : I.FallThroughEffect;
+  case EffectKind::UnpackSequence:
+    return A - 1;
+  case EffectKind::UnpackEx:
+    return (A & 0xFF) + (A >> 8);
+  case EffectKind::BuildN:
+    return 1 - A;
+  case EffectKind::BuildMap:
+    return 1 - 2 * A;
+  case EffectKind::NegArg:
+    return -A;
+  case EffectKind::LoadGlobal:
+    return 1 + (A & 1);
+  case EffectKind::CallFunctionEx:
+    return -2 - (A & 1);
+  case EffectKind::MakeFunction:
+    return -int64_t(std::popcount(Arg & 0xFu));
+  case EffectKind::BuildSlice:
+    return A == 3 ? -2 : -1;
+  case EffectKind::FormatValue:
+    return (A & 4) ? -1 : 0;
+  }
+  llvm_unreachable("unknown effect kind");
+}
+
+bool pyverify::mayRaise(Opcode Op, uint32_t Arg) {
+  switch (getOpcodeInfo(Op).Raises) {
+  case RaiseKind::Never:
+    return false;
+  case RaiseKind::Always:
+    return true;
+  case RaiseKind::ArgDependent:
+    return Arg < 2;
+  }
+  llvm_unreachable("unknown raise kind");
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages pyverify needs to build and test, and only
+# those that are missing. Idempotent; needs root (or sudo) when something is
+# missing. Prints what it installs.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build git
+  clang-14 libclang-rt-14-dev          # libFuzzer + sanitizers for fuzz targets
+  llvm-14-dev llvm-14-tools            # LLVM Support; FileCheck-14 and lit
+  libz3-dev
+  python3.11 python3.11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  pybind11-dev
+  python3-pytest python3-bytecode
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

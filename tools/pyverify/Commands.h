@@ -1,0 +1,26 @@
+//===- Commands.h - pyverify subcommands ------------------------*- C++ -*-===//
+//
+// Each subcommand lives in its own file with its own cl::opt options bound
+// to its cl::SubCommand. Exit codes: 0 clean, 1 error findings, 2 usage
+// errors or unreadable input.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_TOOLS_COMMANDS_H
+#define PYVERIFY_TOOLS_COMMANDS_H
+
+#include "llvm/Support/CommandLine.h"
+
+namespace pyverify::tool {
+
+enum ExitCode { ExitClean = 0, ExitFindings = 1, ExitUsage = 2 };
+
+extern llvm::cl::SubCommand DisCmd;
+extern llvm::cl::SubCommand StatsCmd;
+
+int runDis();
+int runStats();
+
+} // namespace pyverify::tool
+
+#endif

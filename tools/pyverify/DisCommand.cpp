@@ -1,0 +1,198 @@
+//===- DisCommand.cpp - pyverify dis --------------------------------------===//
+//
+// pyverify dis [--format=text|json] [--fields] FILE...
+//
+// Text: a listing per code object, recursively, like `python3.11 -m dis`.
+// JSON: one line per top-level code object of each file:
+//   {"file": "...", "code": CODE}   (docs/json.md)
+// --fields adds to each CODE the raw code-object fields in a canonical,
+// byte-exact form (hex for bytes and str) and the re-encoded exception table,
+// so a test can compare them with marshal.loads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+#include "InputFiles.h"
+
+#include "pyverify/Bytecode/CodeFile.h"
+#include "pyverify/Bytecode/DecodedCode.h"
+#include "pyverify/Bytecode/Listing.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <bit>
+#include <cstring>
+
+using namespace pyverify;
+using namespace llvm;
+
+namespace pyverify::tool {
+
+cl::SubCommand DisCmd("dis", "Disassemble .pyc and marshal files");
+
+namespace {
+
+enum class Format { Text, Json };
+
+cl::list<std::string> Inputs(cl::Positional, cl::OneOrMore,
+                             cl::desc("<file or directory>..."),
+                             cl::sub(DisCmd));
+cl::opt<Format> OutputFormat(
+    "format", cl::desc("Output format"), cl::init(Format::Text),
+    cl::values(clEnumValN(Format::Text, "text", "listing like python -m dis"),
+               clEnumValN(Format::Json, "json", "the JSON contract")),
+    cl::sub(DisCmd));
+cl::opt<bool> WithFields("fields",
+                         cl::desc("JSON: add raw code-object fields (hex)"),
+                         cl::sub(DisCmd));
+
+std::string hex(StringRef S) { return toHex(S, /*LowerCase=*/true); }
+
+json::Value canonicalValue(const Value &V) {
+  using json::Array;
+  struct Visitor {
+    json::Value operator()(const NoneValue &) { return Array{"None"}; }
+    json::Value operator()(const EllipsisValue &) { return Array{"Ellipsis"}; }
+    json::Value operator()(const StopIterationValue &) {
+      return Array{"StopIteration"};
+    }
+    json::Value operator()(bool B) { return Array{"bool", B}; }
+    json::Value operator()(int64_t I) {
+      return Array{"int", std::to_string(I)};
+    }
+    json::Value operator()(const BigInt &B) {
+      return Array{"int", B.toDecimal()};
+    }
+    json::Value operator()(double D) {
+      char Buf[8];
+      support::endian::write64le(Buf, std::bit_cast<uint64_t>(D));
+      return Array{"float", hex(StringRef(Buf, 8))};
+    }
+    json::Value operator()(const std::complex<double> &C) {
+      char Buf[16];
+      support::endian::write64le(Buf, std::bit_cast<uint64_t>(C.real()));
+      support::endian::write64le(Buf + 8, std::bit_cast<uint64_t>(C.imag()));
+      return Array{"complex", hex(StringRef(Buf, 16))};
+    }
+    json::Value operator()(const BytesValue &B) {
+      return Array{"bytes", hex(*B.Data)};
+    }
+    json::Value operator()(const StrValue &S) {
+      return Array{"str", hex(*S.Utf8)};
+    }
+    json::Value operator()(const SequenceValue &S) {
+      Array Items;
+      for (const Value &X : *S.Items)
+        Items.push_back(canonicalValue(X));
+      const char *Kind = S.Kind == SequenceKind::Tuple  ? "tuple"
+                         : S.Kind == SequenceKind::List ? "list"
+                         : S.Kind == SequenceKind::Set  ? "set"
+                                                        : "frozenset";
+      return Array{Kind, std::move(Items)};
+    }
+    json::Value operator()(const DictValue &D) {
+      Array Items;
+      for (const auto &KV : *D.Items)
+        Items.push_back(
+            Array{canonicalValue(KV.first), canonicalValue(KV.second)});
+      return Array{"dict", std::move(Items)};
+    }
+    json::Value operator()(const CodeValue &C) {
+      return Array{"code", hex(C.Code->QualName)};
+    }
+  };
+  return std::visit(Visitor{}, V.get());
+}
+
+json::Object rawFields(const DecodedCode &D) {
+  const CodeObject &C = *D.Code;
+  json::Array Consts, Names, LpNames;
+  for (const Value &V : C.Consts)
+    Consts.push_back(canonicalValue(V));
+  for (const std::string &N : C.Names)
+    Names.push_back(hex(N));
+  for (const std::string &N : C.LocalsPlusNames)
+    LpNames.push_back(hex(N));
+  json::Object F{{"argcount", C.ArgCount},
+                 {"posonlyargcount", C.PosOnlyArgCount},
+                 {"kwonlyargcount", C.KwOnlyArgCount},
+                 {"stacksize", C.StackSize},
+                 {"flags", C.Flags},
+                 {"code", hex(C.Code)},
+                 {"consts", std::move(Consts)},
+                 {"names", std::move(Names)},
+                 {"localsplusnames", std::move(LpNames)},
+                 {"localspluskinds", hex(C.LocalsPlusKinds)},
+                 {"filename", hex(C.Filename)},
+                 {"name", hex(C.Name)},
+                 {"qualname", hex(C.QualName)},
+                 {"firstlineno", C.FirstLineNo},
+                 {"linetable", hex(C.LineTable)},
+                 {"exceptiontable", hex(C.ExceptionTable)},
+                 {"nlocals", int64_t(C.getNumLocals())}};
+  if (D.TableDecoded)
+    F["exceptiontable_reencoded"] = hex(encodeExceptionTable(D.Table));
+  else
+    F["exceptiontable_reencoded"] = nullptr;
+  json::Array Findings;
+  for (const Finding &Fd : D.Findings)
+    Findings.push_back(json::Object{{"check", getCheckName(Fd.Check)},
+                                    {"offset", Fd.Offset},
+                                    {"message", jsonSafe(Fd.Message)}});
+  F["findings"] = std::move(Findings);
+  return F;
+}
+
+json::Object codeToJSON(const CodeObject &C) {
+  DecodedCode D = DecodedCode::decode(C);
+  json::Object O = listingToJSON(D);
+  if (WithFields)
+    O["fields"] = rawFields(D);
+  json::Array Kids;
+  for (const CodeObject *K : C.children())
+    Kids.push_back(codeToJSON(*K));
+  O["children"] = std::move(Kids);
+  return O;
+}
+
+} // namespace
+
+int runDis() {
+  std::vector<std::string> Missing;
+  auto Files = expandInputs(Inputs, {".pyc"}, Missing);
+  int Status = ExitClean;
+  for (const std::string &M : Missing) {
+    WithColor::error(errs(), "pyverify")
+        << M << ": no such file or directory\n";
+    Status = ExitUsage;
+  }
+  for (const std::string &Path : Files) {
+    auto F = loadCodeFile(Path);
+    if (!F) {
+      WithColor::error(errs(), "pyverify") << toString(F.takeError()) << "\n";
+      Status = ExitUsage;
+      continue;
+    }
+    for (const auto &Root : F->Roots) {
+      if (OutputFormat == Format::Json) {
+        json::Object O{{"file", jsonSafe(Path)}, {"code", codeToJSON(*Root)}};
+        outs() << json::Value(std::move(O)) << "\n";
+        continue;
+      }
+      bool First = true;
+      forEachCodeObject(*Root, [&](const CodeObject &C, unsigned) {
+        if (!First)
+          outs() << "\n";
+        First = false;
+        printListing(outs(), DecodedCode::decode(C));
+      });
+    }
+  }
+  return Status;
+}
+
+} // namespace pyverify::tool

@@ -1,0 +1,33 @@
+//===- pyverify.cpp - The pyverify command-line tool ----------------------===//
+//
+// pyverify SUBCOMMAND [options] PATH...
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace pyverify::tool;
+
+int main(int Argc, char **Argv) {
+  llvm::InitLLVM X(Argc, Argv);
+  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
+    OS << "pyverify 0.1.0 (CPython 3.11 bytecode, magic 3495)\n";
+  });
+  if (!llvm::cl::ParseCommandLineOptions(
+          Argc, Argv,
+          "pyverify: static verifier for CPython 3.11 bytecode\n\n"
+          "  pyverify dis FILE...     disassemble .pyc / marshal files\n"
+          "  pyverify stats PATH...   decode and validate a corpus, print a "
+          "summary\n",
+          &llvm::errs()))
+    return ExitUsage;
+  if (DisCmd)
+    return runDis();
+  if (StatsCmd)
+    return runStats();
+  llvm::errs() << "pyverify: no subcommand given; see 'pyverify --help'\n";
+  return ExitUsage;
+}
