@@ -20,19 +20,18 @@ llvm::Expected<CodeFile> pyverify::parseCodeFile(llvm::StringRef Path,
     F.Roots.push_back(Pyc->Code);
     return F;
   }
+  // A .pyc of another CPython version: magic number, then "\r\n".
+  if (Bytes.size() >= 4 && Bytes[2] == '\r' && Bytes[3] == '\n')
+    return addInputContext(
+        makeInputError(0, "not a CPython 3.11 .pyc: magic " +
+                              llvm::Twine(uint8_t(Bytes[0]) |
+                                          (uint8_t(Bytes[1]) << 8)) +
+                              " is another Python version; pyverify reads "
+                              "3.11 (magic 3495)"),
+        Path);
   auto V = readMarshal(Bytes);
-  if (!V) {
-    llvm::Error E = V.takeError();
-    if (Bytes.size() >= 4 && Bytes[2] == '\r' && Bytes[3] == '\n')
-      E = llvm::joinErrors(
-          std::move(E),
-          makeInputError(
-              0, "the file looks like a .pyc of another Python "
-                 "version (magic " +
-                     llvm::Twine(uint8_t(Bytes[0]) | (uint8_t(Bytes[1]) << 8)) +
-                     "); pyverify reads CPython 3.11 (3495)"));
-    return addInputContext(std::move(E), Path);
-  }
+  if (!V)
+    return addInputContext(V.takeError(), Path);
   F.Roots = collectTopLevelCode(*V);
   if (F.Roots.empty())
     return addInputContext(
