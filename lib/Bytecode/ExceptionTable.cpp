@@ -134,15 +134,17 @@ void pyverify::validateExceptionTable(
 
   for (size_t K = 0; K < Entries.size(); ++K) {
     const ExceptionTableEntry &E = Entries[K];
-    std::string Desc = describe(E);
+    // Formatted only when a finding needs it: well-formed tables (nearly
+    // all of them) then cost no formatting at all.
+    auto Desc = [&E] { return describe(E); };
     if (E.End == E.Start)
       Findings.emplace_back(CheckId::ExceptionTableZeroLength, Anchor(E.Start),
-                            "exception-table entry " + Desc +
+                            "exception-table entry " + Desc() +
                                 " has length 0 and covers no instruction");
     if (K && E.Start < Entries[K - 1].Start)
       Findings
           .emplace_back(CheckId::ExceptionTableUnsorted, Anchor(E.Start),
-                        "exception-table entry " + Desc +
+                        "exception-table entry " + Desc() +
                             " starts before the previous entry " +
                             describe(Entries[K - 1]) +
                             "; CPython's lookup stops at the first entry that "
@@ -153,7 +155,7 @@ void pyverify::validateExceptionTable(
           CheckId::ExceptionTableBounds, Anchor(E.Start),
           llvm::formatv("exception-table entry {0} extends past the end of the "
                         "code ({1} bytes)",
-                        Desc, CodeSize));
+                        Desc(), CodeSize));
     else {
       if (!IsBoundary(E.Start)) {
         int64_t I = Insts.indexContaining(E.Start);
@@ -162,7 +164,7 @@ void pyverify::validateExceptionTable(
             llvm::formatv(
                 "exception-table entry {0} starts at byte {1}, inside "
                 "the {2} at {3} (which starts at {4})",
-                Desc, E.Start, Insts[I].name(), Insts[I].Offset,
+                Desc(), E.Start, Insts[I].name(), Insts[I].Offset,
                 Insts[I].Start));
       }
       if (!IsBoundary(E.End)) {
@@ -171,7 +173,7 @@ void pyverify::validateExceptionTable(
             CheckId::ExceptionTableBounds, Anchor(E.End),
             llvm::formatv("exception-table entry {0} ends at byte {1}, inside "
                           "the {2} at {3} (which spans {4}..{5})",
-                          Desc, E.End, Insts[I].name(), Insts[I].Offset,
+                          Desc(), E.End, Insts[I].name(), Insts[I].Offset,
                           Insts[I].Start, Insts[I].End));
       }
     }
@@ -190,13 +192,13 @@ void pyverify::validateExceptionTable(
                   .str();
       Findings.emplace_back(
           CheckId::ExceptionTableTargetNotInstruction, Anchor(E.Start),
-          "exception-table entry " + Desc + " has handler target " +
+          "exception-table entry " + Desc() + " has handler target " +
               std::to_string(E.Target) + " " + Why);
     } else if (E.covers(E.Target)) {
       Findings
           .emplace_back(CheckId::ExceptionTableTargetNotInstruction,
                         Anchor(E.Start),
-                        "exception-table entry " + Desc +
+                        "exception-table entry " + Desc() +
                             " has its handler inside its own range: an "
                             "exception in the handler would re-enter it")
           .note(E.Target, "handler");
@@ -208,7 +210,7 @@ void pyverify::validateExceptionTable(
               llvm::formatv("exception-table entry {0} enters its handler at "
                             "depth {1} (depth {2} + lasti {3} + exception 1), "
                             "above co_stacksize {4}",
-                            Desc, E.handlerDepth(), E.Depth, unsigned(E.Lasti),
+                            Desc(), E.handlerDepth(), E.Depth, unsigned(E.Lasti),
                             StackSize))
           .note(Anchor(E.Target), "handler");
   }

@@ -26,8 +26,25 @@ static std::string describeBadOpcode(uint8_t B) {
   return llvm::formatv("unknown opcode {0}", unsigned(B)).str();
 }
 
+namespace {
+
+/// getOpcodeInfo() for every byte, looked up once per process: the decoder
+/// consults it per instruction, and the out-of-line call (with its static
+/// guard) was 8% of decoding in the benchmarks/ profile.
+struct OpcodeInfoCache {
+  const OpcodeInfo *Infos[256];
+  OpcodeInfoCache() {
+    for (unsigned B = 0; B < 256; ++B)
+      Infos[B] = getOpcodeInfo(uint8_t(B));
+  }
+};
+
+} // namespace
+
 InstructionStream InstructionStream::decode(llvm::StringRef Code,
                                             std::vector<Finding> &Findings) {
+  static const OpcodeInfoCache Cache;
+  const OpcodeInfo *const *Infos = Cache.Infos;
   InstructionStream S;
   size_t NumUnits = Code.size() / 2;
   S.CodeBytes = uint32_t(NumUnits * 2);
@@ -47,6 +64,17 @@ InstructionStream InstructionStream::decode(llvm::StringRef Code,
   auto Byte = [&](size_t Unit, unsigned K) {
     return uint8_t(Code[2 * Unit + K]);
   };
+  // Count the instructions first (the loop below, without its checks), so
+  // that Insts is allocated once: growing it was a quarter of decoding.
+  size_t NumInsts = 0;
+  for (size_t V = 0; V < NumUnits; ++NumInsts) {
+    while (V + 1 < NumUnits && Byte(V, 0) == uint8_t(Opcode::EXTENDED_ARG))
+      ++V;
+    uint8_t B = Byte(V, 0);
+    V += 1 + (Infos[B] && B ? Infos[B]->Caches : 0);
+  }
+  S.Insts.reserve(NumInsts);
+
   size_t U = 0;
   while (U < NumUnits) {
     Instruction I{};
@@ -85,7 +113,7 @@ InstructionStream InstructionStream::decode(llvm::StringRef Code,
     I.OpByte = Byte(U, 0);
     I.NumPrefixes = Prefixes;
     I.PrefixArg = Arg;
-    const OpcodeInfo *Info = getOpcodeInfo(I.OpByte);
+    const OpcodeInfo *Info = Infos[I.OpByte];
     if (!Info || I.OpByte == 0) {
       I.Valid = false;
       Report(CheckId::BytecodeDecode, I.Offset, describeBadOpcode(I.OpByte));
@@ -130,10 +158,10 @@ InstructionStream InstructionStream::decode(llvm::StringRef Code,
 
   // Resolve jump targets now that every instruction start is known.
   for (Instruction &I : S.Insts) {
-    if (!I.Valid || !I.info().isJump())
+    if (!I.Valid || !Infos[I.OpByte]->isJump())
       continue;
     int64_t OpUnit = I.Offset / 2;
-    int64_t TargetUnit = I.info().isBackwardJump()
+    int64_t TargetUnit = Infos[I.OpByte]->isBackwardJump()
                              ? OpUnit + 1 - int64_t(I.Arg)
                              : OpUnit + 1 + int64_t(I.Arg);
     I.Target = 2 * TargetUnit;

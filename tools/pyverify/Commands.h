@@ -17,9 +17,11 @@ enum ExitCode { ExitClean = 0, ExitFindings = 1, ExitUsage = 2 };
 
 extern llvm::cl::SubCommand DisCmd;
 extern llvm::cl::SubCommand StatsCmd;
+extern llvm::cl::SubCommand CheckCmd;
 
 int runDis();
 int runStats();
+int runCheck();
 
 } // namespace pyverify::tool
 

@@ -19,6 +19,7 @@ int main(int Argc, char **Argv) {
   if (!llvm::cl::ParseCommandLineOptions(
           Argc, Argv,
           "pyverify: static verifier for CPython 3.11 bytecode\n\n"
+          "  pyverify check PATH...   verify code objects, report findings\n"
           "  pyverify dis FILE...     disassemble .pyc / marshal files\n"
           "  pyverify stats PATH...   decode and validate a corpus, print a "
           "summary\n",
@@ -28,6 +29,8 @@ int main(int Argc, char **Argv) {
     return runDis();
   if (StatsCmd)
     return runStats();
+  if (CheckCmd)
+    return runCheck();
   llvm::errs() << "pyverify: no subcommand given; see 'pyverify --help'\n";
   return ExitUsage;
 }

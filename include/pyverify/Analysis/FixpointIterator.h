@@ -1,0 +1,187 @@
+//===- FixpointIterator.h - Forward fixpoint over a graph -------*- C++ -*-===//
+//
+// Contract: runForwardFixpoint(G, A, Options) computes, for every node of the
+// graph G, the abstract state on entry to it: the least fixpoint (up to
+// widening at loop heads) of
+//
+//     In[entry] = A.entryState()
+//     In[t]     = ⊔ over edges e = (s -> t) of
+//                 A.transferEdge(e, In[s], A.transferNode(s, In[s]))
+//
+// Nodes never reached keep A.bottom(). Edges have their own transfer
+// function, so branch and exception semantics live on the edges (SPARTA's
+// MonotonicFixpointIterator). Nodes are visited in a priority worklist by
+// reverse post-order; a node that is the target of a retreating edge is a
+// loop head and widens instead of joining after Options.WideningDelay visits.
+//
+// Bounded: after Options.MaxVisits node visits the result is an llvm::Error,
+// never a partial result presented as a fixpoint.
+//
+// Requirements on the graph G:
+//   unsigned numNodes() const;  unsigned entryNode() const;
+//   <range of EdgeRef> successors(unsigned Node) const;
+//   unsigned edgeTarget(EdgeRef) const;
+// Requirements on the analysis A (Domain satisfies AbstractDomain):
+//   using Domain = ...;
+//   Domain bottom() const;   Domain entryState() const;
+//   Domain transferNode(unsigned Node, const Domain &In) const;
+//   Domain transferEdge(EdgeRef E, const Domain &NodeIn,
+//                       const Domain &NodeOut) const;
+//
+// It knows nothing of Python: tests/unit/FixpointTest.cpp runs it on toy
+// graphs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_ANALYSIS_FIXPOINTITERATOR_H
+#define PYVERIFY_ANALYSIS_FIXPOINTITERATOR_H
+
+#include "pyverify/Analysis/AbstractDomain.h"
+
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstdint>
+#include <iterator>
+#include <queue>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace pyverify {
+
+struct FixpointOptions {
+  /// Visits of a loop head that join before it starts widening.
+  unsigned WideningDelay = 2;
+  /// Total node visits before giving up (0: 64 per node, at least 4096).
+  uint64_t MaxVisits = 0;
+};
+
+template <typename Domain> struct FixpointResult {
+  std::vector<Domain> In; ///< Entry state per node.
+  uint64_t Visits = 0;
+};
+
+/// The successor edges of every node, materialised once.
+template <typename Graph>
+using EdgeRefOf = std::decay_t<decltype(*std::begin(
+    std::declval<const Graph &>().successors(0u)))>;
+
+template <typename Graph>
+std::vector<llvm::SmallVector<EdgeRefOf<Graph>, 2>>
+collectSuccessors(const Graph &G) {
+  std::vector<llvm::SmallVector<EdgeRefOf<Graph>, 2>> Out(G.numNodes());
+  for (unsigned N = 0; N < G.numNodes(); ++N)
+    for (const auto &E : G.successors(N))
+      Out[N].push_back(E);
+  return Out;
+}
+
+/// Reverse post-order of the nodes reachable from \p Entry; unreachable
+/// nodes follow in index order. Iterative, so deep graphs cannot overflow
+/// the call stack.
+template <typename Graph, typename EdgeLists>
+std::vector<unsigned> reversePostOrder(const Graph &G, const EdgeLists &Succ,
+                                       unsigned Entry) {
+  unsigned N = Succ.size();
+  std::vector<unsigned> Post;
+  Post.reserve(N);
+  llvm::BitVector Seen(N);
+  std::vector<std::pair<unsigned, unsigned>> Stack; // node, next edge index
+  if (N) {
+    Seen.set(Entry);
+    Stack.push_back({Entry, 0});
+  }
+  while (!Stack.empty()) {
+    auto &[Node, Next] = Stack.back();
+    if (Next == Succ[Node].size()) {
+      Post.push_back(Node);
+      Stack.pop_back();
+      continue;
+    }
+    unsigned T = G.edgeTarget(Succ[Node][Next++]);
+    if (!Seen.test(T)) {
+      Seen.set(T);
+      Stack.push_back({T, 0});
+    }
+  }
+  std::vector<unsigned> Order(Post.rbegin(), Post.rend());
+  for (unsigned I = 0; I < N; ++I)
+    if (!Seen.test(I))
+      Order.push_back(I);
+  return Order;
+}
+
+template <typename Graph, typename Analysis>
+llvm::Expected<FixpointResult<typename Analysis::Domain>>
+runForwardFixpoint(const Graph &G, const Analysis &A,
+                   FixpointOptions Opts = {}) {
+  using Domain = typename Analysis::Domain;
+  static_assert(AbstractDomain<Domain>,
+                "Analysis::Domain must satisfy AbstractDomain");
+  unsigned N = G.numNodes();
+  FixpointResult<Domain> R;
+  R.In.assign(N, A.bottom());
+  if (N == 0)
+    return R;
+  uint64_t MaxVisits =
+      Opts.MaxVisits ? Opts.MaxVisits : std::max<uint64_t>(4096, 64ull * N);
+
+  auto Succ = collectSuccessors(G);
+  unsigned Entry = G.entryNode();
+  std::vector<unsigned> Order = reversePostOrder(G, Succ, Entry);
+  std::vector<unsigned> Priority(N);
+  for (unsigned I = 0; I < N; ++I)
+    Priority[Order[I]] = I;
+  // Loop heads: targets of retreating edges in the RPO numbering.
+  llvm::BitVector IsHead(N);
+  for (unsigned S = 0; S < N; ++S)
+    for (const auto &E : Succ[S])
+      if (Priority[G.edgeTarget(E)] <= Priority[S])
+        IsHead.set(G.edgeTarget(E));
+
+  std::vector<unsigned> HeadVisits(N, 0);
+  llvm::BitVector Queued(N);
+  std::priority_queue<unsigned, std::vector<unsigned>, std::greater<unsigned>>
+      Work;
+  R.In[Entry] = A.entryState();
+  Work.push(Priority[Entry]);
+  Queued.set(Entry);
+  while (!Work.empty()) {
+    unsigned Node = Order[Work.top()];
+    Work.pop();
+    Queued.reset(Node);
+    if (++R.Visits > MaxVisits)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("fixpoint did not converge within {0} node visits "
+                        "({1} nodes)",
+                        MaxVisits, N));
+    const Domain &In = R.In[Node];
+    Domain Out = A.transferNode(Node, In);
+    for (const auto &E : Succ[Node]) {
+      unsigned T = G.edgeTarget(E);
+      Domain S = A.transferEdge(E, R.In[Node], Out);
+      if (S.isBottom())
+        continue;
+      bool Changed;
+      if (IsHead.test(T) && HeadVisits[T] >= Opts.WideningDelay)
+        Changed = R.In[T].widen(S);
+      else
+        Changed = R.In[T].join(S);
+      if (Changed && !Queued.test(T)) {
+        if (IsHead.test(T))
+          ++HeadVisits[T];
+        Queued.set(T);
+        Work.push(Priority[T]);
+      }
+    }
+  }
+  return R;
+}
+
+} // namespace pyverify
+
+#endif

@@ -1,0 +1,109 @@
+//===- StackDepth.h - Operand-stack depth analysis --------------*- C++ -*-===//
+//
+// Contract: computeStackDepth() runs a forward analysis over all edges of the
+// CFG (exception edges included, whether or not the block may raise, as
+// CPython's compiler does when it sizes the frame) and returns, per
+// instruction, the operand-stack depth before it and after it, and the
+// maximum reachable depth -- the value CPython stores in co_stacksize.
+//
+// Rules (bytecode notes sections 4 and 5): the entry starts at 0, or at 1 for
+// generator, coroutine and async-generator code (RETURN_GENERATOR's result
+// is popped by the next POP_TOP); fall-through and jump edges apply
+// dis.stack_effect with jump=False / jump=True; an exception edge enters the
+// handler at depth + lasti + 1 whatever the source depth. The domain is the
+// flat lattice of depths: two different depths joined give Conflict, which
+// is then propagated without further findings.
+//
+// The result records the raw facts; the Check layer turns them into
+// findings (stack-underflow, stack-depth-conflict, stacksize-too-small,
+// handler-depth-exceeds-stack, ...).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_ANALYSIS_STACKDEPTH_H
+#define PYVERIFY_ANALYSIS_STACKDEPTH_H
+
+#include "pyverify/CFG/CFG.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace pyverify {
+
+/// Flat lattice of stack depths: Bottom < every depth < Conflict.
+class DepthValue {
+public:
+  static DepthValue bottom() { return DepthValue(Kind::Bottom, 0); }
+  static DepthValue conflict() { return DepthValue(Kind::Conflict, 0); }
+  static DepthValue of(int64_t D) { return DepthValue(Kind::Value, D); }
+
+  bool isBottom() const { return K == Kind::Bottom; }
+  bool isConflict() const { return K == Kind::Conflict; }
+  bool isValue() const { return K == Kind::Value; }
+  int64_t value() const { return V; }
+
+  bool join(const DepthValue &O) {
+    if (O.K == Kind::Bottom || K == Kind::Conflict)
+      return false;
+    if (K == Kind::Bottom || O.K == Kind::Conflict) {
+      *this = O;
+      return true;
+    }
+    if (V == O.V)
+      return false;
+    *this = conflict();
+    return true;
+  }
+  bool widen(const DepthValue &O) { return join(O); } // finite height
+  bool operator==(const DepthValue &O) const {
+    return K == O.K && (K != Kind::Value || V == O.V);
+  }
+
+private:
+  enum class Kind : uint8_t { Bottom, Value, Conflict };
+  DepthValue(Kind K, int64_t V) : K(K), V(V) {}
+  Kind K;
+  int64_t V;
+};
+
+struct StackUnderflow {
+  uint32_t Inst;  ///< Instruction index.
+  int64_t Depth;  ///< Depth before it.
+  int64_t Effect; ///< Its (negative) effect on the edge that underflows.
+};
+
+struct StackDepthConflict {
+  unsigned Block;        ///< Block reached at two depths.
+  unsigned EdgeA, EdgeB; ///< Two incoming edges that disagree.
+  int64_t DepthA, DepthB;
+};
+
+struct StackDepthResult {
+  /// Per instruction: depth before it; std::nullopt if unreachable or after
+  /// a conflict / underflow on every path.
+  std::vector<std::optional<int64_t>> Before;
+  /// Per instruction: the lowest depth it leaves on any of its normal edges
+  /// (for terminators: the depth after its pops).
+  std::vector<std::optional<int64_t>> After;
+  /// Block entry states.
+  std::vector<DepthValue> BlockIn;
+  int64_t MaxDepth = 0;
+  /// Instruction index where MaxDepth is first reached (lowest offset).
+  uint32_t MaxDepthInst = 0;
+  std::vector<StackUnderflow> Underflows;
+  std::vector<StackDepthConflict> Conflicts;
+  uint64_t Visits = 0;
+};
+
+/// The depth on entry: 1 for generator-like code, else 0.
+int64_t entryStackDepth(const CodeObject &C);
+
+/// Fails only if the fixpoint exceeds its visit cap.
+llvm::Expected<StackDepthResult> computeStackDepth(const CFG &G);
+
+} // namespace pyverify
+
+#endif

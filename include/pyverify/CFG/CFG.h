@@ -1,0 +1,123 @@
+//===- CFG.h - Control-flow graph of a 3.11 code object ---------*- C++ -*-===//
+//
+// Contract: CFG::build() takes a well-formed DecodedCode (isWellFormed(): the
+// instruction stream decoded, jump targets are instruction starts, the
+// exception table is sorted, non-overlapping and on instruction boundaries)
+// and returns basic blocks that tile the instruction list in order, with
+//
+//   * FallThrough edges (to the next block, unless the last instruction is a
+//     terminator; YIELD_VALUE and RETURN_GENERATOR fall through),
+//   * Jump edges (unconditional jumps) and BranchTaken / BranchNotTaken edges
+//     (conditional jumps, FOR_ITER, SEND, JUMP_IF_*_OR_POP),
+//   * Exception edges, each carrying its table entry (handler, depth, lasti).
+//
+// Exception edges: every block whose instructions are covered by an entry has
+// one edge to that entry's handler. The edge says whether any instruction of
+// the block may raise (mayRaise(); bytecode notes section 1.3): analyses of
+// control (context balance) follow only raising edges, while stack depth
+// follows all of them, as CPython's compiler does when it sizes the frame.
+// A covered instruction that may raise always ends its block, so the state
+// before a block's last instruction is the state at the raise. A backward
+// jump also gets an edge to the handler covering its target - 1, where
+// CPython's eval breaker looks it up (section 3.1).
+//
+// Blocks split at: jump targets, handler targets, table-entry boundaries,
+// after terminators and jumps, and after covered raising instructions. Block
+// 0 is the entry. Edges are stored in a deterministic order (by kind as
+// added, then target). GraphTraits specialisations (CFGGraphTraits.h) make
+// LLVM's traversals (depth_first, post_order, scc_iterator, WriteGraph) work.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_CFG_CFG_H
+#define PYVERIFY_CFG_CFG_H
+
+#include "pyverify/Bytecode/DecodedCode.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace pyverify {
+
+enum class EdgeKind : uint8_t {
+  FallThrough,    ///< Straight-line successor.
+  Jump,           ///< Unconditional jump.
+  BranchTaken,    ///< Conditional jump taken.
+  BranchNotTaken, ///< Conditional jump not taken (falls through).
+  Exception,      ///< Unwinding to a handler.
+};
+
+llvm::StringRef getEdgeKindName(EdgeKind K);
+
+class BasicBlock;
+struct CFGStorage;
+
+struct CFGEdge {
+  EdgeKind Kind;
+  unsigned Source;
+  unsigned Target;
+  /// Exception edges: the table entry (index into DecodedCode::Table).
+  int32_t Entry = -1;
+  /// Exception edges: some instruction of the source block may raise.
+  bool MayRaise = false;
+  /// Exception edges: the eval-breaker lookup of a backward jump (keyed at
+  /// its target - 1), not the block's own cover.
+  bool FromBackEdge = false;
+
+  bool isException() const { return Kind == EdgeKind::Exception; }
+};
+
+class BasicBlock {
+public:
+  const CFGStorage *Owner; ///< Stable across moves of the CFG.
+  unsigned Id;
+  uint32_t Begin; ///< First instruction index.
+  uint32_t End;   ///< One past the last instruction index.
+  llvm::SmallVector<unsigned, 2> Succs; ///< Indices into CFG::edges().
+  llvm::SmallVector<unsigned, 2> Preds; ///< Indices into CFG::edges().
+
+  uint32_t size() const { return End - Begin; }
+  uint32_t last() const { return End - 1; }
+};
+
+/// Heap storage of a CFG, so block pointers survive moving the CFG.
+struct CFGStorage {
+  std::vector<BasicBlock> Blocks;
+  std::vector<CFGEdge> Edges;
+};
+
+class CFG {
+public:
+  /// Builds the CFG. \p D must be well-formed and outlive the CFG.
+  static CFG build(const DecodedCode &D);
+
+  const DecodedCode &code() const { return *D; }
+  llvm::ArrayRef<BasicBlock> blocks() const { return S->Blocks; }
+  const BasicBlock &block(unsigned I) const { return S->Blocks[I]; }
+  const BasicBlock &entry() const { return S->Blocks.front(); }
+  size_t size() const { return S->Blocks.size(); }
+  llvm::ArrayRef<CFGEdge> edges() const { return S->Edges; }
+  const CFGEdge &edge(unsigned I) const { return S->Edges[I]; }
+
+  /// Block containing instruction index \p Inst.
+  unsigned blockOf(uint32_t Inst) const { return InstToBlock[Inst]; }
+  /// Blocks reachable from the entry over all edges.
+  const llvm::BitVector &reachable() const { return Reachable; }
+  /// Blocks reachable when only raising exception edges are followed.
+  llvm::BitVector reachableFollowing(bool OnlyRaisingExceptionEdges) const;
+
+private:
+  const DecodedCode *D = nullptr;
+  std::unique_ptr<CFGStorage> S = std::make_unique<CFGStorage>();
+  std::vector<unsigned> InstToBlock;
+  llvm::BitVector Reachable;
+};
+
+} // namespace pyverify
+
+#endif

@@ -1,0 +1,38 @@
+//===- CheckOptions.h - Which checks run ------------------------*- C++ -*-===//
+//
+// Contract: CheckOptions holds the set of enabled check ids; by default the
+// checks marked enabled in Checks.def. parseCheckSpec() applies a
+// comma-separated spec, left to right, clang-tidy style:
+//
+//   "id"  or "+id"   enable        "-id"   disable
+//   "*" / "all"      enable all    "-*"    disable all
+//   "prefix-*"       every id starting with "prefix-" (also with '-')
+//
+// An entry that names no check is an llvm::Error listing the bad entry.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_CHECK_CHECKOPTIONS_H
+#define PYVERIFY_CHECK_CHECKOPTIONS_H
+
+#include "pyverify/Support/Check.h"
+
+#include "llvm/ADT/BitVector.h"
+#include "llvm/Support/Error.h"
+
+namespace pyverify {
+
+class CheckOptions {
+public:
+  CheckOptions();
+  bool isEnabled(CheckId Id) const { return Enabled.test(unsigned(Id)); }
+  void set(CheckId Id, bool On) { Enabled[unsigned(Id)] = On; }
+  llvm::Error parseCheckSpec(llvm::StringRef Spec);
+
+private:
+  llvm::BitVector Enabled;
+};
+
+} // namespace pyverify
+
+#endif

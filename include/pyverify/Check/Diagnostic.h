@@ -1,0 +1,55 @@
+//===- Diagnostic.h - A finding placed in its file --------------*- C++ -*-===//
+//
+// Contract: a Diagnostic is a Finding with everything a reader needs to find
+// it: the file, the code object's qualified name and first line, the byte
+// offset, the source line and column of that instruction (when the location
+// table has them), the instruction itself as text, and notes with their own
+// offsets and lines. Diagnostics sort deterministically (file, code object
+// order of appearance, offset, check id).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_CHECK_DIAGNOSTIC_H
+#define PYVERIFY_CHECK_DIAGNOSTIC_H
+
+#include "pyverify/Bytecode/DecodedCode.h"
+#include "pyverify/Support/Finding.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pyverify {
+
+struct DiagnosticNote {
+  uint32_t Offset;
+  std::optional<int32_t> Line;
+  std::optional<int32_t> Col;
+  std::string Message;
+};
+
+struct Diagnostic {
+  CheckId Check;
+  Severity Sev;
+  std::string File;
+  std::string QualName;
+  int32_t FirstLineNo = 0;
+  uint32_t CodeIndex = 0; ///< Pre-order index of the code object in the file.
+  uint32_t Offset = 0;
+  std::optional<int32_t> Line;
+  std::optional<int32_t> Col;
+  std::string Instruction; ///< e.g. "CALL 2" ("" when not about one).
+  std::string Message;
+  std::vector<DiagnosticNote> Notes;
+};
+
+/// Places \p F (about code object \p D, the \p CodeIndex-th in \p File).
+Diagnostic makeDiagnostic(const Finding &F, const DecodedCode &D,
+                          llvm::StringRef File, uint32_t CodeIndex);
+
+/// Orders diagnostics deterministically.
+void sortDiagnostics(std::vector<Diagnostic> &Diags);
+
+} // namespace pyverify
+
+#endif

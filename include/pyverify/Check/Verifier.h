@@ -1,0 +1,40 @@
+//===- Verifier.h - Run every enabled check ---------------------*- C++ -*-===//
+//
+// Contract: verifyCode() runs, on one code object, the Bytecode checks
+// (instruction decoding, exception and location tables) and -- when those
+// found no error, so offsets and the table can be trusted -- builds the CFG
+// and runs the dataflow passes and their checks. It returns the findings of
+// enabled checks only, in a deterministic order. verifyCodeFile() does this
+// for every code object of a file (pre-order, co_consts order) and places
+// the findings as Diagnostics. Both are pure functions of their inputs and
+// safe to call from several threads on different inputs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_CHECK_VERIFIER_H
+#define PYVERIFY_CHECK_VERIFIER_H
+
+#include "pyverify/Bytecode/CodeFile.h"
+#include "pyverify/Bytecode/DecodedCode.h"
+#include "pyverify/Check/CheckOptions.h"
+#include "pyverify/Check/Diagnostic.h"
+
+#include <vector>
+
+namespace pyverify {
+
+std::vector<Finding> verifyCode(const DecodedCode &D, const CheckOptions &O);
+
+struct FileReport {
+  std::string Path;
+  std::vector<Diagnostic> Diags;
+  uint32_t CodeObjects = 0;
+};
+
+/// \p DisplayPath names the file in diagnostics (e.g. the .py source).
+FileReport verifyCodeFile(const CodeFile &F, const CheckOptions &O,
+                          llvm::StringRef DisplayPath = "");
+
+} // namespace pyverify
+
+#endif

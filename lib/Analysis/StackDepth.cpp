@@ -1,0 +1,156 @@
+//===- StackDepth.cpp - Operand-stack depth analysis ----------------------===//
+
+#include "pyverify/Analysis/StackDepth.h"
+#include "pyverify/Analysis/CFGFixpointGraph.h"
+#include "pyverify/Analysis/FixpointIterator.h"
+
+#include <algorithm>
+
+using namespace pyverify;
+
+int64_t pyverify::entryStackDepth(const CodeObject &C) {
+  return C.isGeneratorLike() ? 1 : 0;
+}
+
+namespace {
+
+/// Which edge effect applies to an edge leaving a block.
+bool usesJumpEffect(EdgeKind K) {
+  return K == EdgeKind::Jump || K == EdgeKind::BranchTaken;
+}
+
+class StackDepthAnalysis {
+public:
+  using Domain = DepthValue;
+
+  explicit StackDepthAnalysis(const CFG &G) : G(G), Insts(G.code().Insts) {}
+
+  Domain bottom() const { return DepthValue::bottom(); }
+  Domain entryState() const {
+    return DepthValue::of(entryStackDepth(*G.code().Code));
+  }
+
+  /// The depth before the block's last instruction.
+  Domain transferNode(unsigned Node, const Domain &In) const {
+    if (!In.isValue())
+      return In;
+    const BasicBlock &B = G.block(Node);
+    int64_t D = In.value();
+    for (uint32_t I = B.Begin; I + 1 < B.End; ++I) {
+      D += getStackEffect(Insts[I].op(), Insts[I].Arg, false);
+      if (D < 0)
+        return DepthValue::conflict(); // underflow: reported by the replay
+    }
+    return DepthValue::of(D);
+  }
+
+  Domain transferEdge(unsigned EdgeIdx, const Domain &In,
+                      const Domain &Out) const {
+    const CFGEdge &E = G.edge(EdgeIdx);
+    if (E.isException())
+      return DepthValue::of(int64_t(G.code().Table[E.Entry].handlerDepth()));
+    if (!Out.isValue())
+      return Out;
+    const Instruction &Last = Insts[G.block(E.Source).last()];
+    int64_t D = Out.value() +
+                getStackEffect(Last.op(), Last.Arg, usesJumpEffect(E.Kind));
+    return D < 0 ? DepthValue::conflict() : DepthValue::of(D);
+  }
+
+private:
+  const CFG &G;
+  const InstructionStream &Insts;
+};
+
+} // namespace
+
+llvm::Expected<StackDepthResult> pyverify::computeStackDepth(const CFG &G) {
+  StackDepthAnalysis A(G);
+  CFGFixpointGraph FG(G);
+  auto Fix = runForwardFixpoint(FG, A);
+  if (!Fix)
+    return Fix.takeError();
+
+  const InstructionStream &Insts = G.code().Insts;
+  StackDepthResult R;
+  R.Visits = Fix->Visits;
+  R.BlockIn = std::move(Fix->In);
+  R.Before.assign(Insts.size(), std::nullopt);
+  R.After.assign(Insts.size(), std::nullopt);
+  R.MaxDepth = 0;
+  bool HaveMax = false;
+  auto NoteMax = [&](int64_t D, uint32_t Inst) {
+    if (!HaveMax || D > R.MaxDepth ||
+        (D == R.MaxDepth &&
+         Insts[Inst].Offset < Insts[R.MaxDepthInst].Offset)) {
+      R.MaxDepth = D;
+      R.MaxDepthInst = Inst;
+      HaveMax = true;
+    }
+  };
+
+  for (const BasicBlock &B : G.blocks()) {
+    const DepthValue &In = R.BlockIn[B.Id];
+    if (In.isConflict()) {
+      // Name two incoming edges that disagree, unless the conflict was
+      // propagated from an earlier one.
+      std::optional<std::pair<unsigned, int64_t>> First;
+      for (unsigned EI : B.Preds) {
+        const CFGEdge &E = G.edge(EI);
+        const DepthValue &SrcIn = R.BlockIn[E.Source];
+        if (SrcIn.isBottom())
+          continue;
+        DepthValue V =
+            A.transferEdge(EI, SrcIn, A.transferNode(E.Source, SrcIn));
+        if (!V.isValue())
+          continue;
+        if (!First) {
+          First = {EI, V.value()};
+        } else if (V.value() != First->second) {
+          R.Conflicts.push_back(
+              {B.Id, First->first, EI, First->second, V.value()});
+          break;
+        }
+      }
+      continue;
+    }
+    if (!In.isValue())
+      continue;
+    int64_t D = In.value();
+    for (uint32_t I = B.Begin; I < B.End; ++I) {
+      const Instruction &In_ = Insts[I];
+      R.Before[I] = D;
+      NoteMax(D, I);
+      bool IsLast = I + 1 == B.End;
+      const OpcodeInfo &Info = In_.info();
+      llvm::SmallVector<bool, 2> Effects; // jump=false / jump=true
+      if (!IsLast || !Info.isJump())
+        Effects.push_back(false);
+      else {
+        if (Info.isConditionalJump())
+          Effects.push_back(false);
+        Effects.push_back(true);
+      }
+      std::optional<int64_t> MinAfter;
+      bool Under = false;
+      for (bool J : Effects) {
+        int64_t Eff = getStackEffect(In_.op(), In_.Arg, J);
+        int64_t After = D + Eff;
+        if (After < 0) {
+          if (!Under)
+            R.Underflows.push_back({I, D, Eff});
+          Under = true;
+          continue;
+        }
+        NoteMax(After, I);
+        MinAfter = MinAfter ? std::min(*MinAfter, After) : After;
+      }
+      R.After[I] = MinAfter;
+      if (Under && !IsLast)
+        break; // The rest of the block is unknown.
+      if (!IsLast)
+        D = *MinAfter;
+    }
+  }
+  return R;
+}

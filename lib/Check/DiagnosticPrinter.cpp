@@ -1,0 +1,151 @@
+//===- DiagnosticPrinter.cpp - Text, JSON and SARIF output ----------------===//
+
+#include "pyverify/Check/DiagnosticPrinter.h"
+#include "pyverify/Bytecode/Listing.h"
+
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace pyverify;
+
+static void printLocation(llvm::raw_ostream &OS, llvm::StringRef File,
+                          std::optional<int32_t> Line,
+                          std::optional<int32_t> Col) {
+  OS << File << ':';
+  if (Line) {
+    OS << *Line << ':';
+    if (Col)
+      OS << (*Col + 1) << ':';
+  }
+}
+
+void pyverify::printDiagnostic(llvm::raw_ostream &OS, const Diagnostic &D,
+                               bool Color) {
+  printLocation(OS, D.File, D.Line, D.Col);
+  OS << ' ';
+  llvm::HighlightColor C =
+      D.Sev == Severity::Error     ? llvm::HighlightColor::Error
+      : D.Sev == Severity::Warning ? llvm::HighlightColor::Warning
+                                   : llvm::HighlightColor::Remark;
+  llvm::WithColor(OS, C,
+                  !Color ? llvm::ColorMode::Disable : llvm::ColorMode::Enable)
+      << getSeverityName(D.Sev) << ':';
+  OS << ' ' << D.Message << " [" << getCheckName(D.Check) << "]\n";
+  OS << "  in " << D.QualName << " (line " << D.FirstLineNo << ") at offset "
+     << D.Offset;
+  if (!D.Instruction.empty())
+    OS << ": " << D.Instruction;
+  OS << '\n';
+  for (const DiagnosticNote &N : D.Notes) {
+    printLocation(OS, D.File, N.Line, N.Col);
+    OS << ' ';
+    llvm::WithColor(OS, llvm::HighlightColor::Note,
+                    !Color ? llvm::ColorMode::Disable : llvm::ColorMode::Enable)
+        << "note:";
+    OS << ' ' << N.Message << " (offset " << N.Offset << ")\n";
+  }
+}
+
+static llvm::json::Value optInt(std::optional<int32_t> V) {
+  if (V)
+    return *V;
+  return nullptr;
+}
+
+llvm::json::Object pyverify::diagnosticToJSON(const Diagnostic &D) {
+  llvm::json::Array Notes;
+  for (const DiagnosticNote &N : D.Notes)
+    Notes.push_back(llvm::json::Object{{"offset", N.Offset},
+                                       {"line", optInt(N.Line)},
+                                       {"message", jsonSafe(N.Message)}});
+  return llvm::json::Object{
+      {"check", getCheckName(D.Check)}, {"severity", getSeverityName(D.Sev)},
+      {"file", jsonSafe(D.File)},       {"code", jsonSafe(D.QualName)},
+      {"firstlineno", D.FirstLineNo},   {"offset", D.Offset},
+      {"line", optInt(D.Line)},         {"col", optInt(D.Col)},
+      {"message", jsonSafe(D.Message)}, {"notes", std::move(Notes)}};
+}
+
+static llvm::StringRef sarifLevel(Severity S) {
+  switch (S) {
+  case Severity::Error:
+    return "error";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Remark:
+    return "note";
+  }
+  llvm_unreachable("unknown severity");
+}
+
+static llvm::json::Object sarifLocation(llvm::StringRef File,
+                                        std::optional<int32_t> Line,
+                                        std::optional<int32_t> Col,
+                                        llvm::StringRef QualName) {
+  llvm::json::Object Phys{
+      {"artifactLocation", llvm::json::Object{{"uri", jsonSafe(File)}}}};
+  if (Line && *Line >= 1) {
+    llvm::json::Object Region{{"startLine", *Line}};
+    if (Col)
+      Region["startColumn"] = *Col + 1;
+    Phys["region"] = std::move(Region);
+  }
+  llvm::json::Object Loc{{"physicalLocation", std::move(Phys)}};
+  if (!QualName.empty())
+    Loc["logicalLocations"] = llvm::json::Array{llvm::json::Object{
+        {"fullyQualifiedName", jsonSafe(QualName)}, {"kind", "function"}}};
+  return Loc;
+}
+
+llvm::json::Value pyverify::diagnosticsToSARIF(llvm::ArrayRef<Diagnostic> Diags,
+                                               llvm::StringRef ToolVersion) {
+  llvm::json::Array Rules;
+  for (const CheckInfo &C : allChecks())
+    Rules.push_back(llvm::json::Object{
+        {"id", C.Name},
+        {"shortDescription", llvm::json::Object{{"text", C.Summary}}},
+        {"defaultConfiguration",
+         llvm::json::Object{{"level", sarifLevel(C.DefaultSeverity)},
+                            {"enabled", C.EnabledByDefault}}}});
+  llvm::json::Array Results;
+  for (const Diagnostic &D : Diags) {
+    llvm::json::Array Related;
+    unsigned Id = 0;
+    for (const DiagnosticNote &N : D.Notes) {
+      llvm::json::Object L = sarifLocation(D.File, N.Line, N.Col, "");
+      L["id"] = Id++;
+      L["message"] = llvm::json::Object{
+          {"text",
+           jsonSafe(N.Message + " (offset " + std::to_string(N.Offset) + ")")}};
+      Related.push_back(std::move(L));
+    }
+    std::string Text = D.Message + " (in " + D.QualName + " at offset " +
+                       std::to_string(D.Offset) +
+                       (D.Instruction.empty() ? "" : ": " + D.Instruction) +
+                       ")";
+    llvm::json::Object R{
+        {"ruleId", getCheckName(D.Check)},
+        {"ruleIndex", unsigned(D.Check)},
+        {"level", sarifLevel(D.Sev)},
+        {"message", llvm::json::Object{{"text", jsonSafe(Text)}}},
+        {"locations",
+         llvm::json::Array{sarifLocation(D.File, D.Line, D.Col, D.QualName)}}};
+    if (!Related.empty())
+      R["relatedLocations"] = std::move(Related);
+    Results.push_back(std::move(R));
+  }
+  return llvm::json::Object{
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs",
+       llvm::json::Array{llvm::json::Object{
+           {"tool",
+            llvm::json::Object{
+                {"driver",
+                 llvm::json::Object{
+                     {"name", "pyverify"},
+                     {"version", ToolVersion},
+                     {"informationUri", "https://github.com/pyverify/pyverify"},
+                     {"rules", std::move(Rules)}}}}},
+           {"results", std::move(Results)}}}}};
+}

@@ -1,0 +1,178 @@
+//===- StackChecks.cpp - Findings from the stack-depth analysis -----------===//
+
+#include "pyverify/Check/StackChecks.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace pyverify;
+
+std::string pyverify::describeInstruction(const Instruction &I) {
+  if (I.Valid && I.info().hasArg())
+    return (I.name() + " " + llvm::Twine(I.Arg)).str();
+  return I.name().str();
+}
+
+static std::string describeEdgeSource(const CFG &G, const CFGEdge &E) {
+  const DecodedCode &D = G.code();
+  const Instruction &Last = D.Insts[G.block(E.Source).last()];
+  switch (E.Kind) {
+  case EdgeKind::Exception: {
+    const ExceptionTableEntry &T = D.Table[E.Entry];
+    return llvm::formatv("exception unwinding from the block ending at {0} "
+                         "(entry {1} to {2} -> {3} [{4}]{5})",
+                         Last.Offset, T.Start, T.End - 2, T.Target, T.Depth,
+                         T.Lasti ? " lasti" : "")
+        .str();
+  }
+  case EdgeKind::FallThrough:
+  case EdgeKind::BranchNotTaken:
+    return llvm::formatv("falling through from {0} {1}", Last.Offset,
+                         describeInstruction(Last))
+        .str();
+  case EdgeKind::Jump:
+  case EdgeKind::BranchTaken:
+    return llvm::formatv("the jump at {0} {1}", Last.Offset,
+                         describeInstruction(Last))
+        .str();
+  }
+  llvm_unreachable("unknown edge kind");
+}
+
+void pyverify::checkStack(const CFG &G, const StackDepthResult &R,
+                          std::vector<Finding> &Out) {
+  const DecodedCode &D = G.code();
+  const InstructionStream &Insts = D.Insts;
+  const CodeObject &C = *D.Code;
+  const llvm::BitVector &Reach = G.reachable();
+  size_t FirstOut = Out.size();
+
+  for (const StackUnderflow &U : R.Underflows) {
+    const Instruction &I = Insts[U.Inst];
+    Finding F(CheckId::StackUnderflow, I.Offset,
+              llvm::formatv("{0} needs {1} stack value(s) but only {2} are on "
+                            "the stack",
+                            describeInstruction(I), -U.Effect, U.Depth));
+    const BasicBlock &B = G.block(G.blockOf(U.Inst));
+    if (!B.Preds.empty()) {
+      const CFGEdge &E = G.edge(B.Preds.front());
+      F.note(Insts[G.block(E.Source).last()].Offset,
+             "the block is entered by " + describeEdgeSource(G, E));
+    }
+    Out.push_back(std::move(F));
+  }
+
+  for (const StackDepthConflict &K : R.Conflicts) {
+    const Instruction &At = Insts[G.block(K.Block).Begin];
+    const CFGEdge &A = G.edge(K.EdgeA), &B = G.edge(K.EdgeB);
+    Finding F(CheckId::StackDepthConflict, At.Offset,
+              llvm::formatv("{0} is reached at stack depth {1} and at depth "
+                            "{2}; CPython requires one depth per instruction",
+                            describeInstruction(At), K.DepthA, K.DepthB));
+    F.note(
+        Insts[G.block(A.Source).last()].Offset,
+        llvm::formatv("depth {0} by {1}", K.DepthA, describeEdgeSource(G, A)));
+    F.note(
+        Insts[G.block(B.Source).last()].Offset,
+        llvm::formatv("depth {0} by {1}", K.DepthB, describeEdgeSource(G, B)));
+    Out.push_back(std::move(F));
+  }
+
+  bool AnyDepth = false;
+  for (const auto &B : R.Before)
+    AnyDepth |= B.has_value();
+  if (AnyDepth && R.MaxDepth > C.StackSize) {
+    const Instruction &I = Insts[R.MaxDepthInst];
+    Finding F(CheckId::StacksizeTooSmall, I.Offset,
+              llvm::formatv("the stack reaches depth {0} at {1} but "
+                            "co_stacksize is {2}; the frame is too small and "
+                            "the interpreter will write past it",
+                            R.MaxDepth, describeInstruction(I), C.StackSize));
+    // Point at the handler when the deepest point is inside one: the bug
+    // class of a stack size computed without exception edges.
+    const BasicBlock &B = G.block(G.blockOf(R.MaxDepthInst));
+    for (unsigned EI : B.Preds)
+      if (G.edge(EI).isException()) {
+        const ExceptionTableEntry &T = D.Table[G.edge(EI).Entry];
+        F.note(T.Target,
+               llvm::formatv("this code is a handler, reached only through "
+                             "the exception table at depth {0} "
+                             "(depth {1} + lasti {2} + 1); count handler "
+                             "edges when computing co_stacksize",
+                             T.handlerDepth(), T.Depth, unsigned(T.Lasti)));
+        break;
+      }
+    Out.push_back(std::move(F));
+  } else if (AnyDepth && R.MaxDepth < C.StackSize) {
+    Finding F(CheckId::StacksizeLargerThanNeeded, Insts[R.MaxDepthInst].Offset,
+              llvm::formatv("co_stacksize is {0} but no reachable instruction "
+                            "needs more than {1}",
+                            C.StackSize, R.MaxDepth));
+    F.note(Insts[R.MaxDepthInst].Offset, "the deepest point");
+    Out.push_back(std::move(F));
+  }
+
+  // handler-depth-exceeds-stack: covered reachable instructions.
+  for (const BasicBlock &B : G.blocks()) {
+    if (!Reach.test(B.Id))
+      continue;
+    int32_t Entry = -1;
+    for (unsigned EI : B.Succs)
+      if (G.edge(EI).isException() && !G.edge(EI).FromBackEdge)
+        Entry = G.edge(EI).Entry;
+    if (Entry < 0)
+      continue;
+    const ExceptionTableEntry &T = D.Table[Entry];
+    for (uint32_t I = B.Begin; I < B.End; ++I) {
+      if (!R.Before[I])
+        continue;
+      int64_t Live = *R.Before[I];
+      if (R.After[I])
+        Live = std::min(Live, *R.After[I]);
+      if (Live >= int64_t(T.Depth))
+        continue;
+      Finding F(CheckId::HandlerDepthExceedsStack, Insts[I].Offset,
+                llvm::formatv("{0} is covered by entry {1} to {2} -> {3} [{4}]"
+                              "{5}, whose depth {4} is above the live stack "
+                              "depth {6} here; unwinding would keep slots this "
+                              "instruction already popped",
+                              describeInstruction(Insts[I]), T.Start, T.End - 2,
+                              T.Target, T.Depth, T.Lasti ? " lasti" : "",
+                              Live));
+      F.note(T.Target, "handler");
+      Out.push_back(std::move(F));
+    }
+  }
+
+  // Falling off the end.
+  const BasicBlock &LastB = G.block(G.size() - 1);
+  if (LastB.size() && Reach.test(LastB.Id)) {
+    const Instruction &I = Insts[LastB.last()];
+    const OpcodeInfo &Info = I.info();
+    if (!Info.Terminator)
+      Out.emplace_back(CheckId::FallsOffEnd, I.Offset,
+                       llvm::formatv("{0} is the last instruction and can fall "
+                                     "through past the end of the code",
+                                     describeInstruction(I)));
+  }
+
+  // Unreachable ranges.
+  for (uint32_t I = 0; I < Insts.size();) {
+    if (Reach.test(G.blockOf(I))) {
+      ++I;
+      continue;
+    }
+    uint32_t J = I;
+    while (J < Insts.size() && !Reach.test(G.blockOf(J)))
+      ++J;
+    Out.emplace_back(CheckId::UnreachableCode, Insts[I].Offset,
+                     llvm::formatv("{0} instruction(s) from {1} to {2} are "
+                                   "unreachable",
+                                   J - I, Insts[I].Offset,
+                                   Insts[J - 1].Offset));
+    I = J;
+  }
+
+  std::stable_sort(
+      Out.begin() + FirstOut, Out.end(),
+      [](const Finding &A, const Finding &B) { return A.Offset < B.Offset; });
+}

@@ -1,0 +1,44 @@
+//===- Verifier.cpp - Run every enabled check -----------------------------===//
+
+#include "pyverify/Check/Verifier.h"
+#include "pyverify/Analysis/StackDepth.h"
+#include "pyverify/CFG/CFG.h"
+#include "pyverify/Check/StackChecks.h"
+
+using namespace pyverify;
+
+std::vector<Finding> pyverify::verifyCode(const DecodedCode &D,
+                                          const CheckOptions &O) {
+  std::vector<Finding> All = D.Findings;
+  if (D.isWellFormed()) {
+    CFG G = CFG::build(D);
+    auto Depth = computeStackDepth(G);
+    if (Depth)
+      checkStack(G, *Depth, All);
+    else
+      All.emplace_back(CheckId::AnalysisLimit, 0,
+                       "stack-depth analysis: " +
+                           llvm::toString(Depth.takeError()));
+  }
+  std::vector<Finding> Out;
+  Out.reserve(All.size());
+  for (Finding &F : All)
+    if (O.isEnabled(F.Check))
+      Out.push_back(std::move(F));
+  return Out;
+}
+
+FileReport pyverify::verifyCodeFile(const CodeFile &F, const CheckOptions &O,
+                                    llvm::StringRef DisplayPath) {
+  FileReport R;
+  R.Path = DisplayPath.empty() ? F.Path : DisplayPath.str();
+  for (const auto &Root : F.Roots)
+    forEachCodeObject(*Root, [&](const CodeObject &C, unsigned) {
+      uint32_t Index = R.CodeObjects++;
+      DecodedCode D = DecodedCode::decode(C);
+      for (const Finding &Fd : verifyCode(D, O))
+        R.Diags.push_back(makeDiagnostic(Fd, D, R.Path, Index));
+    });
+  sortDiagnostics(R.Diags);
+  return R;
+}
