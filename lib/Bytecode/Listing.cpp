@@ -184,7 +184,7 @@ llvm::json::Object pyverify::listingToJSON(const DecodedCode &D,
       O["col"] = optInt(Pos.Col);
       O["end_line"] = optInt(Pos.EndLine);
       O["end_col"] = optInt(Pos.EndCol);
-      if (!IsPrefix && A && A->Json)
+      if (A && A->Json)
         A->Json(Idx, O);
       Insts.push_back(std::move(O));
     }

@@ -526,7 +526,7 @@ Expected<PycFile> pyverify::readPyc(StringRef Bytes) {
   F.Header.Flags = llvm::support::endian::read32le(Bytes.data() + 4);
   if (F.Header.Flags & ~3u)
     return makeInputError(
-        4, llvm::formatv("invalid .pyc flags 0x{0:x}", F.Header.Flags));
+        4, llvm::formatv("invalid .pyc flags {0:x}", F.Header.Flags));
   F.Header.Word2 = llvm::support::endian::read32le(Bytes.data() + 8);
   F.Header.Word3 = llvm::support::endian::read32le(Bytes.data() + 12);
   auto V = readMarshal(Bytes.drop_front(16), 16);

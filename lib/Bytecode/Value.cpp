@@ -141,7 +141,7 @@ void Value::printRepr(llvm::raw_ostream &OS) const {
       Overloaded{
           [&](const NoneValue &) { OS << "None"; },
           [&](const EllipsisValue &) { OS << "Ellipsis"; },
-          [&](const StopIterationValue &) { OS << "StopIteration"; },
+          [&](const StopIterationValue &) { OS << "<class 'StopIteration'>"; },
           [&](bool B) { OS << (B ? "True" : "False"); },
           [&](int64_t I) { OS << I; },
           [&](const BigInt &B) { OS << B.toDecimal(); },
@@ -149,7 +149,10 @@ void Value::printRepr(llvm::raw_ostream &OS) const {
           [&](const std::complex<double> &C) {
             // Python: '1j', '(1+2j)', '(-0-1j)'.
             auto Part = [&](double X) {
-              if (X == std::floor(X) && std::isfinite(X) && std::fabs(X) < 1e16)
+              if (X == 0)
+                OS << (std::signbit(X) ? "-0" : "0");
+              else if (X == std::floor(X) && std::isfinite(X) &&
+                       std::fabs(X) < 1e16)
                 OS << static_cast<long long>(X);
               else
                 printPyFloatRepr(OS, X);
@@ -188,6 +191,10 @@ void Value::printRepr(llvm::raw_ostream &OS) const {
             }
             if (S.Items->empty() && S.Kind == SequenceKind::FrozenSet) {
               OS << "frozenset()";
+              return;
+            }
+            if (S.Items->empty() && S.Kind == SequenceKind::Set) {
+              OS << "set()";
               return;
             }
             OS << Open;

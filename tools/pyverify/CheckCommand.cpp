@@ -11,9 +11,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CodeInputs.h"
 #include "Commands.h"
 #include "InputFiles.h"
-#include "PySource.h"
 
 #include "pyverify/Check/CheckOptions.h"
 #include "pyverify/Check/DiagnosticPrinter.h"
@@ -56,9 +56,6 @@ cl::opt<unsigned> Jobs("jobs",
                        cl::desc("Files checked in parallel (0: all "
                                 "cores)"),
                        cl::init(1), cl::sub(CheckCmd));
-cl::opt<std::string>
-    PythonPath("python", cl::desc("python3.11 used to compile .py files"),
-               cl::sub(CheckCmd));
 cl::opt<bool> ListChecks("list-checks",
                          cl::desc("List every check id and exit"),
                          cl::sub(CheckCmd));
@@ -68,13 +65,10 @@ struct FileOutcome {
   std::string InputError; ///< Non-empty when the file could not be read.
 };
 
-FileOutcome checkOne(const std::string &Path, const CheckOptions &Opts,
-                     const std::string &Python) {
+FileOutcome checkOne(const std::string &Path, const CheckOptions &Opts) {
   FileOutcome O;
   O.Report.Path = Path;
-  Expected<CodeFile> F = sys::path::extension(Path) == ".py"
-                             ? compilePySource(Python, Path)
-                             : loadCodeFile(Path);
+  Expected<CodeFile> F = loadInput(Path);
   if (!F) {
     O.InputError = toString(F.takeError());
     return O;
@@ -112,18 +106,6 @@ int runCheck() {
         << M << ": no such file or directory\n";
     Status = ExitUsage;
   }
-  std::string Python;
-  bool NeedPython = llvm::any_of(Files, [](const std::string &F) {
-    return sys::path::extension(F) == ".py";
-  });
-  if (NeedPython) {
-    auto P = findPython(PythonPath);
-    if (!P) {
-      WithColor::error(errs(), "pyverify") << toString(P.takeError()) << "\n";
-      return ExitUsage;
-    }
-    Python = *P;
-  }
 
   std::vector<FileOutcome> Outcomes(Files.size());
   unsigned Threads = Jobs == 0
@@ -131,11 +113,11 @@ int runCheck() {
                          : unsigned(Jobs);
   if (Threads <= 1 || Files.size() <= 1) {
     for (size_t I = 0; I < Files.size(); ++I)
-      Outcomes[I] = checkOne(Files[I], Opts, Python);
+      Outcomes[I] = checkOne(Files[I], Opts);
   } else {
     ThreadPool Pool(llvm::hardware_concurrency(Threads));
     for (size_t I = 0; I < Files.size(); ++I)
-      Pool.async([&, I] { Outcomes[I] = checkOne(Files[I], Opts, Python); });
+      Pool.async([&, I] { Outcomes[I] = checkOne(Files[I], Opts); });
     Pool.wait();
   }
 

@@ -18,10 +18,14 @@ enum ExitCode { ExitClean = 0, ExitFindings = 1, ExitUsage = 2 };
 extern llvm::cl::SubCommand DisCmd;
 extern llvm::cl::SubCommand StatsCmd;
 extern llvm::cl::SubCommand CheckCmd;
+extern llvm::cl::SubCommand AnalyzeCmd;
+extern llvm::cl::SubCommand CfgCmd;
 
 int runDis();
 int runStats();
 int runCheck();
+int runAnalyze();
+int runCfg();
 
 } // namespace pyverify::tool
 

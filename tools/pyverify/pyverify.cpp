@@ -21,6 +21,9 @@ int main(int Argc, char **Argv) {
           "pyverify: static verifier for CPython 3.11 bytecode\n\n"
           "  pyverify check PATH...   verify code objects, report findings\n"
           "  pyverify dis FILE...     disassemble .pyc / marshal files\n"
+          "  pyverify analyze --print=stack-depth FILE...\n"
+          "                           annotated listing of an analysis\n"
+          "  pyverify cfg [--dot] FILE...  basic blocks and edges\n"
           "  pyverify stats PATH...   decode and validate a corpus, print a "
           "summary\n",
           &llvm::errs()))
@@ -31,6 +34,10 @@ int main(int Argc, char **Argv) {
     return runStats();
   if (CheckCmd)
     return runCheck();
+  if (AnalyzeCmd)
+    return runAnalyze();
+  if (CfgCmd)
+    return runCfg();
   llvm::errs() << "pyverify: no subcommand given; see 'pyverify --help'\n";
   return ExitUsage;
 }

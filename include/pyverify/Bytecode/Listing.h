@@ -33,7 +33,8 @@ namespace pyverify {
 struct ListingAnnotator {
   /// Text appended to the row of instruction \p Index (the opcode row).
   llvm::function_ref<std::string(size_t Index)> Text;
-  /// Keys added to instruction \p Index's JSON object.
+  /// Keys added to the JSON object of every row of instruction \p Index
+  /// (its EXTENDED_ARG prefix rows included).
   llvm::function_ref<void(size_t Index, llvm::json::Object &)> Json;
   /// Keys added to the code object's JSON object.
   llvm::function_ref<void(llvm::json::Object &)> CodeJson;

@@ -1,0 +1,284 @@
+//===- AnalyzeCommand.cpp - pyverify analyze / pyverify cfg ---------------===//
+//
+// pyverify analyze --print=stack-depth [--format=text|json] FILE...
+//   The `dis` listing annotated with per-instruction facts of an analysis:
+//   stack-depth adds the depth before each instruction and the maximum; in
+//   JSON each CODE of the dis contract gains "max_depth": int|null and per
+//   instruction "depth": int|null (null when unreachable).
+//
+// pyverify cfg [--dot] FILE...
+//   Basic blocks and edges of every code object; --dot writes Graphviz (one
+//   digraph per code object) with exception edges dashed and red.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CodeInputs.h"
+#include "Commands.h"
+#include "InputFiles.h"
+
+#include "pyverify/Analysis/StackDepth.h"
+#include "pyverify/Bytecode/Listing.h"
+#include "pyverify/CFG/CFG.h"
+#include "pyverify/Check/StackChecks.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace pyverify;
+using namespace llvm;
+
+namespace pyverify::tool {
+
+cl::SubCommand AnalyzeCmd("analyze",
+                          "Print per-instruction facts of an analysis");
+cl::SubCommand CfgCmd("cfg", "Print the control-flow graph");
+
+namespace {
+
+enum class Format { Text, Json };
+enum class PrintWhat { StackDepth };
+
+cl::list<std::string> AnalyzeInputs(cl::Positional, cl::OneOrMore,
+                                    cl::desc("<file>..."), cl::sub(AnalyzeCmd));
+cl::opt<PrintWhat> Print("print", cl::desc("What to print"), cl::Required,
+                         cl::values(clEnumValN(PrintWhat::StackDepth,
+                                               "stack-depth",
+                                               "operand-stack depth")),
+                         cl::sub(AnalyzeCmd));
+cl::opt<Format> AnalyzeFormat(
+    "format", cl::desc("Output format"), cl::init(Format::Text),
+    cl::values(clEnumValN(Format::Text, "text", "annotated listing"),
+               clEnumValN(Format::Json, "json",
+                          "the dis JSON contract plus "
+                          "the analysis keys")),
+    cl::sub(AnalyzeCmd));
+
+cl::list<std::string> CfgInputs(cl::Positional, cl::OneOrMore,
+                                cl::desc("<file>..."), cl::sub(CfgCmd));
+cl::opt<bool> Dot("dot", cl::desc("Write Graphviz"), cl::sub(CfgCmd));
+
+/// One code object with whatever analyses apply to it.
+struct Analyzed {
+  DecodedCode D;
+  std::optional<CFG> G;
+  std::optional<StackDepthResult> Depth;
+  std::string Why; ///< Why there is no analysis, if there is none.
+
+  explicit Analyzed(const CodeObject &C) : D(DecodedCode::decode(C)) {
+    if (!D.isWellFormed()) {
+      Why = "not well-formed (run 'pyverify check')";
+      return;
+    }
+    G.emplace(CFG::build(D));
+    auto R = computeStackDepth(*G);
+    if (R)
+      Depth = std::move(*R);
+    else
+      Why = toString(R.takeError());
+  }
+};
+
+json::Value depthJSON(const std::optional<int64_t> &V) {
+  if (V)
+    return *V;
+  return nullptr;
+}
+
+json::Object analyzeJSON(const CodeObject &C) {
+  Analyzed A(C);
+  ListingAnnotator Ann;
+  auto Rows = [&](size_t I, json::Object &O) {
+    O["depth"] = A.Depth ? depthJSON(A.Depth->Before[I]) : json::Value(nullptr);
+  };
+  auto Code = [&](json::Object &O) {
+    O["max_depth"] = A.Depth ? json::Value(A.Depth->MaxDepth) : nullptr;
+  };
+  Ann.Json = Rows;
+  Ann.CodeJson = Code;
+  json::Object O = listingToJSON(A.D, &Ann);
+  json::Array Kids;
+  for (const CodeObject *K : C.children())
+    Kids.push_back(analyzeJSON(*K));
+  O["children"] = std::move(Kids);
+  return O;
+}
+
+void analyzeText(const CodeObject &C) {
+  Analyzed A(C);
+  ListingAnnotator Ann;
+  auto Text = [&](size_t I) -> std::string {
+    if (!A.Depth)
+      return "";
+    const auto &B = A.Depth->Before[I];
+    return B ? formatv("  ; depth {0}", *B).str() : "  ; unreachable";
+  };
+  auto Header = [&](raw_ostream &OS) {
+    if (A.Depth)
+      OS << "; max depth " << A.Depth->MaxDepth << " (co_stacksize "
+         << C.StackSize << ")\n";
+    else
+      OS << "; no stack-depth analysis: " << A.Why << "\n";
+  };
+  Ann.Text = Text;
+  Ann.Header = Header;
+  printListing(outs(), A.D, &Ann);
+}
+
+} // namespace
+
+int runAnalyze() {
+  std::vector<std::string> Missing;
+  auto Files = expandInputs(AnalyzeInputs, {".pyc", ".py"}, Missing);
+  int Status = ExitClean;
+  for (const std::string &M : Missing) {
+    WithColor::error(errs(), "pyverify")
+        << M << ": no such file or directory\n";
+    Status = ExitUsage;
+  }
+  for (const std::string &Path : Files) {
+    auto F = loadInput(Path);
+    if (!F) {
+      WithColor::error(errs(), "pyverify") << toString(F.takeError()) << "\n";
+      Status = ExitUsage;
+      continue;
+    }
+    for (const auto &Root : F->Roots) {
+      if (AnalyzeFormat == Format::Json) {
+        json::Object O{{"file", jsonSafe(Path)}, {"code", analyzeJSON(*Root)}};
+        outs() << json::Value(std::move(O)) << "\n";
+        continue;
+      }
+      bool First = true;
+      forEachCodeObject(*Root, [&](const CodeObject &C, unsigned) {
+        if (!First)
+          outs() << "\n";
+        First = false;
+        analyzeText(C);
+      });
+    }
+  }
+  return Status;
+}
+
+} // namespace pyverify::tool
+
+// --- Graphviz ---------------------------------------------------------------
+//
+// Written directly rather than through llvm::WriteGraph, whose node names are
+// pointer values: pyverify's output must not depend on them.
+
+namespace {
+
+std::string dotEscape(StringRef S) {
+  std::string Out;
+  for (char C : S) {
+    if (C == '"' || C == '\\')
+      Out.push_back('\\');
+    Out.push_back(C);
+  }
+  return Out;
+}
+
+void writeDot(raw_ostream &OS, const CFG &G) {
+  const DecodedCode &D = G.code();
+  OS << "digraph \"" << dotEscape(jsonSafe(D.Code->QualName)) << "\" {\n";
+  OS << "  node [shape=box, fontname=monospace];\n";
+  for (const BasicBlock &B : G.blocks()) {
+    OS << "  B" << B.Id << " [label=\"B" << B.Id << "\\l";
+    for (uint32_t I = B.Begin; I < B.End; ++I) {
+      const Instruction &In = D.Insts[I];
+      OS << In.Offset << " " << describeInstruction(In);
+      std::string Desc = describeArgument(*D.Code, In);
+      if (!Desc.empty() && Desc.size() < 40)
+        OS << " (" << dotEscape(jsonSafe(Desc)) << ")";
+      OS << "\\l";
+    }
+    OS << "\"" << (G.reachable().test(B.Id) ? "" : ", color=gray") << "];\n";
+  }
+  for (const CFGEdge &E : G.edges()) {
+    OS << "  B" << E.Source << " -> B" << E.Target;
+    switch (E.Kind) {
+    case EdgeKind::Exception: {
+      const auto &T = D.Table[E.Entry];
+      OS << formatv(" [style=dashed, color=red, label=\"exc [{0}]{1}{2}\"]",
+                    T.Depth, T.Lasti ? " lasti" : "",
+                    E.MayRaise ? "" : " no-raise");
+      break;
+    }
+    case EdgeKind::BranchTaken:
+      OS << " [label=\"taken\"]";
+      break;
+    case EdgeKind::BranchNotTaken:
+      OS << " [label=\"not taken\"]";
+      break;
+    case EdgeKind::Jump:
+      OS << " [label=\"jump\"]";
+      break;
+    case EdgeKind::FallThrough:
+      break;
+    }
+    OS << ";\n";
+  }
+  OS << "}\n";
+}
+
+} // namespace
+
+namespace pyverify::tool {
+
+int runCfg() {
+  std::vector<std::string> Missing;
+  auto Files = expandInputs(CfgInputs, {".pyc", ".py"}, Missing);
+  int Status = ExitClean;
+  for (const std::string &M : Missing) {
+    WithColor::error(errs(), "pyverify")
+        << M << ": no such file or directory\n";
+    Status = ExitUsage;
+  }
+  for (const std::string &Path : Files) {
+    auto F = loadInput(Path);
+    if (!F) {
+      WithColor::error(errs(), "pyverify") << toString(F.takeError()) << "\n";
+      Status = ExitUsage;
+      continue;
+    }
+    for (const auto &Root : F->Roots)
+      forEachCodeObject(*Root, [&](const CodeObject &C, unsigned) {
+        DecodedCode D = DecodedCode::decode(C);
+        if (!D.isWellFormed()) {
+          WithColor::warning(errs(), "pyverify")
+              << Path << ": " << C.QualName
+              << ": not well-formed, no CFG (run 'pyverify check')\n";
+          return;
+        }
+        CFG G = CFG::build(D);
+        if (Dot) {
+          writeDot(outs(), G);
+          return;
+        }
+        outs() << "CFG of " << C.QualName << " (" << G.size() << " blocks)\n";
+        for (const BasicBlock &B : G.blocks()) {
+          outs() << "  B" << B.Id << " [" << D.Insts[B.Begin].Start << ", "
+                 << (B.size() ? D.Insts[B.last()].End : D.Insts.codeSize())
+                 << ")" << (G.reachable().test(B.Id) ? "" : " unreachable")
+                 << "\n";
+          for (unsigned EI : B.Succs) {
+            const CFGEdge &E = G.edge(EI);
+            outs() << "    -> B" << E.Target << " " << getEdgeKindName(E.Kind);
+            if (E.isException()) {
+              const auto &T = D.Table[E.Entry];
+              outs() << " [" << T.Depth << "]" << (T.Lasti ? " lasti" : "")
+                     << (E.MayRaise ? "" : " no-raise")
+                     << (E.FromBackEdge ? " back-edge" : "");
+            }
+            outs() << "\n";
+          }
+        }
+      });
+  }
+  return Status;
+}
+
+} // namespace pyverify::tool

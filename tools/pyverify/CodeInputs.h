@@ -1,0 +1,25 @@
+//===- CodeInputs.h - Loading any input kind --------------------*- C++ -*-===//
+//
+// Contract: loadInput() loads one command-line file as a CodeFile: a .py file
+// is compiled with python3.11 (PySource.h), anything else is read as a .pyc
+// or marshal stream. Errors name the file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_TOOLS_CODEINPUTS_H
+#define PYVERIFY_TOOLS_CODEINPUTS_H
+
+#include "pyverify/Bytecode/CodeFile.h"
+
+#include "llvm/Support/CommandLine.h"
+
+namespace pyverify::tool {
+
+/// --python, shared by every subcommand that reads .py files.
+extern llvm::cl::opt<std::string> PythonPath;
+
+llvm::Expected<CodeFile> loadInput(const std::string &Path);
+
+} // namespace pyverify::tool
+
+#endif
