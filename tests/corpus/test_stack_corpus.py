@@ -1,0 +1,86 @@
+#!/usr/bin/env python3.11
+"""Stack-depth oracle: pyverify's computed maximum depth == co_stacksize.
+
+CPython's compiler computes co_stacksize over its CFG with exception-handler
+edges; pyverify recomputes it from the final bytecode. For every code object
+of every .pyc under PYC_DIR this test compares `max_depth` from
+`pyverify analyze --print=stack-depth --format=json` with co_stacksize as
+marshal.loads reports it, then runs `pyverify check --format=json` over the
+directory and requires no error and no warning. Prints the counts; exits 1 on
+any disagreement.
+"""
+import argparse
+import json
+import marshal
+import os
+import subprocess
+import sys
+import types
+
+
+def walk(co, j, out):
+    out.append((co, j))
+    kids = [c for c in co.co_consts if isinstance(c, types.CodeType)]
+    assert len(kids) == len(j["children"]), co.co_qualname
+    for k, kj in zip(kids, j["children"]):
+        walk(k, kj, out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pyverify", required=True)
+    ap.add_argument("--name", default="corpus")
+    ap.add_argument("--jobs", default="0")
+    ap.add_argument("pyc_dir")
+    a = ap.parse_args()
+    files = sorted(os.path.join(r, f) for r, _, fs in os.walk(a.pyc_dir)
+                   for f in fs if f.endswith(".pyc"))
+    total = equal = 0
+    bad = []
+    for i in range(0, len(files), 200):
+        part = files[i:i + 200]
+        out = subprocess.run([a.pyverify, "analyze", "--print=stack-depth",
+                              "--format=json", *part], capture_output=True, text=True)
+        if out.returncode != 0:
+            print(out.stderr)
+            return 1
+        for path, line in zip(part, out.stdout.splitlines()):
+            j = json.loads(line)
+            with open(path, "rb") as f:
+                root = marshal.loads(f.read()[16:])
+            pairs = []
+            walk(root, j["code"], pairs)
+            for co, cj in pairs:
+                total += 1
+                if cj["max_depth"] == co.co_stacksize:
+                    equal += 1
+                elif len(bad) < 30:
+                    bad.append(f"{path}:{co.co_qualname}: max_depth "
+                               f"{cj['max_depth']} != co_stacksize {co.co_stacksize}")
+    print(f"{a.name}: computed maximum depth == co_stacksize for {equal} of "
+          f"{total} code objects ({len(files)} files)")
+    chk = subprocess.run([a.pyverify, "check", "--format=json", f"--jobs={a.jobs}",
+                          a.pyc_dir], capture_output=True, text=True)
+    if chk.returncode not in (0, 1):
+        print(chk.stderr)
+        return 1
+    report = json.loads(chk.stdout)
+    s = report["summary"]
+    print(f"{a.name}: pyverify check: {s['files']} files, {s['code_objects']} "
+          f"code objects, {s['errors']} errors, {s['warnings']} warnings, "
+          f"{s['remarks']} remarks in {s['seconds']:.2f} s")
+    for d in report["diagnostics"][:20]:
+        print(f"  {d['file']}:{d['line']}: {d['severity']}: {d['message']} "
+              f"[{d['check']}]")
+    if bad:
+        print("MISMATCHES:")
+        for b in bad:
+            print("  " + b)
+    ok = not bad and equal == total and s["errors"] == 0 and s["warnings"] == 0 \
+        and s["code_objects"] == total
+    print(f"{a.name}: {'PASS' if ok else 'FAIL'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
