@@ -149,6 +149,22 @@ private:
   }
 
   Expected<Value> readObjectImpl(StringRef What);
+  Expected<StringRef> readStrPayload(uint8_t Type);
+  Expected<size_t> readContainerSize(uint8_t Type);
+  Error readItems(size_t N, std::vector<Value> &Items);
+
+  /// The type byte at Pos when the object there can be read straight into a
+  /// code object field: it has no FLAG_REF (so it needs no back-reference
+  /// slot, hence no shared Value) and the nesting limit leaves room for it.
+  /// 0 otherwise. The fast paths that use it read exactly what
+  /// readObject() would, with the same checks and messages; they only skip
+  /// building a shared Value that the field would copy out of again.
+  uint8_t peekUnsharedType() const {
+    if (Pos == Bytes.size() || Depth >= MaxMarshalDepth)
+      return 0;
+    uint8_t B = Bytes[Pos];
+    return B & FlagRef ? 0 : B;
+  }
   Expected<Value> readCode(size_t At, std::optional<size_t> Slot);
   Expected<std::string> readStrField(StringRef Field);
   Expected<std::string> readBytesField(StringRef Field);
@@ -286,44 +302,9 @@ Expected<Value> MarshalReader::readObjectImpl(StringRef What) {
   case 'z':
   case 'Z': {
     auto Slot = reserve(Flag);
-    size_t N;
-    if (Type == 'z' || Type == 'Z') {
-      auto L = readByte("short string length");
-      if (!L)
-        return L.takeError();
-      N = *L;
-    } else {
-      auto L = readCount("string length", 1);
-      if (!L)
-        return L.takeError();
-      N = *L;
-    }
-    size_t DataAt = Pos;
-    auto S = readBytes(N, "string payload");
+    auto S = readStrPayload(Type);
     if (!S)
       return S.takeError();
-    if (Type == 'u' || Type == 't') {
-      // CPython decodes with "surrogatepass": well-formed UTF-8 plus encoded
-      // lone surrogates (ED A0..BF xx). Check well-formedness allowing those.
-      const auto *P = reinterpret_cast<const llvm::UTF8 *>(S->data());
-      const auto *End = P + S->size();
-      while (P != End) {
-        if (P[0] == 0xED && End - P >= 3 && (P[1] & 0xE0) == 0xA0 &&
-            (P[2] & 0xC0) == 0x80) {
-          P += 3;
-          continue;
-        }
-        unsigned Len = llvm::getNumBytesForUTF8(*P);
-        if (Len > size_t(End - P) || !llvm::isLegalUTF8Sequence(P, P + Len))
-          return err(DataAt + (reinterpret_cast<const char *>(P) - S->data()),
-                     "invalid UTF-8 in str");
-        P += Len;
-      }
-    } else {
-      for (size_t I = 0; I < S->size(); ++I)
-        if (uint8_t((*S)[I]) >= 0x80)
-          return err(DataAt + I, "non-ASCII byte in an ASCII str");
-    }
     return fill(Slot, StrValue{std::make_shared<const std::string>(*S)});
   }
   case '(':
@@ -332,30 +313,12 @@ Expected<Value> MarshalReader::readObjectImpl(StringRef What) {
   case '<':
   case '>': {
     auto Slot = reserve(Flag);
-    size_t N;
-    if (Type == ')') {
-      auto L = readByte("small tuple size");
-      if (!L)
-        return L.takeError();
-      N = *L;
-      if (N > remaining())
-        return err(Pos - 1, llvm::formatv("tuple of {0} items exceeds the {1} "
-                                          "bytes left",
-                                          N, remaining()));
-    } else {
-      auto L = readCount("container size", 1);
-      if (!L)
-        return L.takeError();
-      N = *L;
-    }
+    auto N = readContainerSize(Type);
+    if (!N)
+      return N.takeError();
     auto Items = std::make_shared<std::vector<Value>>();
-    Items->reserve(N);
-    for (size_t I = 0; I < N; ++I) {
-      auto Item = readObject("a container item");
-      if (!Item)
-        return Item.takeError();
-      Items->push_back(std::move(*Item));
-    }
+    if (Error E = readItems(*N, *Items))
+      return E;
     SequenceKind Kind = Type == '['   ? SequenceKind::List
                         : Type == '<' ? SequenceKind::Set
                         : Type == '>' ? SequenceKind::FrozenSet
@@ -407,8 +370,98 @@ Expected<Value> MarshalReader::readObjectImpl(StringRef What) {
   }
 }
 
+/// A str payload (after the type byte), validated as CPython decodes it.
+Expected<StringRef> MarshalReader::readStrPayload(uint8_t Type) {
+  size_t N;
+  if (Type == 'z' || Type == 'Z') {
+    auto L = readByte("short string length");
+    if (!L)
+      return L.takeError();
+    N = *L;
+  } else {
+    auto L = readCount("string length", 1);
+    if (!L)
+      return L.takeError();
+    N = *L;
+  }
+  size_t DataAt = Pos;
+  auto S = readBytes(N, "string payload");
+  if (!S)
+    return S.takeError();
+  if (Type == 'u' || Type == 't') {
+    // CPython decodes with "surrogatepass": well-formed UTF-8 plus encoded
+    // lone surrogates (ED A0..BF xx). Check well-formedness allowing those.
+    const auto *P = reinterpret_cast<const llvm::UTF8 *>(S->data());
+    const auto *End = P + S->size();
+    while (P != End) {
+      if (*P < 0x80) { // ASCII, most of any str: skip the general check
+        ++P;
+        continue;
+      }
+      if (P[0] == 0xED && End - P >= 3 && (P[1] & 0xE0) == 0xA0 &&
+          (P[2] & 0xC0) == 0x80) {
+        P += 3;
+        continue;
+      }
+      unsigned Len = llvm::getNumBytesForUTF8(*P);
+      if (Len > size_t(End - P) || !llvm::isLegalUTF8Sequence(P, P + Len))
+        return err(DataAt + (reinterpret_cast<const char *>(P) - S->data()),
+                   "invalid UTF-8 in str");
+      P += Len;
+    }
+  } else {
+    for (size_t I = 0; I < S->size(); ++I)
+      if (uint8_t((*S)[I]) >= 0x80)
+        return err(DataAt + I, "non-ASCII byte in an ASCII str");
+  }
+  return *S;
+}
+
+/// The item count of a container (after the type byte).
+Expected<size_t> MarshalReader::readContainerSize(uint8_t Type) {
+  if (Type == ')') {
+    auto L = readByte("small tuple size");
+    if (!L)
+      return L.takeError();
+    size_t N = *L;
+    if (N > remaining())
+      return err(Pos - 1, llvm::formatv("tuple of {0} items exceeds the {1} "
+                                        "bytes left",
+                                        N, remaining()));
+    return N;
+  }
+  return readCount("container size", 1);
+}
+
+Error MarshalReader::readItems(size_t N, std::vector<Value> &Items) {
+  Items.reserve(N);
+  for (size_t I = 0; I < N; ++I) {
+    auto Item = readObject("a container item");
+    if (!Item)
+      return Item.takeError();
+    Items.push_back(std::move(*Item));
+  }
+  return Error::success();
+}
+
 Expected<std::string> MarshalReader::readStrField(StringRef Field) {
   size_t At = Pos;
+  switch (peekUnsharedType()) {
+  case 'u':
+  case 't':
+  case 'a':
+  case 'A':
+  case 'z':
+  case 'Z': {
+    uint8_t Type = Bytes[Pos++];
+    auto S = readStrPayload(Type);
+    if (!S)
+      return S.takeError();
+    return S->str();
+  }
+  default:
+    break;
+  }
   auto V = readObject(Field);
   if (!V)
     return V.takeError();
@@ -419,6 +472,16 @@ Expected<std::string> MarshalReader::readStrField(StringRef Field) {
 
 Expected<std::string> MarshalReader::readBytesField(StringRef Field) {
   size_t At = Pos;
+  if (peekUnsharedType() == 's') {
+    ++Pos;
+    auto N = readCount("bytes length", 1);
+    if (!N)
+      return N.takeError();
+    auto S = readBytes(*N, "bytes payload");
+    if (!S)
+      return S.takeError();
+    return S->str();
+  }
   auto V = readObject(Field);
   if (!V)
     return V.takeError();
@@ -429,6 +492,19 @@ Expected<std::string> MarshalReader::readBytesField(StringRef Field) {
 
 Expected<std::vector<Value>> MarshalReader::readTupleField(StringRef Field) {
   size_t At = Pos;
+  if (uint8_t Type = peekUnsharedType(); Type == '(' || Type == ')') {
+    ++Pos;
+    auto N = readContainerSize(Type);
+    if (!N)
+      return N.takeError();
+    std::vector<Value> Items;
+    ++Depth; // The tuple's own level, as readObject() would count it.
+    Error E = readItems(*N, Items);
+    --Depth;
+    if (E)
+      return E;
+    return Items;
+  }
   auto V = readObject(Field);
   if (!V)
     return V.takeError();

@@ -52,7 +52,8 @@ CFG CFG::build(const DecodedCode &D) {
     G.Reachable.resize(1, true);
     return G;
   }
-  std::vector<int32_t> Cover = computeCover(D);
+  G.Cover = computeCover(D);
+  const std::vector<int32_t> &Cover = G.Cover;
 
   llvm::BitVector Leader(N + 1);
   Leader.set(0);

@@ -16,6 +16,7 @@
 #include "Commands.h"
 #include "InputFiles.h"
 
+#include "pyverify/Analysis/BlockStack.h"
 #include "pyverify/Analysis/StackDepth.h"
 #include "pyverify/Bytecode/Listing.h"
 #include "pyverify/CFG/CFG.h"
@@ -38,15 +39,18 @@ cl::SubCommand CfgCmd("cfg", "Print the control-flow graph");
 namespace {
 
 enum class Format { Text, Json };
-enum class PrintWhat { StackDepth };
+enum class PrintWhat { StackDepth, BlockStack };
 
 cl::list<std::string> AnalyzeInputs(cl::Positional, cl::OneOrMore,
                                     cl::desc("<file>..."), cl::sub(AnalyzeCmd));
-cl::opt<PrintWhat> Print("print", cl::desc("What to print"), cl::Required,
-                         cl::values(clEnumValN(PrintWhat::StackDepth,
-                                               "stack-depth",
-                                               "operand-stack depth")),
-                         cl::sub(AnalyzeCmd));
+cl::opt<PrintWhat>
+    Print("print", cl::desc("What to print"), cl::Required,
+          cl::values(clEnumValN(PrintWhat::StackDepth, "stack-depth",
+                                "operand-stack depth"),
+                     clEnumValN(PrintWhat::BlockStack, "block-stack",
+                                "active blocks (with, try, "
+                                "...), outermost first")),
+          cl::sub(AnalyzeCmd));
 cl::opt<Format> AnalyzeFormat(
     "format", cl::desc("Output format"), cl::init(Format::Text),
     cl::values(clEnumValN(Format::Text, "text", "annotated listing"),
@@ -64,6 +68,7 @@ struct Analyzed {
   DecodedCode D;
   std::optional<CFG> G;
   std::optional<StackDepthResult> Depth;
+  std::optional<BlockStack> Blocks;
   std::string Why; ///< Why there is no analysis, if there is none.
 
   explicit Analyzed(const CodeObject &C) : D(DecodedCode::decode(C)) {
@@ -77,8 +82,44 @@ struct Analyzed {
       Depth = std::move(*R);
     else
       Why = toString(R.takeError());
+    if (Depth)
+      Blocks.emplace(BlockStack::compute(*G, *Depth));
+  }
+
+  bool reachable(size_t I) const {
+    return G && G->reachable().test(G->blockOf(uint32_t(I)));
   }
 };
+
+/// "[with@4 -> 64, try -> 90]": the block stack, outermost first.
+std::string blocksText(const Analyzed &A, size_t I) {
+  if (!A.Blocks)
+    return "";
+  if (!A.reachable(I))
+    return "  ; unreachable";
+  std::string S = "  ; [";
+  bool First = true;
+  for (const Block &B : A.Blocks->blocksAt(uint32_t(I))) {
+    S += (First ? "" : ", ") + getBlockKindName(B.Kind).str();
+    if (B.Enter)
+      S += "@" + std::to_string(*B.Enter);
+    S += " -> " + std::to_string(B.Handler);
+    First = false;
+  }
+  return S + "]";
+}
+
+json::Value blocksJSON(const Analyzed &A, size_t I) {
+  if (!A.Blocks || !A.reachable(I))
+    return nullptr;
+  json::Array Out;
+  for (const Block &B : A.Blocks->blocksAt(uint32_t(I)))
+    Out.push_back(json::Object{
+        {"kind", getBlockKindName(B.Kind)},
+        {"handler", B.Handler},
+        {"enter", B.Enter ? json::Value(*B.Enter) : json::Value(nullptr)}});
+  return Out;
+}
 
 json::Value depthJSON(const std::optional<int64_t> &V) {
   if (V)
@@ -90,10 +131,15 @@ json::Object analyzeJSON(const CodeObject &C) {
   Analyzed A(C);
   ListingAnnotator Ann;
   auto Rows = [&](size_t I, json::Object &O) {
-    O["depth"] = A.Depth ? depthJSON(A.Depth->Before[I]) : json::Value(nullptr);
+    if (Print == PrintWhat::StackDepth)
+      O["depth"] =
+          A.Depth ? depthJSON(A.Depth->Before[I]) : json::Value(nullptr);
+    else
+      O["blocks"] = blocksJSON(A, I);
   };
   auto Code = [&](json::Object &O) {
-    O["max_depth"] = A.Depth ? json::Value(A.Depth->MaxDepth) : nullptr;
+    if (Print == PrintWhat::StackDepth)
+      O["max_depth"] = A.Depth ? json::Value(A.Depth->MaxDepth) : nullptr;
   };
   Ann.Json = Rows;
   Ann.CodeJson = Code;
@@ -109,12 +155,19 @@ void analyzeText(const CodeObject &C) {
   Analyzed A(C);
   ListingAnnotator Ann;
   auto Text = [&](size_t I) -> std::string {
+    if (Print == PrintWhat::BlockStack)
+      return blocksText(A, I);
     if (!A.Depth)
       return "";
     const auto &B = A.Depth->Before[I];
     return B ? formatv("  ; depth {0}", *B).str() : "  ; unreachable";
   };
   auto Header = [&](raw_ostream &OS) {
+    if (Print == PrintWhat::BlockStack) {
+      if (!A.Blocks)
+        OS << "; no block-stack analysis: " << A.Why << "\n";
+      return;
+    }
     if (A.Depth)
       OS << "; max depth " << A.Depth->MaxDepth << " (co_stacksize "
          << C.StackSize << ")\n";

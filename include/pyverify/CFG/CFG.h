@@ -104,6 +104,9 @@ public:
   llvm::ArrayRef<CFGEdge> edges() const { return S->Edges; }
   const CFGEdge &edge(unsigned I) const { return S->Edges[I]; }
 
+  /// Index of the table entry covering instruction \p Inst (CPython's lookup
+  /// at its opcode unit), or -1.
+  int32_t coverOf(uint32_t Inst) const { return Cover[Inst]; }
   /// Block containing instruction index \p Inst.
   unsigned blockOf(uint32_t Inst) const { return InstToBlock[Inst]; }
   /// Blocks reachable from the entry over all edges.
@@ -115,6 +118,7 @@ private:
   const DecodedCode *D = nullptr;
   std::unique_ptr<CFGStorage> S = std::make_unique<CFGStorage>();
   std::vector<unsigned> InstToBlock;
+  std::vector<int32_t> Cover;
   llvm::BitVector Reachable;
 };
 

@@ -1,0 +1,113 @@
+//===- BlockStack.h - Rebuilding the 3.11 block stack -----------*- C++ -*-===//
+//
+// Contract: BlockStack::compute() reconstructs, from the exception table
+// alone, which blocks are active at every instruction -- what the 3.10 block
+// stack held and 3.11 only encodes in the table (bytecode notes section 7.1):
+//
+//   lookup(i)  = the entry covering instruction i (innermost by construction);
+//   outer(H)   = lookup(C.target) when H's handler starts with PUSH_EXC_INFO,
+//                C being the cleanup entry that covers that PUSH_EXC_INFO
+//                (handler code runs under the enclosing handler), and
+//                lookup(H.target) otherwise (cleanups, except-as, async for);
+//   chain(i)   = lookup(i), outer(lookup(i)), ... read outermost first.
+//
+// Each level is classified by its handler's first instructions and lasti
+// (section 2.5): with, async with, try, cleanup, except-as, async for,
+// except*; anything else is "unknown". Each with site (BEFORE_WITH /
+// BEFORE_ASYNC_WITH) is linked to its body entry (the entry covering its
+// first protected instruction), the stack slot of its bound __exit__, its
+// handler, and -- filled in by the context-balance pass -- its normal exits.
+//
+// Needs a well-formed DecodedCode, its CFG and its stack depths. Chains are
+// cut (and reported in Problems) at a cycle; the result never loops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_ANALYSIS_BLOCKSTACK_H
+#define PYVERIFY_ANALYSIS_BLOCKSTACK_H
+
+#include "pyverify/Analysis/StackDepth.h"
+#include "pyverify/CFG/CFG.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pyverify {
+
+enum class BlockKind : uint8_t {
+  With,
+  AsyncWith,
+  Try,
+  Cleanup,
+  ExceptAs,
+  AsyncFor,
+  ExceptStar,
+  Unknown,
+};
+
+llvm::StringRef getBlockKindName(BlockKind K);
+inline bool isWithKind(BlockKind K) {
+  return K == BlockKind::With || K == BlockKind::AsyncWith;
+}
+
+/// One level of the block stack: a table entry and what its handler is.
+struct Block {
+  BlockKind Kind;
+  uint32_t Entry;   ///< Index into DecodedCode::Table.
+  uint32_t Handler; ///< Handler byte offset.
+  /// With kinds: the offset of the BEFORE_WITH whose body this is.
+  std::optional<uint32_t> Enter;
+};
+
+struct WithSite {
+  uint32_t EnterInst; ///< Index of BEFORE_WITH / BEFORE_ASYNC_WITH.
+  bool Async = false;
+  uint32_t FirstProtected; ///< Index of the first instruction of the body.
+  int64_t ExitSlot = -1;   ///< Stack index of the bound __exit__ (-1: unknown).
+  int32_t BodyEntry = -1;  ///< Entry covering FirstProtected, or -1.
+  std::optional<uint32_t> Handler; ///< Byte offset of the body's handler.
+  /// Instruction indices of the normal-exit calls (CALL consuming the slot).
+  llvm::SmallVector<uint32_t, 2> NormalExits;
+};
+
+class BlockStack {
+public:
+  static BlockStack compute(const CFG &G, const StackDepthResult &Depth);
+
+  /// Entries active at instruction \p Inst, outermost first.
+  llvm::ArrayRef<uint32_t> chainAt(uint32_t Inst) const {
+    return Chains[ChainOfEntry(Inst)];
+  }
+  /// The block for table entry \p Entry.
+  const Block &blockOf(uint32_t Entry) const { return Blocks[Entry]; }
+  /// Blocks active at \p Inst, outermost first.
+  llvm::SmallVector<Block, 4> blocksAt(uint32_t Inst) const;
+  llvm::ArrayRef<WithSite> withSites() const { return Sites; }
+  std::vector<WithSite> &mutableWithSites() { return Sites; }
+  /// The with site whose body entry targets handler \p Offset, if any.
+  const WithSite *siteForHandler(uint32_t Offset) const;
+  /// Nesting problems: (instruction offset, message).
+  llvm::ArrayRef<std::pair<uint32_t, std::string>> problems() const {
+    return Problems;
+  }
+
+private:
+  const CFG *G = nullptr;
+  std::vector<Block> Blocks;                          ///< Per table entry.
+  std::vector<llvm::SmallVector<uint32_t, 4>> Chains; ///< Per entry + 1 (none).
+  std::vector<WithSite> Sites;
+  std::vector<std::pair<uint32_t, std::string>> Problems;
+
+  size_t ChainOfEntry(uint32_t Inst) const {
+    int32_t C = G->coverOf(Inst);
+    return C < 0 ? Blocks.size() : size_t(C);
+  }
+};
+
+} // namespace pyverify
+
+#endif

@@ -1,0 +1,200 @@
+//===- BlockStack.cpp - Rebuilding the 3.11 block stack -------------------===//
+
+#include "pyverify/Analysis/BlockStack.h"
+
+#include "llvm/ADT/BitVector.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace pyverify;
+
+llvm::StringRef pyverify::getBlockKindName(BlockKind K) {
+  switch (K) {
+  case BlockKind::With:
+    return "with";
+  case BlockKind::AsyncWith:
+    return "async with";
+  case BlockKind::Try:
+    return "try";
+  case BlockKind::Cleanup:
+    return "cleanup";
+  case BlockKind::ExceptAs:
+    return "except-as";
+  case BlockKind::AsyncFor:
+    return "async for";
+  case BlockKind::ExceptStar:
+    return "except*";
+  case BlockKind::Unknown:
+    return "unknown";
+  }
+  llvm_unreachable("unknown block kind");
+}
+
+namespace {
+
+bool isStore(const Instruction &I) {
+  return I.is(Opcode::STORE_FAST) || I.is(Opcode::STORE_NAME) ||
+         I.is(Opcode::STORE_DEREF) || I.is(Opcode::STORE_GLOBAL);
+}
+bool isDelete(const Instruction &I) {
+  return I.is(Opcode::DELETE_FAST) || I.is(Opcode::DELETE_NAME) ||
+         I.is(Opcode::DELETE_DEREF) || I.is(Opcode::DELETE_GLOBAL);
+}
+
+/// Classifies a handler by its first instructions and lasti (section 2.5).
+BlockKind classify(const InstructionStream &Insts, int64_t At, bool Lasti) {
+  auto Is = [&](int64_t K, Opcode Op, std::optional<uint32_t> Arg = {}) {
+    return At + K < int64_t(Insts.size()) && Insts[At + K].is(Op) &&
+           (!Arg || Insts[At + K].Arg == *Arg);
+  };
+  if (At < 0)
+    return BlockKind::Unknown;
+  if (Is(0, Opcode::PUSH_EXC_INFO)) {
+    if (Is(1, Opcode::WITH_EXCEPT_START))
+      return Is(2, Opcode::GET_AWAITABLE) ? BlockKind::AsyncWith
+                                          : BlockKind::With;
+    return BlockKind::Try;
+  }
+  if (Is(0, Opcode::COPY, 3) && Is(1, Opcode::POP_EXCEPT) &&
+      Is(2, Opcode::RERAISE, 1))
+    return BlockKind::Cleanup;
+  if (Is(0, Opcode::END_ASYNC_FOR))
+    return BlockKind::AsyncFor;
+  if (Is(0, Opcode::LIST_APPEND, 3))
+    return BlockKind::ExceptStar;
+  if (Is(0, Opcode::LOAD_CONST) && At + 2 < int64_t(Insts.size()) &&
+      isStore(Insts[At + 1]) && isDelete(Insts[At + 2])) {
+    if (Is(3, Opcode::LIST_APPEND, 3))
+      return BlockKind::ExceptStar;
+    if (Is(3, Opcode::RERAISE, 1))
+      return BlockKind::ExceptAs;
+  }
+  (void)Lasti;
+  return BlockKind::Unknown;
+}
+
+/// Skips NOPs from instruction \p I.
+uint32_t skipNops(const InstructionStream &Insts, uint32_t I) {
+  while (I < Insts.size() && Insts[I].is(Opcode::NOP))
+    ++I;
+  return I;
+}
+
+} // namespace
+
+BlockStack BlockStack::compute(const CFG &G, const StackDepthResult &Depth) {
+  BlockStack S;
+  S.G = &G;
+  const DecodedCode &D = G.code();
+  const InstructionStream &Insts = D.Insts;
+  size_t NE = D.Table.size();
+
+  // Classify every entry and find its enclosing entry.
+  std::vector<int32_t> Outer(NE, -1);
+  for (size_t E = 0; E < NE; ++E) {
+    const ExceptionTableEntry &T = D.Table[E];
+    int64_t At = Insts.indexAtStart(T.Target);
+    S.Blocks.push_back(
+        Block{classify(Insts, At, T.Lasti), uint32_t(E), T.Target, {}});
+    if (At < 0)
+      continue;
+    int32_t C = G.coverOf(At);
+    if (Insts[At].is(Opcode::PUSH_EXC_INFO)) {
+      if (C >= 0) {
+        int64_t CT = Insts.indexAtStart(D.Table[C].Target);
+        Outer[E] = CT >= 0 ? G.coverOf(CT) : -1;
+      }
+    } else {
+      Outer[E] = C;
+    }
+  }
+
+  // Chains, outermost first; cut at a cycle.
+  S.Chains.resize(NE + 1);
+  for (size_t E = 0; E < NE; ++E) {
+    llvm::SmallVector<uint32_t, 4> Chain;
+    llvm::BitVector Seen(NE);
+    for (int32_t Cur = int32_t(E); Cur >= 0; Cur = Outer[Cur]) {
+      if (Seen.test(Cur)) {
+        S.Problems.push_back(
+            {D.Table[E].Start,
+             llvm::formatv("the handlers enclosing entry {0} to {1} -> {2} "
+                           "form a cycle (through the entry for handler {3})",
+                           D.Table[E].Start, D.Table[E].End - 2,
+                           D.Table[E].Target, D.Table[Cur].Target)});
+        break;
+      }
+      Seen.set(Cur);
+      if (!Chain.empty() && D.Table[Cur].Depth > D.Table[Chain.back()].Depth)
+        S.Problems.push_back(
+            {D.Table[E].Start,
+             llvm::formatv("entry for handler {0} (depth {1}) is enclosed by "
+                           "the entry for handler {2} with a larger depth {3}",
+                           D.Table[Chain.back()].Target,
+                           D.Table[Chain.back()].Depth, D.Table[Cur].Target,
+                           D.Table[Cur].Depth)});
+      Chain.push_back(uint32_t(Cur));
+    }
+    std::reverse(Chain.begin(), Chain.end());
+    S.Chains[E] = std::move(Chain);
+  }
+
+  // With sites.
+  for (uint32_t I = 0; I < Insts.size(); ++I) {
+    const Instruction &In = Insts[I];
+    bool Async = In.is(Opcode::BEFORE_ASYNC_WITH);
+    if (!In.is(Opcode::BEFORE_WITH) && !Async)
+      continue;
+    if (!G.reachable().test(G.blockOf(I)))
+      continue;
+    WithSite W;
+    W.EnterInst = I;
+    W.Async = Async;
+    uint32_t First = I + 1;
+    if (Async) {
+      // BEFORE_ASYNC_WITH; GET_AWAITABLE 1; LOAD_CONST None; SEND done; ...
+      // The body starts at the SEND's jump target.
+      for (uint32_t K = I + 1; K < Insts.size() && K <= I + 4; ++K)
+        if (Insts[K].is(Opcode::SEND)) {
+          int64_t T = Insts.indexAtStart(uint64_t(Insts[K].Target));
+          if (T >= 0)
+            First = uint32_t(T);
+          break;
+        }
+    }
+    First = skipNops(Insts, First);
+    if (First >= Insts.size())
+      continue;
+    W.FirstProtected = First;
+    if (Depth.Before[I] && *Depth.Before[I] >= 1)
+      W.ExitSlot = *Depth.Before[I] - 1;
+    W.BodyEntry = G.coverOf(First);
+    if (W.BodyEntry >= 0)
+      W.Handler = D.Table[W.BodyEntry].Target;
+    S.Sites.push_back(W);
+  }
+  for (Block &B : S.Blocks)
+    if (isWithKind(B.Kind))
+      if (const WithSite *W = S.siteForHandler(B.Handler))
+        B.Enter = Insts[W->EnterInst].Offset;
+  return S;
+}
+
+const WithSite *BlockStack::siteForHandler(uint32_t Offset) const {
+  const WithSite *Found = nullptr;
+  for (const WithSite &W : Sites)
+    if (W.Handler == Offset) {
+      // Prefer a site whose handler is of a with kind (a resume prologue's
+      // BEFORE_WITH over a dead original one sharing a remapped handler):
+      // the first in code order wins, deterministically.
+      if (!Found)
+        Found = &W;
+    }
+  return Found;
+}
+
+llvm::SmallVector<Block, 4> BlockStack::blocksAt(uint32_t Inst) const {
+  llvm::SmallVector<Block, 4> Out;
+  for (uint32_t E : chainAt(Inst))
+    Out.push_back(Blocks[E]);
+  return Out;
+}
