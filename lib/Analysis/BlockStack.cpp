@@ -138,6 +138,34 @@ BlockStack BlockStack::compute(const CFG &G, const StackDepthResult &Depth) {
     S.Chains[E] = std::move(Chain);
   }
 
+  // Effective cover: uncovered NOPs inherit from where control comes from.
+  S.Effective.resize(Insts.size());
+  for (uint32_t I = 0; I < Insts.size(); ++I) {
+    int32_t C = G.coverOf(I);
+    if (C < 0 && Insts[I].is(Opcode::NOP)) {
+      const BasicBlock &B = G.block(G.blockOf(I));
+      if (I > B.Begin) {
+        C = S.Effective[I - 1];
+      } else {
+        std::optional<int32_t> Agreed;
+        bool Conflict = false;
+        for (unsigned EI : B.Preds) {
+          const CFGEdge &E = G.edge(EI);
+          uint32_t Last = G.block(E.Source).last();
+          if (E.isException() || Last >= I)
+            continue; // handlers and back edges do not decide
+          int32_t P = S.Effective[Last];
+          if (Agreed && *Agreed != P)
+            Conflict = true;
+          Agreed = P;
+        }
+        if (Agreed && !Conflict)
+          C = *Agreed;
+      }
+    }
+    S.Effective[I] = C;
+  }
+
   // With sites.
   for (uint32_t I = 0; I < Insts.size(); ++I) {
     const Instruction &In = Insts[I];

@@ -18,6 +18,11 @@
 // first protected instruction), the stack slot of its bound __exit__, its
 // handler, and -- filled in by the context-balance pass -- its normal exits.
 //
+// An uncovered NOP (the surviving SETUP NOP of a `try:` line, which CPython
+// leaves outside every entry because it cannot raise) takes the block stack
+// in effect where control reaches it from: that of the instruction before it
+// in its block, or of its normal predecessors when they agree.
+//
 // Needs a well-formed DecodedCode, its CFG and its stack depths. Chains are
 // cut (and reported in Problems) at a cycle; the result never loops.
 //
@@ -102,8 +107,10 @@ private:
   std::vector<WithSite> Sites;
   std::vector<std::pair<uint32_t, std::string>> Problems;
 
+  std::vector<int32_t> Effective; ///< Per instruction: entry whose chain.
+
   size_t ChainOfEntry(uint32_t Inst) const {
-    int32_t C = G->coverOf(Inst);
+    int32_t C = Effective[Inst];
     return C < 0 ? Blocks.size() : size_t(C);
   }
 };

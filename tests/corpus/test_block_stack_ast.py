@@ -1,0 +1,217 @@
+#!/usr/bin/env python3.11
+"""AST oracle for block-stack reconstruction.
+
+For every code object of every .py file under SRC whose function contains a
+`with`, `async with` or `try` statement, every reachable instruction whose
+source position (co_positions) lies inside a statement of a `with` body must
+have that `with` block -- identified by the offset of its BEFORE_WITH /
+BEFORE_ASYNC_WITH -- on pyverify's reconstructed block stack, and the with
+blocks on that stack must be exactly the enclosing with items in the AST's
+nesting order (outermost first).
+
+BEFORE_WITH carries the position of its whole `with` statement, and a
+statement with several items compiles one BEFORE_WITH per item in order, so
+a With node maps to the BEFORE_WITH offsets sharing its span.
+
+Prints the agreement count; exits 1 when any instruction disagrees (listing
+the first ones).
+"""
+import argparse
+import ast
+import json
+import os
+import subprocess
+import sys
+import types
+
+
+def span(node):
+    return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+
+
+def inside(pos, s):
+    """Position (line, end_line, col, end_col) lies inside statement span s."""
+    line, end_line, col, end_col = pos
+    if line is None or end_line is None or col is None or end_col is None:
+        return False
+    return (line, col) >= (s[0], s[1]) and (end_line, end_col) <= (s[2], s[3])
+
+
+class Scope:
+    """The with statements of one function body (not nested functions)."""
+
+    def __init__(self, node):
+        self.node = node
+        self.withs = []      # (With node, [body stmt spans], enclosing withs)
+        self.all_withs = []
+        self.has_block = False
+        self._walk(node.body if not isinstance(node, ast.Lambda) else [], [])
+
+    def _walk(self, stmts, enclosing):
+        for st in stmts:
+            self._visit(st, enclosing)
+
+    def _visit(self, st, enclosing):
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return
+        if isinstance(st, (ast.With, ast.AsyncWith)):
+            self.has_block = True
+            entry = (st, [span(b) for b in st.body], list(enclosing))
+            self.withs.append(entry)
+            self.all_withs.append(st)
+            self._walk(st.body, enclosing + [st])
+            return
+        if isinstance(st, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            self.has_block = True
+        for field in ("body", "orelse", "finalbody"):
+            self._walk(getattr(st, field, []) or [], enclosing)
+        for h in getattr(st, "handlers", []) or []:
+            self._walk(h.body, enclosing)
+        if isinstance(st, ast.Match):
+            for c in st.cases:
+                self._walk(c.body, enclosing)
+
+
+def scopes_by_key(tree):
+    out = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # co_firstlineno of a decorated function is the first decorator.
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            out.setdefault((node.name, first), []).append(Scope(node))
+    return out
+
+
+def copy_for(w, enters, offset):
+    """BEFORE_WITH offsets of With w for the copy of the code that holds
+    `offset`: a with in a `finally` is compiled once per exit path, so its
+    span appears once per copy (k items each); take the copy that starts
+    nearest before the instruction."""
+    offs = enters.get(span(w))
+    if not offs:
+        return ["?%d" % w.lineno]
+    k = len(w.items)
+    copies = [offs[i:i + k] for i in range(0, len(offs), k)]
+    best = copies[0]
+    for c in copies:
+        if c[0] <= offset:
+            best = c
+    return best
+
+
+def code_objects(j):
+    yield j
+    for k in j["children"]:
+        yield from code_objects(k)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pyverify", required=True)
+    ap.add_argument("--pyc-dir", required=True,
+                    help="compiled mirror of SRC (compile_corpus.py)")
+    ap.add_argument("src")
+    a = ap.parse_args()
+
+    sources = sorted(os.path.join(r, f) for r, ds, fs in os.walk(a.src)
+                     for f in fs if f.endswith(".py")
+                     if "site-packages" not in r and "dist-packages" not in r)
+    functions = checked = agree = with_sites = 0
+    failures = []
+    batch = []
+
+    def flush():
+        nonlocal functions, checked, agree, with_sites
+        if not batch:
+            return
+        pycs = [p for _, p in batch]
+        out = subprocess.run([a.pyverify, "analyze", "--print=block-stack",
+                              "--format=json", *pycs], capture_output=True, text=True)
+        if out.returncode != 0:
+            print(out.stderr)
+            sys.exit(1)
+        for (src, pyc), line in zip(batch, out.stdout.splitlines()):
+            j = json.loads(line)
+            with open(src, "rb") as f:
+                tree = ast.parse(f.read())
+            scopes = scopes_by_key(tree)
+            for cj in code_objects(j["code"]):
+                cands = scopes.get((cj["name"], cj["firstlineno"]), [])
+                if len(cands) != 1 or not cands[0].has_block:
+                    continue
+                sc = cands[0]
+                functions += 1
+                insts = cj["instructions"]
+                # With node -> BEFORE_WITH offsets with its span, in order.
+                enters = {}
+                for ins in insts:
+                    if ins["opname"] in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
+                        key = (ins["line"], ins["col"], ins["end_line"], ins["end_col"])
+                        enters.setdefault(key, []).append(ins["offset"])
+                with_sites += sum(len(v) for v in enters.values())
+                for ins in insts:
+                    if ins["blocks"] is None or ins["opname"] == "EXTENDED_ARG":
+                        continue
+                    pos = (ins["line"], ins["end_line"], ins["col"], ins["end_col"])
+                    # The withs whose body holds this instruction, outermost first.
+                    holders = [w for w, bodies, _ in sc.withs
+                               if any(inside(pos, b) for b in bodies)]
+                    if not holders:
+                        continue
+                    checked += 1
+                    expected = []
+                    for w in holders:
+                        expected += copy_for(w, enters, ins["offset"])
+                    # Inside a with statement's items: item j's `as` target is
+                    # protected by items 0..j, item j's expression by 0..j-1.
+                    for w in sc.all_withs:
+                        if any(inside(pos, b) for b in (span(x) for x in w.body)):
+                            continue
+                        if not inside(pos, span(w)):
+                            continue
+                        offs = copy_for(w, enters, ins["offset"])
+                        for j, item in enumerate(w.items):
+                            if item.optional_vars is not None and \
+                                    inside(pos, span(item.optional_vars)):
+                                expected += offs[:j + 1]
+                            elif j and inside(pos, span(item.context_expr)):
+                                expected += offs[:j]
+                    actual = [b["enter"] for b in ins["blocks"]
+                              if b["kind"] in ("with", "async with")]
+                    # An instruction carrying a nested with statement's own
+                    # span is that statement's machinery (BEFORE_WITH, the
+                    # POP_TOP of an unnamed enter result, exit calls): the
+                    # POP_TOP is protected by the nested with, the others
+                    # are not, so both answers are right.
+                    alternatives = [expected]
+                    for w in sc.all_withs:
+                        if w not in holders and pos[0] is not None and \
+                                (pos[0], pos[2], pos[1], pos[3]) == span(w):
+                            alternatives.append(expected + copy_for(w, enters, ins["offset"]))
+                    if actual in alternatives:
+                        agree += 1
+                    elif len(failures) < 40:
+                        failures.append(f"{src}:{ins['line']}: {cj['qualname']} "
+                                        f"offset {ins['offset']} {ins['opname']}: "
+                                        f"with blocks {actual}, AST says {expected}")
+        batch.clear()
+
+    for src in sources:
+        rel = os.path.relpath(src, a.src)
+        pyc = os.path.join(a.pyc_dir, rel + "c")
+        if os.path.exists(pyc):
+            batch.append((src, pyc))
+        if len(batch) == 100:
+            flush()
+    flush()
+    pct = 100.0 * agree / checked if checked else 100.0
+    print(f"block-stack AST oracle: {functions} functions with with/try, "
+          f"{with_sites} with sites; {agree} of {checked} instructions inside "
+          f"with bodies agree ({pct:.3f}%)")
+    for f in failures:
+        print("  " + f)
+    return 0 if agree == checked else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
