@@ -9,6 +9,8 @@ using namespace pyverify;
 llvm::StringRef Instruction::name() const {
   if (Valid)
     return info().Name;
+  if (const OpcodeInfo *I = getOpcodeInfo(OpByte); I && OpByte != 0)
+    return I->Name; // e.g. a truncated trailing EXTENDED_ARG
   if (llvm::StringRef S = getSpecializedOpcodeName(OpByte); !S.empty())
     return S;
   return OpByte == 0 ? "CACHE" : "<invalid>";

@@ -1,6 +1,8 @@
 //===- Verifier.cpp - Run every enabled check -----------------------------===//
 
 #include "pyverify/Check/Verifier.h"
+#include "pyverify/Analysis/BlockStack.h"
+#include "pyverify/Analysis/ContextBalance.h"
 #include "pyverify/Analysis/StackDepth.h"
 #include "pyverify/CFG/CFG.h"
 #include "pyverify/Check/StackChecks.h"
@@ -13,12 +15,22 @@ std::vector<Finding> pyverify::verifyCode(const DecodedCode &D,
   if (D.isWellFormed()) {
     CFG G = CFG::build(D);
     auto Depth = computeStackDepth(G);
-    if (Depth)
+    if (Depth) {
       checkStack(G, *Depth, All);
-    else
+      BlockStack Blocks = BlockStack::compute(G, *Depth);
+      auto Balance = checkContextBalance(G, *Depth, Blocks);
+      if (Balance)
+        All.insert(All.end(), Balance->Findings.begin(),
+                   Balance->Findings.end());
+      else
+        All.emplace_back(CheckId::AnalysisLimit, 0,
+                         "context-balance analysis: " +
+                             llvm::toString(Balance.takeError()));
+    } else {
       All.emplace_back(CheckId::AnalysisLimit, 0,
                        "stack-depth analysis: " +
                            llvm::toString(Depth.takeError()));
+    }
   }
   std::vector<Finding> Out;
   Out.reserve(All.size());

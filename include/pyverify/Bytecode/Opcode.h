@@ -1,6 +1,6 @@
 //===- Opcode.h - CPython 3.11 base opcodes ---------------------*- C++ -*-===//
 //
-// Contract: the facts about each of the 111 base opcodes that may appear in a
+// Contract: the facts about each of the 110 base opcodes that may appear in a
 // 3.11 co_code (specialised, pseudo and internal opcodes are not opcodes
 // here: getOpcodeInfo() returns null for them). All facts come from
 // Opcodes.def, which scripts/gen-opcodes.py generates from python3.11's own

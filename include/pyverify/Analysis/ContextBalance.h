@@ -1,0 +1,71 @@
+//===- ContextBalance.h - Every context entered and exited once -*- C++ -*-===//
+//
+// Contract: checkContextBalance() runs a forward abstract interpretation over
+// the CFG (normal edges and raising exception edges) whose state is the real
+// operand stack with tagged slots, the context state of locals, and the
+// ordered list of active contexts, and reports every path on which a context
+// is not entered and exited exactly once, in LIFO order:
+//
+//   enter events  BEFORE_WITH (slot holds the bound __exit__: X),
+//                 BEFORE_ASYNC_WITH (pending P until the awaited __aenter__
+//                 returns, the SEND jump edge), and the explicit method-call
+//                 pattern rewriters emit: LOAD_FAST m; LOAD_METHOD __enter__;
+//                 PRECALL 0; CALL 0 (the context lives in local m);
+//   exit events   a CALL whose callable slot is X (the __exit__(None, None,
+//                 None) sequence), WITH_EXCEPT_START with X at PEEK(4) (X
+//                 becomes C: called), and LOAD_FAST m; LOAD_METHOD __exit__;
+//                 ...; CALL n on an entered local m.
+//
+// Findings (check ids in Checks.def): context-not-exited (return, exception
+// propagating out, an exception edge whose entry depth unwinds an X slot, or
+// an X popped by anything but an exit), context-exited-twice,
+// context-exit-order, context-exit-without-enter, with-handler-mismatch
+// (structural: the first protected instruction after each enter must be
+// covered by an entry with the depth before the enter, lasti, and a handler
+// starting PUSH_EXC_INFO; WITH_EXCEPT_START -- and dynamic: the handler's
+// WITH_EXCEPT_START must find this context's __exit__ at PEEK(4)).
+// block-nesting reports cyclic or depth-increasing handler nesting.
+//
+// Definite problems are errors; problems that only hold on some of the paths
+// merged at a join (a slot or local that is a context on one path and not on
+// another) are warnings, which the SMT prover can confirm or refute.
+// Each finding carries a witness path from the enter to the fault (block
+// entry offsets, with "raises" where the path takes an exception edge).
+//
+// Assumptions (docs/context-balance.md): a local holding an entered context
+// manager is bound (its LOAD_FAST does not raise) and the manager has
+// __enter__/__exit__ (LOAD_METHOD of them does not raise); an exception
+// raised by an exit call means the exit was called.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_ANALYSIS_CONTEXTBALANCE_H
+#define PYVERIFY_ANALYSIS_CONTEXTBALANCE_H
+
+#include "pyverify/Analysis/BlockStack.h"
+#include "pyverify/Analysis/StackDepth.h"
+#include "pyverify/CFG/CFG.h"
+#include "pyverify/Support/Finding.h"
+
+#include "llvm/Support/Error.h"
+
+#include <vector>
+
+namespace pyverify {
+
+struct ContextBalanceResult {
+  std::vector<Finding> Findings;
+  /// Per instruction: ids (enter instruction indices) of the contexts
+  /// active before it, in entry order; empty when unreachable.
+  std::vector<llvm::SmallVector<uint32_t, 2>> ActiveBefore;
+  uint64_t Visits = 0;
+};
+
+/// Also fills in the NormalExits of \p Blocks' with sites.
+llvm::Expected<ContextBalanceResult>
+checkContextBalance(const CFG &G, const StackDepthResult &Depth,
+                    BlockStack &Blocks);
+
+} // namespace pyverify
+
+#endif

@@ -1,0 +1,888 @@
+//===- ContextBalance.cpp - Every context entered and exited once ---------===//
+//
+// The abstract state is the real operand stack (getRealStackEffect: CALL n
+// pops n + 2) with a tag per slot, the context state of locals that hold an
+// entered context manager, and the contexts active in entry order. The
+// fixpoint runs without reporting; a replay over the final states reports
+// each problem once, at the instruction where it happens.
+//
+//===----------------------------------------------------------------------===//
+
+#include "pyverify/Analysis/ContextBalance.h"
+#include "pyverify/Analysis/CFGFixpointGraph.h"
+#include "pyverify/Analysis/FixpointIterator.h"
+#include "pyverify/Bytecode/RealStackEffect.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <deque>
+
+using namespace pyverify;
+
+namespace {
+
+enum class Tag : uint8_t {
+  Other,
+  Exit,        ///< X: bound __exit__ of context Id, not yet called.
+  Pending,     ///< P: bound __aexit__ while __aenter__ is being awaited.
+  Called,      ///< C: __exit__ of context Id already called.
+  Mixed,       ///< Different tags on merged paths.
+  LocalRef,    ///< The value of local Id.
+  EnterMethod, ///< Bound __enter__ of the manager in local Id.
+  ExitMethod,  ///< Bound __exit__ of the manager in local Id.
+};
+
+struct Slot {
+  Tag T = Tag::Other;
+  uint32_t Id = 0;
+  bool operator==(const Slot &O) const { return T == O.T && Id == O.Id; }
+};
+
+enum class LocalCtx : uint8_t { Entered, Exited, Maybe };
+
+struct LocalEntry {
+  uint32_t Local;
+  LocalCtx S;
+  uint32_t Ctx;
+  bool operator==(const LocalEntry &O) const {
+    return Local == O.Local && S == O.S && Ctx == O.Ctx;
+  }
+};
+
+struct ActiveCtx {
+  uint32_t Ctx;
+  bool Maybe;
+  bool operator==(const ActiveCtx &O) const {
+    return Ctx == O.Ctx && Maybe == O.Maybe;
+  }
+};
+
+/// The abstract state. Bottom: unreached; Top: the stack shapes of merged
+/// paths disagree (reported by the stack-depth pass), nothing is known.
+class CtxState {
+public:
+  static CtxState bottom() { return CtxState(Kind::Bottom); }
+  static CtxState top() { return CtxState(Kind::Top); }
+  static CtxState entry(unsigned Depth) {
+    CtxState S(Kind::Value);
+    S.Stack.resize(Depth);
+    return S;
+  }
+
+  bool isBottom() const { return K == Kind::Bottom; }
+  bool isTop() const { return K == Kind::Top; }
+  bool isValue() const { return K == Kind::Value; }
+
+  llvm::SmallVector<Slot, 8> Stack;
+  llvm::SmallVector<LocalEntry, 2> Locals; ///< Sorted by Local.
+  llvm::SmallVector<ActiveCtx, 4> Active;  ///< Entry order.
+
+  bool join(const CtxState &O) {
+    if (O.isBottom() || isTop())
+      return false;
+    if (isBottom()) {
+      *this = O;
+      return true;
+    }
+    if (O.isTop() || Stack.size() != O.Stack.size()) {
+      *this = top();
+      return true;
+    }
+    bool Changed = false;
+    for (size_t I = 0; I < Stack.size(); ++I)
+      if (!(Stack[I] == O.Stack[I]) && Stack[I].T != Tag::Mixed) {
+        Stack[I] = Slot{Tag::Mixed, 0};
+        Changed = true;
+      }
+    for (const LocalEntry &L : O.Locals) {
+      LocalEntry *Mine = findLocal(L.Local);
+      if (!Mine) {
+        setLocal({L.Local, LocalCtx::Maybe, L.Ctx});
+        Changed = true;
+      } else if (!(*Mine == L) && Mine->S != LocalCtx::Maybe) {
+        Mine->S = LocalCtx::Maybe;
+        Changed = true;
+      }
+    }
+    for (LocalEntry &L : Locals)
+      if (L.S != LocalCtx::Maybe &&
+          !llvm::any_of(O.Locals, [&](const LocalEntry &X) {
+            return X.Local == L.Local;
+          })) {
+        L.S = LocalCtx::Maybe;
+        Changed = true;
+      }
+    for (ActiveCtx &A : Active) {
+      const ActiveCtx *Theirs = O.findActive(A.Ctx);
+      if (!A.Maybe && (!Theirs || Theirs->Maybe)) {
+        A.Maybe = true;
+        Changed = true;
+      }
+    }
+    for (const ActiveCtx &A : O.Active)
+      if (!findActive(A.Ctx)) {
+        Active.push_back({A.Ctx, true});
+        Changed = true;
+      }
+    return Changed;
+  }
+  bool widen(const CtxState &O) { return join(O); } // finite height
+  bool operator==(const CtxState &O) const {
+    return K == O.K && Stack == O.Stack && Locals == O.Locals &&
+           Active == O.Active;
+  }
+
+  LocalEntry *findLocal(uint32_t L) {
+    for (LocalEntry &E : Locals)
+      if (E.Local == L)
+        return &E;
+    return nullptr;
+  }
+  void setLocal(LocalEntry E) {
+    if (LocalEntry *Mine = findLocal(E.Local)) {
+      *Mine = E;
+      return;
+    }
+    auto It = llvm::find_if(
+        Locals, [&](const LocalEntry &X) { return X.Local > E.Local; });
+    Locals.insert(It, E);
+  }
+  void eraseLocal(uint32_t L) {
+    llvm::erase_if(Locals, [&](const LocalEntry &X) { return X.Local == L; });
+  }
+  const ActiveCtx *findActive(uint32_t C) const {
+    for (const ActiveCtx &A : Active)
+      if (A.Ctx == C)
+        return &A;
+    return nullptr;
+  }
+  void removeActive(uint32_t C) {
+    llvm::erase_if(Active, [&](const ActiveCtx &A) { return A.Ctx == C; });
+  }
+
+private:
+  enum class Kind : uint8_t { Bottom, Value, Top };
+  explicit CtxState(Kind K) : K(K) {}
+  Kind K;
+};
+
+static_assert(AbstractDomain<CtxState>);
+
+/// How an event is reported: Definite findings are errors, Possible ones
+/// (a merged Mixed / Maybe state) warnings.
+enum class Certainty { Definite, Possible };
+
+class Balance;
+
+/// Collects findings during the replay; absent during the fixpoint.
+struct Reporter {
+  Balance &B;
+  std::vector<Finding> &Out;
+};
+
+class Balance {
+public:
+  using Domain = CtxState;
+
+  Balance(const CFG &G, BlockStack &BS)
+      : G(G), D(G.code()), Insts(D.Insts), BS(BS) {
+    findManagerLocals();
+  }
+
+  Domain bottom() const { return CtxState::bottom(); }
+  Domain entryState() const {
+    return CtxState::entry(unsigned(entryStackDepth(*D.Code)));
+  }
+
+  Domain transferNode(unsigned Node, const Domain &In) const {
+    if (!In.isValue())
+      return In;
+    CtxState S = In;
+    const BasicBlock &B = G.block(Node);
+    for (uint32_t I = B.Begin; I + 1 < B.End; ++I)
+      step(S, I, /*Jump=*/false, nullptr);
+    return S;
+  }
+
+  Domain transferEdge(unsigned EdgeIdx, const Domain &In,
+                      const Domain &Out) const {
+    if (!Out.isValue())
+      return Out;
+    const CFGEdge &E = G.edge(EdgeIdx);
+    uint32_t Last = G.block(E.Source).last();
+    if (E.isException()) {
+      if (!E.FromBackEdge && !raisesHere(Out, Last))
+        return CtxState::bottom();
+      return unwind(Out, Last, E, nullptr);
+    }
+    CtxState S = Out;
+    step(S, Last, E.Kind == EdgeKind::Jump || E.Kind == EdgeKind::BranchTaken,
+         nullptr);
+    return S;
+  }
+
+  /// Runs the fixpoint, then replays every reachable block to report.
+  llvm::Expected<ContextBalanceResult> run();
+
+  // --- Transfer ------------------------------------------------------------
+
+  /// Applies instruction \p I's normal semantics on the fall-through
+  /// (\p Jump false) or jump edge.
+  void step(CtxState &S, uint32_t I, bool Jump, Reporter *R) const;
+
+  /// The state a handler sees when instruction \p I raises along \p E.
+  CtxState unwind(const CtxState &Pre, uint32_t I, const CFGEdge &E,
+                  Reporter *R) const;
+
+  /// Whether \p I may raise in state \p S (the bytecode notes' rules, less
+  /// the documented assumptions about entered context managers).
+  bool raisesHere(const CtxState &S, uint32_t I) const;
+
+  /// Exit events of \p I that happen even when \p I raises: the exit was
+  /// called (CALL, a specialised PRECALL, WITH_EXCEPT_START).
+  void applyRaisingExitEvents(CtxState &S, uint32_t I) const;
+
+  /// A path leaves the code object at \p I with \p S's active contexts.
+  void leaving(const CtxState &S, uint32_t I, bool ByException,
+               Reporter *R) const;
+
+  // --- Reporting -------------------------------------------------------------
+
+  void report(Reporter *R, CheckId Id, Certainty C, uint32_t At,
+              std::optional<uint32_t> Ctx, std::string Msg,
+              std::optional<uint32_t> RaisingAt = {}) const;
+  std::string ctxName(uint32_t Ctx) const;
+  std::string witness(uint32_t Ctx, uint32_t Fault,
+                      std::optional<uint32_t> Raising) const;
+
+  const CFG &G;
+  const DecodedCode &D;
+  const InstructionStream &Insts;
+  BlockStack &BS;
+  std::vector<CtxState> In; ///< Final block entry states (for witnesses).
+  /// Locals used with the explicit pattern: the code loads both their
+  /// __enter__ and their __exit__. A lone `x.__enter__()` (a start() API
+  /// that returns with the context entered on purpose) is an ordinary call.
+  llvm::SmallVector<uint32_t, 2> ManagerLocals;
+
+  void findManagerLocals() {
+    llvm::SmallVector<uint32_t, 4> Enters, Exits;
+    for (uint32_t I = 0; I + 1 < Insts.size(); ++I) {
+      const Instruction &A = Insts[I], &B = Insts[I + 1];
+      if (!A.is(Opcode::LOAD_FAST) ||
+          !(B.is(Opcode::LOAD_METHOD) || B.is(Opcode::LOAD_ATTR)))
+        continue;
+      llvm::StringRef Name = nameArg(I + 1);
+      if (Name == "__enter__")
+        Enters.push_back(A.Arg);
+      else if (Name == "__exit__")
+        Exits.push_back(A.Arg);
+    }
+    for (uint32_t L : Enters)
+      if (llvm::is_contained(Exits, L) && !llvm::is_contained(ManagerLocals, L))
+        ManagerLocals.push_back(L);
+  }
+
+private:
+  Slot pop(CtxState &S) const {
+    if (S.Stack.empty())
+      return Slot{}; // underflow: reported by the stack-depth pass
+    Slot X = S.Stack.back();
+    S.Stack.pop_back();
+    return X;
+  }
+  void push(CtxState &S, Slot X = {}) const { S.Stack.push_back(X); }
+
+  /// A slot consumed by something that is not an exit.
+  void dropped(CtxState &S, Slot X, uint32_t I, Reporter *R) const {
+    if (X.T != Tag::Exit)
+      return;
+    report(R, CheckId::ContextNotExited, Certainty::Definite, I, X.Id,
+           llvm::formatv("{0} consumes the bound __exit__ of {1} without "
+                         "calling it: the context is never exited",
+                         describe(I), ctxName(X.Id)));
+    S.removeActive(X.Id);
+  }
+
+  void enter(CtxState &S, uint32_t Ctx, uint32_t I, Reporter *R) const {
+    if (const ActiveCtx *A = S.findActive(Ctx); A && !A->Maybe)
+      report(R, CheckId::ContextNotExited, Certainty::Definite, I, Ctx,
+             llvm::formatv("{0} is entered again at {1} while still active "
+                           "from an earlier pass: that entry is never exited",
+                           ctxName(Ctx), describe(I)));
+    S.removeActive(Ctx);
+    S.Active.push_back({Ctx, false});
+  }
+
+  /// An exit of \p Ctx at \p I: checks LIFO order, then forgets it.
+  void exitCtx(CtxState &S, uint32_t Ctx, uint32_t I, Reporter *R) const {
+    auto It = llvm::find_if(S.Active,
+                            [&](const ActiveCtx &A) { return A.Ctx == Ctx; });
+    if (It != S.Active.end())
+      for (auto Later = It + 1; Later != S.Active.end(); ++Later)
+        report(R, CheckId::ContextExitOrder,
+               Later->Maybe ? Certainty::Possible : Certainty::Definite, I, Ctx,
+               llvm::formatv("{0} exits {1} while {2}, entered after it, is "
+                             "still active: contexts must exit in LIFO order",
+                             describe(I), ctxName(Ctx), ctxName(Later->Ctx)));
+    S.removeActive(Ctx);
+  }
+
+  void exitLocal(CtxState &S, uint32_t Local, uint32_t I, Reporter *R) const {
+    LocalEntry *L = S.findLocal(Local);
+    std::string Name = localName(Local);
+    if (!L) {
+      report(R, CheckId::ContextExitWithoutEnter, Certainty::Definite, I, {},
+             llvm::formatv("{0} calls __exit__ of the manager in local '{1}', "
+                           "which was not entered on this path",
+                           describe(I), Name));
+      return;
+    }
+    switch (L->S) {
+    case LocalCtx::Entered:
+      exitCtx(S, L->Ctx, I, R);
+      L->S = LocalCtx::Exited;
+      return;
+    case LocalCtx::Exited:
+      report(R, CheckId::ContextExitedTwice, Certainty::Definite, I, L->Ctx,
+             llvm::formatv("{0} calls __exit__ of {1} (local '{2}') a second "
+                           "time",
+                           describe(I), ctxName(L->Ctx), Name));
+      return;
+    case LocalCtx::Maybe:
+      report(R, CheckId::ContextExitWithoutEnter, Certainty::Possible, I,
+             L->Ctx,
+             llvm::formatv("{0} calls __exit__ of the manager in local '{1}', "
+                           "which is entered on some paths to here but not "
+                           "on others",
+                           describe(I), Name));
+      S.removeActive(L->Ctx);
+      L->S = LocalCtx::Exited;
+      return;
+    }
+  }
+
+  std::string describe(uint32_t I) const {
+    const Instruction &In = Insts[I];
+    std::string S = std::to_string(In.Offset) + " " + In.name().str();
+    if (In.Valid && In.info().hasArg())
+      S += " " + std::to_string(In.Arg);
+    return S;
+  }
+  std::string localName(uint32_t L) const {
+    return L < D.Code->LocalsPlusNames.size() ? D.Code->LocalsPlusNames[L]
+                                              : "#" + std::to_string(L);
+  }
+  llvm::StringRef nameArg(uint32_t I) const {
+    uint32_t A = Insts[I].Arg;
+    return A < D.Code->Names.size() ? llvm::StringRef(D.Code->Names[A]) : "";
+  }
+  /// LOAD_CONST None x3 and PRECALL 2 just before CALL 2 at \p I: the
+  /// compiler's __exit__(None, None, None) sequence.
+  bool isExitCallSequence(uint32_t I) const {
+    if (I < 4 || !Insts[I].is(Opcode::CALL) || Insts[I].Arg != 2 ||
+        !Insts[I - 1].is(Opcode::PRECALL) || Insts[I - 1].Arg != 2)
+      return false;
+    for (uint32_t K = I - 4; K < I - 1; ++K) {
+      const Instruction &C = Insts[K];
+      if (!C.is(Opcode::LOAD_CONST) || C.Arg >= D.Code->Consts.size() ||
+          !D.Code->Consts[C.Arg].is<NoneValue>())
+        return false;
+    }
+    return true;
+  }
+  bool tracked(const CtxState &S, uint32_t Local) const {
+    return const_cast<CtxState &>(S).findLocal(Local) != nullptr;
+  }
+};
+
+// --- Transfer ---------------------------------------------------------------
+
+void Balance::step(CtxState &S, uint32_t I, bool Jump, Reporter *R) const {
+  const Instruction &In = Insts[I];
+  size_t N = S.Stack.size();
+  switch (In.op()) {
+  case Opcode::BEFORE_WITH:
+  case Opcode::BEFORE_ASYNC_WITH: {
+    dropped(S, pop(S), I, R);
+    bool Async = In.is(Opcode::BEFORE_ASYNC_WITH);
+    push(S, Slot{Async ? Tag::Pending : Tag::Exit, I});
+    push(S);
+    if (!Async)
+      enter(S, I, I, R);
+    return;
+  }
+  case Opcode::SEND: {
+    if (!Jump) {
+      pop(S);
+      push(S);
+      return;
+    }
+    dropped(S, pop(S), I, R);
+    dropped(S, pop(S), I, R);
+    push(S);
+    // The awaited __aenter__ returned: the pending __aexit__ is now live.
+    size_t M = S.Stack.size();
+    if (M >= 2 && S.Stack[M - 2].T == Tag::Pending) {
+      S.Stack[M - 2].T = Tag::Exit;
+      enter(S, S.Stack[M - 2].Id, I, R);
+    }
+    return;
+  }
+  case Opcode::WITH_EXCEPT_START: {
+    if (N >= 4) {
+      Slot &X = S.Stack[N - 4];
+      switch (X.T) {
+      case Tag::Exit:
+        exitCtx(S, X.Id, I, R);
+        X.T = Tag::Called;
+        break;
+      case Tag::Called:
+        report(R, CheckId::ContextExitedTwice, Certainty::Definite, I, X.Id,
+               llvm::formatv("{0} calls the __exit__ of {1}, which was "
+                             "already called",
+                             describe(I), ctxName(X.Id)));
+        break;
+      case Tag::Mixed:
+        report(R, CheckId::WithHandlerMismatch, Certainty::Possible, I, {},
+               llvm::formatv("{0} finds a bound __exit__ at PEEK(4) on some "
+                             "paths to here and not on others",
+                             describe(I)));
+        break;
+      default:
+        report(R, CheckId::WithHandlerMismatch, Certainty::Definite, I, {},
+               llvm::formatv("{0} finds no bound __exit__ at PEEK(4): the "
+                             "handler is entered at a depth that does not "
+                             "match any active with",
+                             describe(I)));
+        break;
+      }
+    }
+    push(S);
+    return;
+  }
+  case Opcode::CALL: {
+    size_t Need = size_t(In.Arg) + 2;
+    if (N < Need) {
+      S.Stack.clear();
+      push(S);
+      return;
+    }
+    size_t MethodAt = N - Need, CallableAt = N - Need + 1;
+    Slot M = S.Stack[MethodAt], C = S.Stack[CallableAt];
+    bool Handled = false;
+    if (M.T == Tag::Exit) {
+      exitCtx(S, M.Id, I, R);
+      for (WithSite &W : BS.mutableWithSites())
+        if (W.EnterInst == M.Id && R && !llvm::is_contained(W.NormalExits, I))
+          W.NormalExits.push_back(I);
+      Handled = true;
+    } else if (M.T == Tag::ExitMethod || C.T == Tag::ExitMethod) {
+      exitLocal(S, M.T == Tag::ExitMethod ? M.Id : C.Id, I, R);
+      Handled = true;
+    } else if (M.T == Tag::EnterMethod || C.T == Tag::EnterMethod) {
+      uint32_t Local = M.T == Tag::EnterMethod ? M.Id : C.Id;
+      if (LocalEntry *L = S.findLocal(Local); L && L->S == LocalCtx::Entered)
+        report(R, CheckId::ContextNotExited, Certainty::Definite, I, L->Ctx,
+               llvm::formatv("{0} enters the manager in local '{1}' again "
+                             "while {2} is still active",
+                             describe(I), localName(Local), ctxName(L->Ctx)));
+      S.setLocal({Local, LocalCtx::Entered, I});
+      enter(S, I, I, R);
+      Handled = true;
+    } else if (isExitCallSequence(I)) {
+      if (M.T == Tag::Called)
+        report(R, CheckId::ContextExitedTwice, Certainty::Definite, I, M.Id,
+               llvm::formatv("{0} calls the __exit__ of {1}, which was "
+                             "already called",
+                             describe(I), ctxName(M.Id)));
+      else if (M.T == Tag::Mixed)
+        report(R, CheckId::ContextExitWithoutEnter, Certainty::Possible, I, {},
+               llvm::formatv("{0} calls __exit__(None, None, None) on a slot "
+                             "that holds a bound __exit__ on some paths only",
+                             describe(I)));
+      else
+        report(R, CheckId::ContextExitWithoutEnter, Certainty::Definite, I, {},
+               llvm::formatv("{0} is an __exit__(None, None, None) call but "
+                             "its callable slot holds no bound __exit__ of an "
+                             "entered context",
+                             describe(I)));
+      Handled = true;
+    }
+    for (size_t K = MethodAt; K < N; ++K)
+      if (!(Handled && K == MethodAt))
+        dropped(S, S.Stack[K], I, R);
+    S.Stack.resize(MethodAt);
+    push(S);
+    return;
+  }
+  case Opcode::LOAD_FAST:
+    push(S, Slot{Tag::LocalRef, In.Arg});
+    return;
+  case Opcode::LOAD_METHOD:
+  case Opcode::LOAD_ATTR: {
+    Slot T = pop(S);
+    dropped(S, T, I, R);
+    llvm::StringRef Name = nameArg(I);
+    Slot Result;
+    bool Manager =
+        T.T == Tag::LocalRef && llvm::is_contained(ManagerLocals, T.Id);
+    if (Manager && Name == "__enter__")
+      Result = Slot{Tag::EnterMethod, T.Id};
+    else if (Manager && Name == "__exit__")
+      Result = Slot{Tag::ExitMethod, T.Id};
+    push(S, Result);
+    if (In.is(Opcode::LOAD_METHOD))
+      push(S);
+    return;
+  }
+  case Opcode::STORE_FAST:
+  case Opcode::DELETE_FAST: {
+    if (In.is(Opcode::STORE_FAST))
+      dropped(S, pop(S), I, R);
+    if (LocalEntry *L = S.findLocal(In.Arg)) {
+      if (L->S != LocalCtx::Exited)
+        report(R, CheckId::ContextNotExited,
+               L->S == LocalCtx::Entered ? Certainty::Definite
+                                         : Certainty::Possible,
+               I, L->Ctx,
+               llvm::formatv("{0} overwrites local '{1}', which holds {2}, "
+                             "before its __exit__ is called",
+                             describe(I), localName(In.Arg), ctxName(L->Ctx)));
+      S.removeActive(L->Ctx);
+      S.eraseLocal(In.Arg);
+    }
+    return;
+  }
+  case Opcode::COPY: {
+    if (In.Arg == 0 || In.Arg > N) {
+      push(S);
+      return;
+    }
+    Slot X = S.Stack[N - In.Arg];
+    // Only one slot owns an __exit__: a copy is just a value.
+    if (X.T == Tag::Exit || X.T == Tag::Pending || X.T == Tag::Called)
+      X = Slot{};
+    push(S, X);
+    return;
+  }
+  case Opcode::SWAP:
+    if (In.Arg >= 2 && In.Arg <= N)
+      std::swap(S.Stack[N - 1], S.Stack[N - In.Arg]);
+    return;
+  case Opcode::RETURN_VALUE:
+    dropped(S, pop(S), I, R);
+    leaving(S, I, /*ByException=*/false, R);
+    return;
+  default: {
+    RealStackEffect E = getRealStackEffect(In.op(), In.Arg, Jump);
+    for (int64_t K = 0; K < E.Pops; ++K)
+      dropped(S, pop(S), I, R);
+    for (int64_t K = 0; K < E.Pushes && K < (1 << 20); ++K)
+      push(S);
+    return;
+  }
+  }
+}
+
+bool Balance::raisesHere(const CtxState &S, uint32_t I) const {
+  const Instruction &In = Insts[I];
+  if (In.is(Opcode::JUMP_BACKWARD))
+    return false; // raises only at the back edge's target - 1
+  if (!mayRaise(In.op(), In.Arg))
+    return false;
+  size_t N = S.Stack.size();
+  if (In.is(Opcode::LOAD_FAST) && tracked(S, In.Arg))
+    return false; // assumption: a local holding a context is bound
+  if ((In.is(Opcode::LOAD_METHOD) || In.is(Opcode::LOAD_ATTR)) && N &&
+      S.Stack.back().T == Tag::LocalRef && tracked(S, S.Stack.back().Id) &&
+      (nameArg(I) == "__exit__" || nameArg(I) == "__enter__"))
+    return false; // assumption: an entered manager has __exit__
+  return true;
+}
+
+void Balance::applyRaisingExitEvents(CtxState &S, uint32_t I) const {
+  const Instruction &In = Insts[I];
+  size_t N = S.Stack.size();
+  if (In.is(Opcode::WITH_EXCEPT_START)) {
+    if (N >= 4 && S.Stack[N - 4].T == Tag::Exit) {
+      S.removeActive(S.Stack[N - 4].Id);
+      S.Stack[N - 4].T = Tag::Called;
+    }
+    return;
+  }
+  if (!In.is(Opcode::CALL) && !In.is(Opcode::PRECALL))
+    return;
+  size_t Need = size_t(In.Arg) + 2;
+  if (N < Need)
+    return;
+  Slot &M = S.Stack[N - Need];
+  Slot &C = S.Stack[N - Need + 1];
+  if (M.T == Tag::Exit) {
+    S.removeActive(M.Id);
+    M.T = Tag::Called;
+  } else if (M.T == Tag::ExitMethod || C.T == Tag::ExitMethod) {
+    uint32_t Local = M.T == Tag::ExitMethod ? M.Id : C.Id;
+    if (LocalEntry *L = S.findLocal(Local)) {
+      S.removeActive(L->Ctx);
+      L->S = LocalCtx::Exited;
+    }
+  }
+}
+
+CtxState Balance::unwind(const CtxState &Pre, uint32_t I, const CFGEdge &E,
+                         Reporter *R) const {
+  CtxState S = Pre;
+  if (E.FromBackEdge)
+    step(S, I, /*Jump=*/true, nullptr); // the eval breaker runs after the jump
+  else
+    applyRaisingExitEvents(S, I);
+  const ExceptionTableEntry &T = D.Table[E.Entry];
+  for (size_t K = T.Depth; K < S.Stack.size(); ++K) {
+    const Slot &X = S.Stack[K];
+    if (X.T == Tag::Exit) {
+      report(R, CheckId::ContextNotExited, Certainty::Definite, I, X.Id,
+             llvm::formatv("an exception raised by {0} unwinds to depth {1} "
+                           "(entry {2} to {3} -> {4}) and drops the bound "
+                           "__exit__ of {5} in slot {6} without calling it",
+                           describe(I), T.Depth, T.Start, T.End - 2, T.Target,
+                           ctxName(X.Id), K),
+             I);
+      S.removeActive(X.Id);
+    }
+  }
+  S.Stack.resize(T.Depth);
+  if (T.Lasti)
+    push(S);
+  push(S);
+  return S;
+}
+
+void Balance::leaving(const CtxState &S, uint32_t I, bool ByException,
+                      Reporter *R) const {
+  for (const ActiveCtx &A : S.Active) {
+    std::string How =
+        ByException
+            ? llvm::formatv("an exception raised by {0} propagates out of the "
+                            "code object",
+                            describe(I))
+                  .str()
+            : llvm::formatv("{0} returns", describe(I)).str();
+    report(R, CheckId::ContextNotExited,
+           A.Maybe ? Certainty::Possible : Certainty::Definite, I, A.Ctx,
+           llvm::formatv("{0} while {1} is still active{2}", How,
+                         ctxName(A.Ctx),
+                         A.Maybe ? " on some of the paths to here" : ""),
+           ByException ? std::optional<uint32_t>(I) : std::nullopt);
+  }
+}
+
+// --- Reporting
+// ----------------------------------------------------------------
+
+std::string Balance::ctxName(uint32_t Ctx) const {
+  const Instruction &In = Insts[Ctx];
+  if (In.is(Opcode::BEFORE_WITH) || In.is(Opcode::BEFORE_ASYNC_WITH))
+    return llvm::formatv("the context entered at {0} {1}", In.Offset, In.name())
+        .str();
+  return llvm::formatv("the context entered at {0} (__enter__ call)", In.Offset)
+      .str();
+}
+
+std::string Balance::witness(uint32_t Ctx, uint32_t Fault,
+                             std::optional<uint32_t> Raising) const {
+  // Breadth-first over blocks where the context is active, from the enter
+  // to the fault; exception edges only where the block may raise.
+  unsigned From = G.blockOf(Ctx), To = G.blockOf(Fault);
+  std::vector<int64_t> Parent(G.size(), -2); // edge index; -1 = start
+  std::deque<unsigned> Work{From};
+  Parent[From] = -1;
+  while (!Work.empty() && Parent[To] == -2) {
+    unsigned B = Work.front();
+    Work.pop_front();
+    for (unsigned EI : G.block(B).Succs) {
+      const CFGEdge &E = G.edge(EI);
+      if ((E.isException() && !E.MayRaise) || Parent[E.Target] != -2)
+        continue;
+      const CtxState &S = In[E.Target];
+      if (!S.isValue() || !S.findActive(Ctx))
+        continue;
+      Parent[E.Target] = EI;
+      Work.push_back(E.Target);
+    }
+  }
+  std::string Path = std::to_string(Insts[Ctx].Offset);
+  if (Parent[To] != -2 && To != From) {
+    std::vector<unsigned> Edges;
+    for (unsigned B = To; Parent[B] >= 0; B = G.edge(Parent[B]).Source)
+      Edges.push_back(unsigned(Parent[B]));
+    for (auto It = Edges.rbegin(); It != Edges.rend(); ++It) {
+      const CFGEdge &E = G.edge(*It);
+      uint32_t Last = G.block(E.Source).last();
+      if (E.isException())
+        Path += " -> " + std::to_string(Insts[Last].Offset) + " (raises)";
+      Path += " -> " + std::to_string(Insts[G.block(E.Target).Begin].Offset);
+    }
+  }
+  std::string FaultText = std::to_string(Insts[Fault].Offset);
+  if (Path.size() < FaultText.size() ||
+      Path.compare(Path.size() - FaultText.size(), FaultText.size(),
+                   FaultText) != 0)
+    Path += " -> " + FaultText;
+  if (Raising)
+    Path += " (raises)";
+  return Path;
+}
+
+void Balance::report(Reporter *R, CheckId Id, Certainty C, uint32_t At,
+                     std::optional<uint32_t> Ctx, std::string Msg,
+                     std::optional<uint32_t> RaisingAt) const {
+  if (!R)
+    return;
+  Finding F(Id, Insts[At].Offset,
+            C == Certainty::Possible ? "possibly: " + Msg : Msg);
+  if (C == Certainty::Possible)
+    F.Sev = Severity::Warning;
+  if (Ctx) {
+    F.note(Insts[*Ctx].Offset, "the context is entered here");
+    F.note(Insts[At].Offset, "witness path: " + witness(*Ctx, At, RaisingAt));
+  }
+  R->Out.push_back(std::move(F));
+}
+
+llvm::Expected<ContextBalanceResult> Balance::run() {
+  CFGFixpointGraph FG(G, /*OnlyRaising=*/true);
+  auto Fix = runForwardFixpoint(FG, *this);
+  if (!Fix)
+    return Fix.takeError();
+  In = std::move(Fix->In);
+  ContextBalanceResult Res;
+  Res.Visits = Fix->Visits;
+  Res.ActiveBefore.resize(Insts.size());
+  for (WithSite &W : BS.mutableWithSites())
+    W.NormalExits.clear();
+  Reporter R{*this, Res.Findings};
+
+  for (const BasicBlock &B : G.blocks()) {
+    if (!In[B.Id].isValue())
+      continue;
+    CtxState S = In[B.Id];
+    for (uint32_t I = B.Begin; I < B.End; ++I) {
+      for (const ActiveCtx &A : S.Active)
+        Res.ActiveBefore[I].push_back(A.Ctx);
+      if (G.coverOf(I) < 0 && raisesHere(S, I)) {
+        CtxState T = S;
+        applyRaisingExitEvents(T, I);
+        leaving(T, I, /*ByException=*/true, &R);
+      }
+      if (I + 1 == B.End)
+        for (unsigned EI : B.Succs) {
+          const CFGEdge &E = G.edge(EI);
+          if (E.isException() && E.MayRaise &&
+              (E.FromBackEdge || raisesHere(S, I)))
+            unwind(S, I, E, &R);
+        }
+      const OpcodeInfo &Info = Insts[I].info();
+      bool Jump = Info.isJump() && !Info.isConditionalJump();
+      step(S, I, Jump, &R);
+      if (!S.isValue())
+        break;
+    }
+  }
+
+  // Structural with-body checks.
+  for (const WithSite &W : BS.withSites()) {
+    const Instruction &Enter = Insts[W.EnterInst];
+    const Instruction &First = Insts[W.FirstProtected];
+    if (W.BodyEntry < 0) {
+      report(&R, CheckId::WithHandlerMismatch, Certainty::Definite,
+             W.FirstProtected, W.EnterInst,
+             llvm::formatv("{0}, the first instruction of the with body "
+                           "entered at {1}, is not covered by any "
+                           "exception-table entry: an exception in the body "
+                           "would not call __exit__",
+                           describe(W.FirstProtected), Enter.Offset));
+      continue;
+    }
+    const ExceptionTableEntry &T = D.Table[W.BodyEntry];
+    const Block &Blk = BS.blockOf(uint32_t(W.BodyEntry));
+    std::vector<std::string> Wrong;
+    if (W.ExitSlot >= 0 && int64_t(T.Depth) != W.ExitSlot + 1)
+      Wrong.push_back(llvm::formatv("depth {0} (the bound __exit__ is slot "
+                                    "{1}, so the depth must be {2})",
+                                    T.Depth, W.ExitSlot, W.ExitSlot + 1));
+    if (!T.Lasti)
+      Wrong.push_back("no lasti");
+    if (!isWithKind(Blk.Kind))
+      Wrong.push_back(llvm::formatv("a handler at {0} that does not start "
+                                    "PUSH_EXC_INFO; WITH_EXCEPT_START ({1})",
+                                    T.Target, getBlockKindName(Blk.Kind)));
+    if (Wrong.empty())
+      continue;
+    std::string Msg =
+        llvm::formatv("the with body entered at {0} {1} starts "
+                      "at {2} under entry {3} to {4} -> {5} "
+                      "[{6}]{7}, which has ",
+                      Enter.Offset, Enter.name(), First.Offset, T.Start,
+                      T.End - 2, T.Target, T.Depth, T.Lasti ? " lasti" : "");
+    for (size_t K = 0; K < Wrong.size(); ++K)
+      Msg += (K ? " and " : "") + Wrong[K];
+    Finding F(CheckId::WithHandlerMismatch, First.Offset, Msg);
+    F.note(Enter.Offset, "the context is entered here");
+    F.note(T.Target, "the entry's handler");
+    Res.Findings.push_back(std::move(F));
+  }
+  // Every other entry that targets a with handler must keep that with's
+  // __exit__ slot: depth = slot + 1.
+  for (size_t E = 0; E < D.Table.size(); ++E) {
+    const ExceptionTableEntry &T = D.Table[E];
+    const WithSite *W = BS.siteForHandler(T.Target);
+    if (!W || W->ExitSlot < 0 || int64_t(T.Depth) == W->ExitSlot + 1 ||
+        int32_t(E) == W->BodyEntry)
+      continue;
+    // Judge only entries that cover reachable code.
+    int64_t First = Insts.indexAtStart(T.Start);
+    bool Live = false;
+    for (int64_t I = First;
+         I >= 0 && I < int64_t(Insts.size()) && Insts[I].Offset < T.End; ++I)
+      Live |= G.reachable().test(G.blockOf(uint32_t(I)));
+    if (!Live)
+      continue;
+    Finding F(CheckId::WithHandlerMismatch, Insts[First].Offset,
+              llvm::formatv("entry {0} to {1} -> {2} [{3}]{4} leads to the "
+                            "handler of the with entered at {5}, whose "
+                            "__exit__ is slot {6}, but its depth is {3} "
+                            "instead of {7}",
+                            T.Start, T.End - 2, T.Target, T.Depth,
+                            T.Lasti ? " lasti" : "", Insts[W->EnterInst].Offset,
+                            W->ExitSlot, W->ExitSlot + 1));
+    F.note(Insts[W->EnterInst].Offset, "the context is entered here");
+    F.note(T.Target, "the with handler");
+    Res.Findings.push_back(std::move(F));
+  }
+  for (const auto &[At, Msg] : BS.problems())
+    Res.Findings.emplace_back(CheckId::BlockNesting, At, Msg);
+
+  // One finding per (check, offset, message); sorted by offset.
+  std::stable_sort(
+      Res.Findings.begin(), Res.Findings.end(),
+      [](const Finding &A, const Finding &B) { return A.Offset < B.Offset; });
+  auto Same = [](const Finding &A, const Finding &B) {
+    return A.Check == B.Check && A.Offset == B.Offset && A.Message == B.Message;
+  };
+  Res.Findings.erase(
+      std::unique(Res.Findings.begin(), Res.Findings.end(), Same),
+      Res.Findings.end());
+  return Res;
+}
+
+} // namespace
+
+llvm::Expected<ContextBalanceResult>
+pyverify::checkContextBalance(const CFG &G, const StackDepthResult &Depth,
+                              BlockStack &Blocks) {
+  (void)Depth;
+  Balance B(G, Blocks);
+  return B.run();
+}
