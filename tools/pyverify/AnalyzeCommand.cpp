@@ -17,6 +17,7 @@
 #include "InputFiles.h"
 
 #include "pyverify/Analysis/BlockStack.h"
+#include "pyverify/Analysis/ContextBalance.h"
 #include "pyverify/Analysis/StackDepth.h"
 #include "pyverify/Bytecode/Listing.h"
 #include "pyverify/CFG/CFG.h"
@@ -39,7 +40,7 @@ cl::SubCommand CfgCmd("cfg", "Print the control-flow graph");
 namespace {
 
 enum class Format { Text, Json };
-enum class PrintWhat { StackDepth, BlockStack };
+enum class PrintWhat { StackDepth, BlockStack, Contexts };
 
 cl::list<std::string> AnalyzeInputs(cl::Positional, cl::OneOrMore,
                                     cl::desc("<file>..."), cl::sub(AnalyzeCmd));
@@ -49,7 +50,10 @@ cl::opt<PrintWhat>
                                 "operand-stack depth"),
                      clEnumValN(PrintWhat::BlockStack, "block-stack",
                                 "active blocks (with, try, "
-                                "...), outermost first")),
+                                "...), outermost first"),
+                     clEnumValN(PrintWhat::Contexts, "contexts",
+                                "contexts active before each instruction "
+                                "(enter offsets, entry order)")),
           cl::sub(AnalyzeCmd));
 cl::opt<Format> AnalyzeFormat(
     "format", cl::desc("Output format"), cl::init(Format::Text),
@@ -69,6 +73,7 @@ struct Analyzed {
   std::optional<CFG> G;
   std::optional<StackDepthResult> Depth;
   std::optional<BlockStack> Blocks;
+  std::optional<ContextBalanceResult> Contexts;
   std::string Why; ///< Why there is no analysis, if there is none.
 
   explicit Analyzed(const CodeObject &C) : D(DecodedCode::decode(C)) {
@@ -82,8 +87,23 @@ struct Analyzed {
       Depth = std::move(*R);
     else
       Why = toString(R.takeError());
-    if (Depth)
+    if (Depth) {
       Blocks.emplace(BlockStack::compute(*G, *Depth));
+      auto C = checkContextBalance(*G, *Depth, *Blocks);
+      if (C)
+        Contexts = std::move(*C);
+      else
+        Why = toString(C.takeError());
+    }
+  }
+
+  /// Offsets of the enter instructions of the contexts active before I.
+  std::vector<uint32_t> activeAt(size_t I) const {
+    std::vector<uint32_t> Out;
+    if (Contexts)
+      for (uint32_t C : Contexts->ActiveBefore[I])
+        Out.push_back(D.Insts[C].Offset);
+    return Out;
   }
 
   bool reachable(size_t I) const {
@@ -131,6 +151,17 @@ json::Object analyzeJSON(const CodeObject &C) {
   Analyzed A(C);
   ListingAnnotator Ann;
   auto Rows = [&](size_t I, json::Object &O) {
+    if (Print == PrintWhat::Contexts) {
+      if (!A.Contexts || !A.reachable(I)) {
+        O["contexts"] = nullptr;
+        return;
+      }
+      json::Array Arr;
+      for (uint32_t Off : A.activeAt(I))
+        Arr.push_back(Off);
+      O["contexts"] = std::move(Arr);
+      return;
+    }
     if (Print == PrintWhat::StackDepth)
       O["depth"] =
           A.Depth ? depthJSON(A.Depth->Before[I]) : json::Value(nullptr);
@@ -157,12 +188,30 @@ void analyzeText(const CodeObject &C) {
   auto Text = [&](size_t I) -> std::string {
     if (Print == PrintWhat::BlockStack)
       return blocksText(A, I);
+    if (Print == PrintWhat::Contexts) {
+      if (!A.Contexts)
+        return "";
+      if (!A.reachable(I))
+        return "  ; unreachable";
+      std::string S = "  ; contexts [";
+      bool First = true;
+      for (uint32_t Off : A.activeAt(I)) {
+        S += (First ? "" : ", ") + std::to_string(Off);
+        First = false;
+      }
+      return S + "]";
+    }
     if (!A.Depth)
       return "";
     const auto &B = A.Depth->Before[I];
     return B ? formatv("  ; depth {0}", *B).str() : "  ; unreachable";
   };
   auto Header = [&](raw_ostream &OS) {
+    if (Print == PrintWhat::Contexts) {
+      if (!A.Contexts)
+        OS << "; no context analysis: " << A.Why << "\n";
+      return;
+    }
     if (Print == PrintWhat::BlockStack) {
       if (!A.Blocks)
         OS << "; no block-stack analysis: " << A.Why << "\n";
