@@ -44,7 +44,7 @@ fuzz-build: deps
 	  -DCMAKE_CXX_COMPILER=clang++-14 -DPYVERIFY_BUILD_FUZZERS=ON \
 	  -DPYVERIFY_BUILD_TESTS=OFF -DPYVERIFY_BUILD_BENCHMARKS=OFF \
 	  -DPython3_EXECUTABLE=$(PYTHON)
-	cmake --build $(BUILD)-fuzz -j $(JOBS)
+	cmake --build $(BUILD)-fuzz -j $(JOBS) --target pyverify-fuzzers
 
 FUZZ_SECONDS ?= 60
 fuzz-smoke: fuzz-build

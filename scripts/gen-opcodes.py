@@ -103,10 +103,11 @@ def main():
     out.write("//           None | Const | Name | GlobalName | Local | Free | Jump |\n")
     out.write("//           Compare | FormatValue | MakeFunction | BinaryOp | Raw\n")
     out.write("//===----------------------------------------------------------------------===//\n\n")
-    out.write("// PYV_SPECIALIZED(Name, Number): adaptive/specialised opcodes that live only\n")
-    out.write("// in _co_code_adaptive; never valid in co_code (named for diagnostics).\n\n")
+    out.write("// PYV_SPECIALIZED(Name, Number, Base): adaptive/specialised opcodes that live\n")
+    out.write("// only in _co_code_adaptive; never valid in co_code (named for diagnostics;\n")
+    out.write("// Base gives their inline cache count, _PyOpcode_Deopt).\n\n")
     out.write("#ifndef PYV_OPCODE\n#define PYV_OPCODE(Name, Number, Caches, Jump, Term, Raises, Effect, FT, JT, \\\n                   Operand)\n#endif\n")
-    out.write("#ifndef PYV_SPECIALIZED\n#define PYV_SPECIALIZED(Name, Number)\n#endif\n\n")
+    out.write("#ifndef PYV_SPECIALIZED\n#define PYV_SPECIALIZED(Name, Number, Base)\n#endif\n\n")
     for op, name in enumerate(opcode.opname):
         if name.startswith("<") or op in opcode._specialized_instructions:
             continue
@@ -128,9 +129,11 @@ def main():
         out.write(f"PYV_OPCODE({name}, {op}, {caches}, {jump}, {term}, {raises}, {kind}, "
                   f"{ft}, {jt}, {operand_kind(op, name)})\n")
     out.write("\n")
+    base_of = {spec: base for base, specs in opcode._specializations.items()
+               for spec in specs}
     for name, op in sorted(dis._all_opmap.items(), key=lambda kv: kv[1]):
         if name in opcode._specialized_instructions:
-            out.write(f"PYV_SPECIALIZED({name}, {op})\n")
+            out.write(f"PYV_SPECIALIZED({name}, {op}, {base_of[name]})\n")
     out.write("\n#undef PYV_OPCODE\n#undef PYV_SPECIALIZED\n")
 
 

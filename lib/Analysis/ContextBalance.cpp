@@ -59,7 +59,10 @@ struct ActiveCtx {
 };
 
 /// The abstract state. Bottom: unreached; Top: the stack shapes of merged
-/// paths disagree (reported by the stack-depth pass), nothing is known.
+/// paths disagree (a stack-depth-conflict). Like a DepthValue conflict, a Top
+/// state keeps the content of the first path that reached it as a
+/// representative, so the code after the join is still analysed along that
+/// path; equality ignores it, so the fixpoint still terminates.
 class CtxState {
 public:
   static CtxState bottom() { return CtxState(Kind::Bottom); }
@@ -86,7 +89,7 @@ public:
       return true;
     }
     if (O.isTop() || Stack.size() != O.Stack.size()) {
-      *this = top();
+      K = Kind::Top; // keep this content as the representative
       return true;
     }
     bool Changed = false;
@@ -129,8 +132,9 @@ public:
   }
   bool widen(const CtxState &O) { return join(O); } // finite height
   bool operator==(const CtxState &O) const {
-    return K == O.K && Stack == O.Stack && Locals == O.Locals &&
-           Active == O.Active;
+    return K == O.K &&
+           (K != Kind::Value ||
+            (Stack == O.Stack && Locals == O.Locals && Active == O.Active));
   }
 
   LocalEntry *findLocal(uint32_t L) {
@@ -196,7 +200,7 @@ public:
   }
 
   Domain transferNode(unsigned Node, const Domain &In) const {
-    if (!In.isValue())
+    if (In.isBottom())
       return In;
     CtxState S = In;
     const BasicBlock &B = G.block(Node);
@@ -207,7 +211,7 @@ public:
 
   Domain transferEdge(unsigned EdgeIdx, const Domain &In,
                       const Domain &Out) const {
-    if (!Out.isValue())
+    if (Out.isBottom())
       return Out;
     const CFGEdge &E = G.edge(EdgeIdx);
     uint32_t Last = G.block(E.Source).last();
@@ -242,6 +246,46 @@ public:
   /// Exit events of \p I that happen even when \p I raises: the exit was
   /// called (CALL, a specialised PRECALL, WITH_EXCEPT_START).
   void applyRaisingExitEvents(CtxState &S, uint32_t I) const;
+
+  /// A taken backward jump runs the eval breaker, which looks a handler up
+  /// at its target - 1 (bytecode notes 3.1): with no entry there, an
+  /// interrupt leaves the frame with the state after the jump.
+  void escapesAtBackEdge(const CtxState &S, uint32_t I, Reporter *R) const {
+    const Instruction &In = Insts[I];
+    if (In.Target < 2 || lookupHandler(D.Table, uint64_t(In.Target - 2)))
+      return;
+    CtxState T = S;
+    step(T, I, /*Jump=*/true, nullptr);
+    leaving(T, I, /*ByException=*/true, R);
+  }
+
+  /// At a join whose paths disagree on the stack's shape (Top), a context
+  /// active on an incoming path but not on the representative one is lost
+  /// there: typically entered in a loop body and not exited before the back
+  /// edge, once per iteration.
+  void reportRejoins(const BasicBlock &B, Reporter &R) const {
+    const CtxState &Rep = In[B.Id];
+    for (unsigned EI : B.Preds) {
+      const CFGEdge &E = G.edge(EI);
+      const CtxState &Src = In[E.Source];
+      if (Src.isBottom())
+        continue;
+      CtxState Arriving = transferEdge(EI, Src, transferNode(E.Source, Src));
+      if (Arriving.isBottom())
+        continue;
+      uint32_t Last = G.block(E.Source).last();
+      for (const ActiveCtx &A : Arriving.Active)
+        if (!A.Maybe && !Rep.findActive(A.Ctx))
+          report(&R, CheckId::ContextNotExited, Certainty::Definite, Last,
+                 A.Ctx,
+                 llvm::formatv("{0} reaches {1} with {2} still active, but "
+                               "the other paths into {1} have a different "
+                               "stack: the context is never exited on this "
+                               "path",
+                               describe(Last), Insts[B.Begin].Offset,
+                               ctxName(A.Ctx)));
+    }
+  }
 
   /// A path leaves the code object at \p I with \p S's active contexts.
   void leaving(const CtxState &S, uint32_t I, bool ByException,
@@ -694,23 +738,30 @@ std::string Balance::witness(uint32_t Ctx, uint32_t Fault,
                              std::optional<uint32_t> Raising) const {
   // Breadth-first over blocks where the context is active, from the enter
   // to the fault; exception edges only where the block may raise.
+  // A context already exited (exited-twice) is not active on the way to
+  // the fault: then search all reached blocks.
   unsigned From = G.blockOf(Ctx), To = G.blockOf(Fault);
-  std::vector<int64_t> Parent(G.size(), -2); // edge index; -1 = start
-  std::deque<unsigned> Work{From};
-  Parent[From] = -1;
-  while (!Work.empty() && Parent[To] == -2) {
-    unsigned B = Work.front();
-    Work.pop_front();
-    for (unsigned EI : G.block(B).Succs) {
-      const CFGEdge &E = G.edge(EI);
-      if ((E.isException() && !E.MayRaise) || Parent[E.Target] != -2)
-        continue;
-      const CtxState &S = In[E.Target];
-      if (!S.isValue() || !S.findActive(Ctx))
-        continue;
-      Parent[E.Target] = EI;
-      Work.push_back(E.Target);
+  std::vector<int64_t> Parent;
+  for (bool OnlyActive : {true, false}) {
+    Parent.assign(G.size(), -2); // edge index; -1 = start
+    std::deque<unsigned> Work{From};
+    Parent[From] = -1;
+    while (!Work.empty() && Parent[To] == -2) {
+      unsigned B = Work.front();
+      Work.pop_front();
+      for (unsigned EI : G.block(B).Succs) {
+        const CFGEdge &E = G.edge(EI);
+        if ((E.isException() && !E.MayRaise) || Parent[E.Target] != -2)
+          continue;
+        const CtxState &S = In[E.Target];
+        if (S.isBottom() || (OnlyActive && !S.findActive(Ctx)))
+          continue;
+        Parent[E.Target] = EI;
+        Work.push_back(E.Target);
+      }
     }
+    if (Parent[To] != -2)
+      break;
   }
   std::string Path = std::to_string(Insts[Ctx].Offset);
   if (Parent[To] != -2 && To != From) {
@@ -765,8 +816,10 @@ llvm::Expected<ContextBalanceResult> Balance::run() {
   Reporter R{*this, Res.Findings};
 
   for (const BasicBlock &B : G.blocks()) {
-    if (!In[B.Id].isValue())
+    if (In[B.Id].isBottom())
       continue;
+    if (In[B.Id].isTop())
+      reportRejoins(B, R);
     CtxState S = In[B.Id];
     for (uint32_t I = B.Begin; I < B.End; ++I) {
       for (const ActiveCtx &A : S.Active)
@@ -785,9 +838,9 @@ llvm::Expected<ContextBalanceResult> Balance::run() {
         }
       const OpcodeInfo &Info = Insts[I].info();
       bool Jump = Info.isJump() && !Info.isConditionalJump();
+      if (I + 1 == B.End && Info.isBackwardJump())
+        escapesAtBackEdge(S, I, &R);
       step(S, I, Jump, &R);
-      if (!S.isValue())
-        break;
     }
   }
 
@@ -833,6 +886,24 @@ llvm::Expected<ContextBalanceResult> Balance::run() {
     F.note(T.Target, "the entry's handler");
     Res.Findings.push_back(std::move(F));
   }
+  // Each with needs its own handler: the suppress path of a shared one
+  // continues after only one of the withs.
+  for (size_t A = 0; A < BS.withSites().size(); ++A)
+    for (size_t B = A + 1; B < BS.withSites().size(); ++B) {
+      const WithSite &WA = BS.withSites()[A], &WB = BS.withSites()[B];
+      if (!WA.Handler || WA.Handler != WB.Handler)
+        continue;
+      Finding F(CheckId::WithHandlerMismatch, Insts[WB.FirstProtected].Offset,
+                llvm::formatv("the with bodies entered at {0} and {1} lead to "
+                              "the same handler {2}; each with needs its own "
+                              "(after a suppressed exception the shared one "
+                              "continues after only one of them)",
+                              Insts[WA.EnterInst].Offset,
+                              Insts[WB.EnterInst].Offset, *WA.Handler));
+      F.note(Insts[WA.EnterInst].Offset, "the other with is entered here");
+      F.note(*WA.Handler, "the shared handler");
+      Res.Findings.push_back(std::move(F));
+    }
   // Every other entry that targets a with handler must keep that with's
   // __exit__ slot: depth = slot + 1.
   for (size_t E = 0; E < D.Table.size(); ++E) {

@@ -32,16 +32,16 @@ public:
 
   /// The depth before the block's last instruction.
   Domain transferNode(unsigned Node, const Domain &In) const {
-    if (!In.isValue())
+    if (In.isBottom())
       return In;
     const BasicBlock &B = G.block(Node);
     int64_t D = In.value();
     for (uint32_t I = B.Begin; I + 1 < B.End; ++I) {
       D += getStackEffect(Insts[I].op(), Insts[I].Arg, false);
       if (D < 0)
-        return DepthValue::conflict(); // underflow: reported by the replay
+        return DepthValue::conflict(0); // underflow: reported by the replay
     }
-    return DepthValue::of(D);
+    return In.isConflict() ? DepthValue::conflict(D) : DepthValue::of(D);
   }
 
   Domain transferEdge(unsigned EdgeIdx, const Domain &In,
@@ -49,12 +49,14 @@ public:
     const CFGEdge &E = G.edge(EdgeIdx);
     if (E.isException())
       return DepthValue::of(int64_t(G.code().Table[E.Entry].handlerDepth()));
-    if (!Out.isValue())
+    if (Out.isBottom())
       return Out;
     const Instruction &Last = Insts[G.block(E.Source).last()];
     int64_t D = Out.value() +
                 getStackEffect(Last.op(), Last.Arg, usesJumpEffect(E.Kind));
-    return D < 0 ? DepthValue::conflict() : DepthValue::of(D);
+    if (D < 0)
+      return DepthValue::conflict(0);
+    return Out.isConflict() ? DepthValue::conflict(D) : DepthValue::of(D);
   }
 
 private:
@@ -91,9 +93,12 @@ llvm::Expected<StackDepthResult> pyverify::computeStackDepth(const CFG &G) {
 
   for (const BasicBlock &B : G.blocks()) {
     const DepthValue &In = R.BlockIn[B.Id];
+    if (In.isBottom())
+      continue;
     if (In.isConflict()) {
-      // Name two incoming edges that disagree, unless the conflict was
-      // propagated from an earlier one.
+      // Name two incoming edges that bring different depths (their
+      // representatives, when they come from conflicts themselves); a block
+      // whose predecessors all agree only inherits an earlier conflict.
       std::optional<std::pair<unsigned, int64_t>> First;
       for (unsigned EI : B.Preds) {
         const CFGEdge &E = G.edge(EI);
@@ -102,20 +107,22 @@ llvm::Expected<StackDepthResult> pyverify::computeStackDepth(const CFG &G) {
           continue;
         DepthValue V =
             A.transferEdge(EI, SrcIn, A.transferNode(E.Source, SrcIn));
-        if (!V.isValue())
+        if (V.isBottom())
           continue;
         if (!First) {
           First = {EI, V.value()};
         } else if (V.value() != First->second) {
-          R.Conflicts.push_back(
-              {B.Id, First->first, EI, First->second, V.value()});
+          // Put the edge that set the representative first.
+          if (V.value() == In.value())
+            R.Conflicts.push_back(
+                {B.Id, EI, First->first, V.value(), First->second});
+          else
+            R.Conflicts.push_back(
+                {B.Id, First->first, EI, First->second, V.value()});
           break;
         }
       }
-      continue;
     }
-    if (!In.isValue())
-      continue;
     int64_t D = In.value();
     for (uint32_t I = B.Begin; I < B.End; ++I) {
       const Instruction &In_ = Insts[I];

@@ -23,11 +23,11 @@ llvm::Expected<CodeFile> pyverify::parseCodeFile(llvm::StringRef Path,
   // A .pyc of another CPython version: magic number, then "\r\n".
   if (Bytes.size() >= 4 && Bytes[2] == '\r' && Bytes[3] == '\n')
     return addInputContext(
-        makeInputError(0, "not a CPython 3.11 .pyc: magic " +
-                              llvm::Twine(uint8_t(Bytes[0]) |
-                                          (uint8_t(Bytes[1]) << 8)) +
-                              " is another Python version; pyverify reads "
-                              "3.11 (magic 3495)"),
+        makeInputError(
+            0, "not a CPython 3.11 .pyc: magic " +
+                   llvm::Twine(uint8_t(Bytes[0]) | (uint8_t(Bytes[1]) << 8)) +
+                   " is another Python version; pyverify reads "
+                   "3.11 (magic 3495)"),
         Path);
   auto V = readMarshal(Bytes);
   if (!V)

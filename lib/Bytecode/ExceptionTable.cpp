@@ -210,9 +210,11 @@ void pyverify::validateExceptionTable(
               llvm::formatv("exception-table entry {0} enters its handler at "
                             "depth {1} (depth {2} + lasti {3} + exception 1), "
                             "above co_stacksize {4}",
-                            Desc(), E.handlerDepth(), E.Depth, unsigned(E.Lasti),
-                            StackSize))
-          .note(Anchor(E.Target), "handler");
+                            Desc(), E.handlerDepth(), E.Depth,
+                            unsigned(E.Lasti), StackSize))
+          .note(Anchor(E.Target),
+                "the handler; co_stacksize must count the depth handlers are "
+                "entered at (compute it with exception edges)");
   }
 
   // Overlaps: compare each entry with the furthest-reaching earlier one in

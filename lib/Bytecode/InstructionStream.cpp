@@ -136,20 +136,24 @@ InstructionStream InstructionStream::decode(llvm::StringRef Code,
       I.Arg = (Arg << 8) | Byte(U, 1);
     }
     ++U;
-    unsigned Caches = I.Valid ? Info->Caches : 0;
+    // A specialised opcode still owns its base opcode's cache units: report
+    // it once, not its caches again as CACHE instructions.
+    const OpcodeInfo *CacheInfo =
+        I.Valid ? Info : getDeoptimizedOpcodeInfo(I.OpByte);
+    unsigned Caches = CacheInfo ? CacheInfo->Caches : 0;
     for (unsigned C = 0; C < Caches; ++C, ++U) {
       if (U == NumUnits) {
         Report(CheckId::BytecodeDecode, I.Offset,
                llvm::formatv("truncated instruction: {0} needs {1} inline "
                              "cache units, the code ends after {2}",
-                             Info->Name, Caches, C));
+                             CacheInfo->Name, Caches, C));
         break;
       }
       if (Byte(U, 0) || Byte(U, 1))
         Report(CheckId::BytecodeDecode, uint32_t(2 * U),
                llvm::formatv("inline cache unit {0} of {1} at {2} is {3:x-2} "
                              "{4:x-2}, expected 00 00",
-                             C, Info->Name, I.Offset, unsigned(Byte(U, 0)),
+                             C, CacheInfo->Name, I.Offset, unsigned(Byte(U, 0)),
                              unsigned(Byte(U, 1))));
     }
     I.End = uint32_t(2 * U);

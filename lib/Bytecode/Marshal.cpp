@@ -166,6 +166,22 @@ private:
     return B & FlagRef ? 0 : B;
   }
   Expected<Value> readCode(size_t At, std::optional<size_t> Slot);
+  /// Bytes copied out of shared values into code-object fields. A back-
+  /// reference costs 5 bytes but can name a large str, so copies are
+  /// charged against a budget linear in the input.
+  uint64_t Copied = 0;
+  uint64_t copyBudget() const {
+    return 16 * uint64_t(Bytes.size()) + (1u << 20);
+  }
+  Error charge(size_t N, size_t At) {
+    Copied += N;
+    if (Copied > copyBudget())
+      return err(At, llvm::formatv("back-references expand the code-object "
+                                   "fields past {0} bytes ({1} times the "
+                                   "input); refusing to copy more",
+                                   copyBudget(), 16));
+    return Error::success();
+  }
   Expected<std::string> readStrField(StringRef Field);
   Expected<std::string> readBytesField(StringRef Field);
   Expected<std::vector<Value>> readTupleField(StringRef Field);
@@ -410,7 +426,15 @@ Expected<StringRef> MarshalReader::readStrPayload(uint8_t Type) {
       P += Len;
     }
   } else {
-    for (size_t I = 0; I < S->size(); ++I)
+    // Eight bytes at a time up to the first word with a high bit set; only
+    // then byte by byte, for the exact offset.
+    size_t I = 0;
+    for (uint64_t W; I + 8 <= S->size(); I += 8) {
+      std::memcpy(&W, S->data() + I, 8);
+      if (W & 0x8080808080808080u)
+        break;
+    }
+    for (; I < S->size(); ++I)
       if (uint8_t((*S)[I]) >= 0x80)
         return err(DataAt + I, "non-ASCII byte in an ASCII str");
   }
@@ -465,8 +489,11 @@ Expected<std::string> MarshalReader::readStrField(StringRef Field) {
   auto V = readObject(Field);
   if (!V)
     return V.takeError();
-  if (const std::string *S = V->getStr())
+  if (const std::string *S = V->getStr()) {
+    if (Error E = charge(S->size(), At))
+      return E;
     return *S;
+  }
   return err(At, "code object field " + Field + " must be a str");
 }
 
@@ -485,8 +512,11 @@ Expected<std::string> MarshalReader::readBytesField(StringRef Field) {
   auto V = readObject(Field);
   if (!V)
     return V.takeError();
-  if (auto *B = V->getIf<BytesValue>())
+  if (auto *B = V->getIf<BytesValue>()) {
+    if (Error E = charge(B->Data->size(), At))
+      return E;
     return *B->Data;
+  }
   return err(At, "code object field " + Field + " must be bytes");
 }
 
@@ -525,6 +555,8 @@ MarshalReader::readStrTupleField(StringRef Field) {
     const std::string *S = Item.getStr();
     if (!S)
       return err(At, "code object field " + Field + " must hold only str");
+    if (Error E = charge(S->size() + 1, At))
+      return E;
     Out.push_back(*S);
   }
   return Out;

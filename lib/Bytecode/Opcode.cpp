@@ -16,8 +16,15 @@ struct Table {
   std::array<OpcodeInfo, 256> Infos{};
   std::array<bool, 256> Valid{};
   std::array<const char *, 256> Specialized{};
+  std::array<uint8_t, 256> Deopt{};
 
   Table() {
+    enum : uint8_t {
+#define PYV_OPCODE(Name, Num, Caches, JumpK, Term, RaisesK, EffectK, FT, JT,   \
+                   OperandK)                                                   \
+  Num_##Name = Num,
+#include "pyverify/Bytecode/Opcodes.def"
+    };
 #define PYV_OPCODE(Name, Num, Caches, JumpK, Term, RaisesK, EffectK, FT, JT,   \
                    OperandK)                                                   \
   Infos[Num] = OpcodeInfo{#Name,                                               \
@@ -31,7 +38,9 @@ struct Table {
                           JT,                                                  \
                           OperandKind::OperandK};                              \
   Valid[Num] = true;
-#define PYV_SPECIALIZED(Name, Num) Specialized[Num] = #Name;
+#define PYV_SPECIALIZED(Name, Num, Base)                                       \
+  Specialized[Num] = #Name;                                                    \
+  Deopt[Num] = Num_##Base;
 #include "pyverify/Bytecode/Opcodes.def"
   }
 };
@@ -55,6 +64,12 @@ const OpcodeInfo &pyverify::getOpcodeInfo(Opcode Op) {
 
 llvm::StringRef pyverify::getOpcodeName(Opcode Op) {
   return getOpcodeInfo(Op).Name;
+}
+
+const OpcodeInfo *pyverify::getDeoptimizedOpcodeInfo(uint8_t Byte) {
+  if (!table().Specialized[Byte])
+    return nullptr;
+  return getOpcodeInfo(table().Deopt[Byte]);
 }
 
 llvm::StringRef pyverify::getSpecializedOpcodeName(uint8_t Byte) {

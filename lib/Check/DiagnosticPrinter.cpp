@@ -31,8 +31,10 @@ void pyverify::printDiagnostic(llvm::raw_ostream &OS, const Diagnostic &D,
                   !Color ? llvm::ColorMode::Disable : llvm::ColorMode::Enable)
       << getSeverityName(D.Sev) << ':';
   OS << ' ' << D.Message << " [" << getCheckName(D.Check) << "]\n";
-  OS << "  in " << D.QualName << " (line " << D.FirstLineNo << ") at offset "
-     << D.Offset;
+  OS << "  in ";
+  if (!D.Target.empty())
+    OS << '[' << D.Target << "] ";
+  OS << D.QualName << " (line " << D.FirstLineNo << ") at offset " << D.Offset;
   if (!D.Instruction.empty())
     OS << ": " << D.Instruction;
   OS << '\n';
@@ -58,12 +60,15 @@ llvm::json::Object pyverify::diagnosticToJSON(const Diagnostic &D) {
     Notes.push_back(llvm::json::Object{{"offset", N.Offset},
                                        {"line", optInt(N.Line)},
                                        {"message", jsonSafe(N.Message)}});
-  return llvm::json::Object{
+  llvm::json::Object O{
       {"check", getCheckName(D.Check)}, {"severity", getSeverityName(D.Sev)},
       {"file", jsonSafe(D.File)},       {"code", jsonSafe(D.QualName)},
       {"firstlineno", D.FirstLineNo},   {"offset", D.Offset},
       {"line", optInt(D.Line)},         {"col", optInt(D.Col)},
       {"message", jsonSafe(D.Message)}, {"notes", std::move(Notes)}};
+  if (!D.Target.empty())
+    O["target"] = D.Target;
+  return O;
 }
 
 static llvm::StringRef sarifLevel(Severity S) {

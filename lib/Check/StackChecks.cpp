@@ -38,6 +38,43 @@ static std::string describeEdgeSource(const CFG &G, const CFGEdge &E) {
   llvm_unreachable("unknown edge kind");
 }
 
+/// If block \p B is reachable only through exception edges, the exception
+/// edge into the handler region that holds it (the first found walking back
+/// over normal edges); else null.
+static const CFGEdge *findEnteringHandlerEdge(const CFG &G, unsigned B) {
+  llvm::BitVector NormalReach(G.size());
+  llvm::SmallVector<unsigned, 32> Work{0};
+  NormalReach.set(0);
+  while (!Work.empty()) {
+    unsigned X = Work.pop_back_val();
+    for (unsigned EI : G.block(X).Succs) {
+      const CFGEdge &E = G.edge(EI);
+      if (!E.isException() && !NormalReach.test(E.Target)) {
+        NormalReach.set(E.Target);
+        Work.push_back(E.Target);
+      }
+    }
+  }
+  if (NormalReach.test(B))
+    return nullptr;
+  llvm::BitVector Seen(G.size());
+  Work.push_back(B);
+  Seen.set(B);
+  while (!Work.empty()) {
+    unsigned X = Work.pop_back_val();
+    for (unsigned EI : G.block(X).Preds) {
+      const CFGEdge &E = G.edge(EI);
+      if (E.isException())
+        return &E;
+      if (!Seen.test(E.Source)) {
+        Seen.set(E.Source);
+        Work.push_back(E.Source);
+      }
+    }
+  }
+  return nullptr;
+}
+
 void pyverify::checkStack(const CFG &G, const StackDepthResult &R,
                           std::vector<Finding> &Out) {
   const DecodedCode &D = G.code();
@@ -87,20 +124,20 @@ void pyverify::checkStack(const CFG &G, const StackDepthResult &R,
                             "co_stacksize is {2}; the frame is too small and "
                             "the interpreter will write past it",
                             R.MaxDepth, describeInstruction(I), C.StackSize));
-    // Point at the handler when the deepest point is inside one: the bug
-    // class of a stack size computed without exception edges.
-    const BasicBlock &B = G.block(G.blockOf(R.MaxDepthInst));
-    for (unsigned EI : B.Preds)
-      if (G.edge(EI).isException()) {
-        const ExceptionTableEntry &T = D.Table[G.edge(EI).Entry];
-        F.note(T.Target,
-               llvm::formatv("this code is a handler, reached only through "
-                             "the exception table at depth {0} "
-                             "(depth {1} + lasti {2} + 1); count handler "
-                             "edges when computing co_stacksize",
-                             T.handlerDepth(), T.Depth, unsigned(T.Lasti)));
-        break;
-      }
+    // Point at the handler when the deepest point is inside one -- code
+    // reached only through an exception edge, the bug class of a stack size
+    // computed without them. Walk back over normal edges to the block a
+    // handler enters.
+    if (const CFGEdge *E =
+            findEnteringHandlerEdge(G, G.blockOf(R.MaxDepthInst))) {
+      const ExceptionTableEntry &T = D.Table[E->Entry];
+      F.note(T.Target,
+             llvm::formatv("this code is a handler, reached only through "
+                           "the exception table at depth {0} "
+                           "(depth {1} + lasti {2} + 1); count handler "
+                           "edges when computing co_stacksize",
+                           T.handlerDepth(), T.Depth, unsigned(T.Lasti)));
+    }
     Out.push_back(std::move(F));
   } else if (AnyDepth && R.MaxDepth < C.StackSize) {
     Finding F(CheckId::StacksizeLargerThanNeeded, Insts[R.MaxDepthInst].Offset,

@@ -204,7 +204,10 @@ void analyzeText(const CodeObject &C) {
     if (!A.Depth)
       return "";
     const auto &B = A.Depth->Before[I];
-    return B ? formatv("  ; depth {0}", *B).str() : "  ; unreachable";
+    if (B)
+      return formatv("  ; depth {0}", *B).str();
+    return A.reachable(I) ? "  ; depth unknown (after a conflict or underflow)"
+                          : "  ; unreachable";
   };
   auto Header = [&](raw_ostream &OS) {
     if (Print == PrintWhat::Contexts) {

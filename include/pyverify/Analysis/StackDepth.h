@@ -34,27 +34,40 @@
 namespace pyverify {
 
 /// Flat lattice of stack depths: Bottom < every depth < Conflict.
+///
+/// A Conflict keeps a *representative* depth -- the one the block had when
+/// the conflict arose -- so that later passes still see concrete depths for
+/// the code after a conflict (and a loop whose head conflicts is not mistaken
+/// for dead code). The representative is an annotation, not part of the
+/// abstract value: equality and the lattice laws ignore it.
 class DepthValue {
 public:
   static DepthValue bottom() { return DepthValue(Kind::Bottom, 0); }
-  static DepthValue conflict() { return DepthValue(Kind::Conflict, 0); }
+  static DepthValue conflict(int64_t Representative = 0) {
+    return DepthValue(Kind::Conflict, Representative);
+  }
   static DepthValue of(int64_t D) { return DepthValue(Kind::Value, D); }
 
   bool isBottom() const { return K == Kind::Bottom; }
   bool isConflict() const { return K == Kind::Conflict; }
   bool isValue() const { return K == Kind::Value; }
+  /// The depth (Value) or the representative depth (Conflict).
   int64_t value() const { return V; }
 
   bool join(const DepthValue &O) {
     if (O.K == Kind::Bottom || K == Kind::Conflict)
       return false;
-    if (K == Kind::Bottom || O.K == Kind::Conflict) {
+    if (K == Kind::Bottom) {
       *this = O;
+      return true;
+    }
+    if (O.K == Kind::Conflict) {
+      *this = conflict(V);
       return true;
     }
     if (V == O.V)
       return false;
-    *this = conflict();
+    *this = conflict(V);
     return true;
   }
   bool widen(const DepthValue &O) { return join(O); } // finite height
@@ -82,8 +95,8 @@ struct StackDepthConflict {
 };
 
 struct StackDepthResult {
-  /// Per instruction: depth before it; std::nullopt if unreachable or after
-  /// a conflict / underflow on every path.
+  /// Per instruction: depth before it (after a conflict: the representative
+  /// depth); std::nullopt if unreachable or after an underflow in its block.
   std::vector<std::optional<int64_t>> Before;
   /// Per instruction: the lowest depth it leaves on any of its normal edges
   /// (for terminators: the depth after its pops).

@@ -80,7 +80,9 @@ struct CodeObject {
 };
 
 /// Visits \p Root and every nested code object in pre-order (co_consts order),
-/// the order `dis` lists them in. \p Visit gets the nesting depth (0 = root).
+/// the order `dis` lists them in, each distinct object once (marshal
+/// back-references can share one between several parents). \p Visit gets the
+/// nesting depth (0 = root).
 void forEachCodeObject(
     const CodeObject &Root,
     llvm::function_ref<void(const CodeObject &, unsigned Depth)> Visit);

@@ -110,6 +110,10 @@ int64_t getStackEffect(Opcode Op, uint32_t Arg, bool Jump);
 /// (section 1.3).
 bool mayRaise(Opcode Op, uint32_t Arg);
 
+/// For a specialised opcode byte, the info of the base opcode it stands for
+/// (CPython's _PyOpcode_Deopt), else null.
+const OpcodeInfo *getDeoptimizedOpcodeInfo(uint8_t Byte);
+
 /// Name of a specialised opcode (e.g. "BINARY_OP_ADD_INT"), for diagnostics;
 /// empty for other numbers.
 llvm::StringRef getSpecializedOpcodeName(uint8_t Byte);

@@ -25,6 +25,11 @@ class CFGChildIterator
                                         std::forward_iterator_tag,
                                         const BasicBlock *> {
 public:
+  // Our operator++() hides the facade's postfix operator++(int), which
+  // depth_first, post_order and scc_iterator use.
+  using llvm::iterator_facade_base<CFGChildIterator<Inverse>,
+                                   std::forward_iterator_tag,
+                                   const BasicBlock *>::operator++;
   CFGChildIterator() = default;
   CFGChildIterator(const BasicBlock *B, const unsigned *It) : B(B), It(It) {}
   bool operator==(const CFGChildIterator &O) const { return It == O.It; }

@@ -33,6 +33,9 @@ struct Diagnostic {
   Severity Sev;
   std::string File;
   std::string QualName;
+  /// Which code object of a bundle ("original", "frame", "resume:0"); empty
+  /// for plain files.
+  std::string Target;
   int32_t FirstLineNo = 0;
   uint32_t CodeIndex = 0; ///< Pre-order index of the code object in the file.
   uint32_t Offset = 0;

@@ -5,7 +5,9 @@
                               exec SRC with __name__ == "mkcode" and marshal
                               the code object it leaves in the global NAME
                               (default CODE) -- test files build broken code
-                              objects with types.CodeType.replace there.
+                              objects with types.CodeType.replace there; a
+                              bytes object is written verbatim (raw marshal
+                              data that CodeType cannot express).
   mkcode.py raw HEX OUT       write bytes given in hex (for malformed input)
 """
 import importlib.util
@@ -25,8 +27,12 @@ def main():
         g = {"__name__": "mkcode", "__file__": src}
         with open(src) as f:
             exec(compile(f.read(), src, "exec"), g)
+        obj = g[name]
         with open(out, "wb") as f:
-            marshal.dump(g[name], f)
+            if isinstance(obj, bytes):  # raw marshal data built by the test
+                f.write(obj)
+            else:
+                marshal.dump(obj, f)
     elif mode == "raw":
         with open(out, "wb") as f:
             f.write(bytes.fromhex(src))

@@ -1,0 +1,65 @@
+//===- Bundle.h - Emitted-code bundles (.pvb) -------------------*- C++ -*-===//
+//
+// Contract: readBundle() parses a pyverify bundle -- a marshal file holding
+// one dict (docs/bundle-format.md):
+//
+//   {"format": "pyverify-bundle", "version": 1,
+//    "original": <code>, "frame": <code> (optional), "break_offset": int,
+//    "resumes": [{"code": <code>, "original_offset": int,
+//                 "contexts": [{"kind": "with" | "mode", "handler": int,
+//                               "stack_index": int}]}],
+//    "expect": "ok" | "<check-id>" (optional)}
+//
+// A missing key, a value of the wrong type, an unknown format or version, a
+// negative offset or an unknown context kind is an llvm::Error naming the
+// key path (e.g. "resumes[1].contexts[0].handler"). Unknown extra keys are
+// ignored so the format can grow. The bundle owns its code objects.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_BYTECODE_BUNDLE_H
+#define PYVERIFY_BYTECODE_BUNDLE_H
+
+#include "pyverify/Bytecode/CodeObject.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pyverify {
+
+enum class ContextKind : uint8_t { With, Mode };
+
+struct BundleContext {
+  ContextKind Kind;
+  uint32_t Handler;    ///< Original with-handler byte offset.
+  uint32_t StackIndex; ///< Slot of the bound __exit__ in the original.
+};
+
+struct BundleResume {
+  std::shared_ptr<const CodeObject> Code;
+  uint32_t OriginalOffset;
+  std::vector<BundleContext> Contexts;
+};
+
+struct Bundle {
+  std::string Path;
+  std::shared_ptr<const CodeObject> Original;
+  std::shared_ptr<const CodeObject> Frame; ///< May be null.
+  uint32_t BreakOffset = 0;
+  std::vector<BundleResume> Resumes;
+  std::optional<std::string> Expect;
+};
+
+constexpr int64_t BundleFormatVersion = 1;
+
+llvm::Expected<Bundle> parseBundle(llvm::StringRef Path, llvm::StringRef Bytes);
+llvm::Expected<Bundle> loadBundle(llvm::StringRef Path);
+
+} // namespace pyverify
+
+#endif

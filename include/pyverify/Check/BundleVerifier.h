@@ -1,0 +1,38 @@
+//===- BundleVerifier.h - Checking a bundle of emitted code -----*- C++ -*-===//
+//
+// Contract: verifyBundle() checks every code object of a bundle (the
+// original, the rewritten frame, each resume function, and their nested code
+// objects) with every enabled pass, exactly as verifyCode() does, and
+// validates the bundle's claims against the original:
+//
+//   * break_offset and each original_offset are instruction starts of the
+//     original (bundle-offset-invalid);
+//   * each resume's contexts equal the with blocks on the original's
+//     reconstructed block stack at original_offset -- same number, same order
+//     (outermost first), same handler offsets, same __exit__ stack slots
+//     (resume-contexts-mismatch).
+//
+// Diagnostics carry the bundle path and a Target ("original", "frame",
+// "resume:<i>").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_CHECK_BUNDLEVERIFIER_H
+#define PYVERIFY_CHECK_BUNDLEVERIFIER_H
+
+#include "pyverify/Bytecode/Bundle.h"
+#include "pyverify/Check/Verifier.h"
+
+namespace pyverify {
+
+FileReport verifyBundle(const Bundle &B, const CheckOptions &O);
+
+/// The with contexts active at byte \p Offset of \p Original, outermost
+/// first, as a bundle would claim them; an Error if the original is not
+/// well-formed or \p Offset is not an instruction start.
+llvm::Expected<std::vector<BundleContext>>
+activeWithContexts(const CodeObject &Original, uint32_t Offset);
+
+} // namespace pyverify
+
+#endif

@@ -1,0 +1,117 @@
+//===- BundleVerifier.cpp - Checking a bundle of emitted code -------------===//
+
+#include "pyverify/Check/BundleVerifier.h"
+#include "pyverify/Analysis/BlockStack.h"
+#include "pyverify/Analysis/StackDepth.h"
+#include "pyverify/CFG/CFG.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace pyverify;
+
+llvm::Expected<std::vector<BundleContext>>
+pyverify::activeWithContexts(const CodeObject &Original, uint32_t Offset) {
+  DecodedCode D = DecodedCode::decode(Original);
+  if (!D.isWellFormed())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the original is not well-formed");
+  int64_t I = D.Insts.indexAtStart(Offset);
+  if (I < 0)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "offset %u is not an instruction start of the original", Offset);
+  CFG G = CFG::build(D);
+  auto Depth = computeStackDepth(G);
+  if (!Depth)
+    return Depth.takeError();
+  BlockStack BS = BlockStack::compute(G, *Depth);
+  std::vector<BundleContext> Out;
+  for (const Block &B : BS.blocksAt(uint32_t(I))) {
+    if (!isWithKind(B.Kind))
+      continue;
+    const WithSite *W = BS.siteForHandler(B.Handler);
+    Out.push_back({ContextKind::With, B.Handler,
+                   W && W->ExitSlot >= 0 ? uint32_t(W->ExitSlot) : UINT32_MAX});
+  }
+  return Out;
+}
+
+static std::string describeContexts(llvm::ArrayRef<BundleContext> Cs) {
+  std::string S = "[";
+  for (size_t I = 0; I < Cs.size(); ++I)
+    S += llvm::formatv("{0}{1} handler {2} slot {3}", I ? ", " : "",
+                       Cs[I].Kind == ContextKind::Mode ? "mode" : "with",
+                       Cs[I].Handler, Cs[I].StackIndex)
+             .str();
+  return S + "]";
+}
+
+FileReport pyverify::verifyBundle(const Bundle &B, const CheckOptions &O) {
+  FileReport R;
+  R.Path = B.Path;
+  auto Add = [&](const CodeObject &Root, llvm::StringRef Target) {
+    forEachCodeObject(Root, [&](const CodeObject &C, unsigned) {
+      uint32_t Index = R.CodeObjects++;
+      DecodedCode D = DecodedCode::decode(C);
+      for (const Finding &F : verifyCode(D, O)) {
+        Diagnostic G = makeDiagnostic(F, D, R.Path, Index);
+        G.Target = Target.str();
+        R.Diags.push_back(std::move(G));
+      }
+    });
+  };
+  Add(*B.Original, "original");
+  if (B.Frame)
+    Add(*B.Frame, "frame");
+  for (size_t I = 0; I < B.Resumes.size(); ++I)
+    Add(*B.Resumes[I].Code, "resume:" + std::to_string(I));
+
+  // Claims about the original.
+  DecodedCode D = DecodedCode::decode(*B.Original);
+  auto Claim = [&](CheckId Id, uint32_t At, std::string Msg,
+                   llvm::StringRef Target) {
+    if (!O.isEnabled(Id))
+      return;
+    Finding F(Id, At, std::move(Msg));
+    Diagnostic G = makeDiagnostic(F, D, R.Path, 0);
+    G.Target = Target.str();
+    R.Diags.push_back(std::move(G));
+  };
+  if (D.Insts.indexAtStart(B.BreakOffset) < 0)
+    Claim(CheckId::BundleOffsetInvalid, 0,
+          llvm::formatv("break_offset {0} is not an instruction start of the "
+                        "original",
+                        B.BreakOffset),
+          "original");
+  for (size_t I = 0; I < B.Resumes.size(); ++I) {
+    const BundleResume &Res = B.Resumes[I];
+    std::string Target = "resume:" + std::to_string(I);
+    if (D.Insts.indexAtStart(Res.OriginalOffset) < 0) {
+      Claim(CheckId::BundleOffsetInvalid, 0,
+            llvm::formatv("original_offset {0} of {1} is not an instruction "
+                          "start of the original",
+                          Res.OriginalOffset, Target),
+            Target);
+      continue;
+    }
+    auto Actual = activeWithContexts(*B.Original, Res.OriginalOffset);
+    if (!Actual) {
+      llvm::consumeError(
+          Actual.takeError()); // the original's own findings say why
+      continue;
+    }
+    bool Same = Actual->size() == Res.Contexts.size();
+    for (size_t K = 0; Same && K < Actual->size(); ++K)
+      Same = (*Actual)[K].Handler == Res.Contexts[K].Handler &&
+             (*Actual)[K].StackIndex == Res.Contexts[K].StackIndex;
+    if (!Same)
+      Claim(CheckId::ResumeContextsMismatch, Res.OriginalOffset,
+            llvm::formatv("{0} claims contexts {1} at original offset {2}, "
+                          "but the original's block stack there has {3}",
+                          Target, describeContexts(Res.Contexts),
+                          Res.OriginalOffset, describeContexts(*Actual)),
+            Target);
+  }
+  sortDiagnostics(R.Diags);
+  return R;
+}

@@ -1,0 +1,77 @@
+# pyverify cfg: basic blocks ([start, end) in bytes) and their edges. An
+# instruction covered by the exception table ends its block if it may raise,
+# and the block gets an exception edge to the entry's handler, labelled
+# with the entry's [depth] and lasti; "no-raise" marks an edge from a block
+# none of whose instructions can raise (kept, as CPython's compiler keeps
+# it when sizing the frame).
+# RUN: %mkcode pyc %s %t.pyc
+# RUN: %pyverify cfg %t.pyc | FileCheck %s
+
+def g(x):
+    try:
+        return x.y
+    except AttributeError:
+        return None
+
+# g: 0 RESUME; 2 NOP; 4 LOAD_FAST x; 6 LOAD_ATTR y; 16 RETURN_VALUE;
+#    18 PUSH_EXC_INFO; 20 LOAD_GLOBAL AttributeError; 32 CHECK_EXC_MATCH;
+#    34 POP_JUMP_FORWARD_IF_FALSE (to 44); 36 POP_TOP; 38 POP_EXCEPT;
+#    40 LOAD_CONST None; 42 RETURN_VALUE; 44 RERAISE 0; 46 COPY 3;
+#    48 POP_EXCEPT; 50 RERAISE 1.
+# Table: 4 to 14 -> 18 [0], 18 to 36 -> 46 [1] lasti, 44 to 44 -> 46 [1]
+# lasti.
+
+# CHECK-LABEL: CFG of g (11 blocks)
+# The `try:` NOP is outside every entry.
+# CHECK-NEXT:    B0 [0, 4)
+# CHECK-NEXT:      -> B1 fallthrough
+# The try body: each instruction that may raise ends a block.
+# CHECK-NEXT:    B1 [4, 6)
+# CHECK-NEXT:      -> B2 fallthrough
+# CHECK-NEXT:      -> B4 exception [0]
+# CHECK-NEXT:    B2 [6, 16)
+# CHECK-NEXT:      -> B3 fallthrough
+# CHECK-NEXT:      -> B4 exception [0]
+# RETURN_VALUE is past the entry's end: no edges at all.
+# CHECK-NEXT:    B3 [16, 18)
+# The except clause, under the cleanup entry.
+# CHECK-NEXT:    B4 [18, 32)
+# CHECK-NEXT:      -> B5 fallthrough
+# CHECK-NEXT:      -> B10 exception [1] lasti
+# CHECK-NEXT:    B5 [32, 34)
+# CHECK-NEXT:      -> B6 fallthrough
+# CHECK-NEXT:      -> B10 exception [1] lasti
+# CHECK-NEXT:    B6 [34, 36)
+# CHECK-NEXT:      -> B9 taken
+# CHECK-NEXT:      -> B7 not-taken
+# CHECK-NEXT:      -> B10 exception [1] lasti
+# CHECK-NEXT:    B7 [36, 38)
+# CHECK-NEXT:      -> B8 fallthrough
+# CHECK-NEXT:      -> B10 exception [1] lasti no-raise
+# CHECK-NEXT:    B8 [38, 44)
+# CHECK-NEXT:    B9 [44, 46)
+# CHECK-NEXT:      -> B10 exception [1] lasti
+# CHECK-NEXT:    B10 [46, 52)
+# CHECK-EMPTY:
+
+import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Inputs"))
+import breakcode as bc
+
+if __name__ == "mkcode":
+    # Without the try body's entry the except clause is unreachable, and
+    # says so.
+    # RUN: %mkcode marshal %s %t.dead --object DEAD
+    # RUN: %pyverify cfg %t.dead | FileCheck %s --check-prefix=DEAD
+    DEAD = bc.drop_entry(g.__code__, 0)
+    # DEAD:      CFG of g (8 blocks)
+    # DEAD-NEXT:   B0 [0, 18)
+    # DEAD-NEXT:   B1 [18, 32) unreachable
+    # DEAD-NEXT:     -> B2 fallthrough
+    # DEAD-NEXT:     -> B7 exception [1] lasti
+
+    # Code that is not well-formed has no CFG: a warning on stderr, exit 0.
+    # RUN: %mkcode marshal %s %t.bad --object BAD
+    # RUN: %pyverify cfg %t.bad 2>&1 | FileCheck %s --check-prefix=BAD
+    BAD = bc.set_entry(g.__code__, 0, target=100)
+    # BAD: warning: {{.*}}.bad: g: not well-formed, no CFG (run 'pyverify check')

@@ -1,0 +1,54 @@
+# --checks=SPEC enables and disables check ids, left to right over the
+# defaults: id, -id, prefix-*, * and -*. A disabled check is silent and
+# does not count toward the exit status.
+import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Inputs"))
+import breakcode as bc
+
+def g(x):
+    try:
+        return x.y
+    except AttributeError:
+        return None
+
+if __name__ == "mkcode":
+    # Entry 0 (4 to 14 -> 18 [0]) extended to byte 32: it overlaps entry 1
+    # and covers its own handler -- two findings with different ids.
+    # RUN: %mkcode marshal %s %t.bin
+    CODE = bc.set_entry(g.__code__, 0, end=32)
+
+# RUN: %not --code 1 %pyverify check %t.bin | FileCheck %s --check-prefix=ALL
+# ALL: error: {{.*}} [exception-table-target-not-instruction]
+# ALL: error: {{.*}} [exception-table-overlap]
+# ALL: 2 error(s)
+
+# RUN: %not --code 1 %pyverify check --checks=-exception-table-overlap %t.bin | FileCheck %s --check-prefix=NO-OVERLAP
+# NO-OVERLAP-NOT: exception-table-overlap
+# NO-OVERLAP:     error: {{.*}} [exception-table-target-not-instruction]
+# NO-OVERLAP-NOT: exception-table-overlap
+# NO-OVERLAP:     1 error(s)
+
+# Both off: clean, exit 0.
+# RUN: %pyverify check --checks=-exception-table-overlap,-exception-table-target-not-instruction %t.bin | FileCheck %s --check-prefix=NONE
+# RUN: %pyverify check --checks=-exception-table-* %t.bin | FileCheck %s --check-prefix=NONE
+# RUN: %pyverify check --checks=-* %t.bin | FileCheck %s --check-prefix=NONE
+# NONE-NOT: error:
+# NONE:     pyverify: 1 file(s), 1 code object(s): 0 error(s), 0 warning(s), 0 remark(s)
+
+# Later items win: everything off, then one back on.
+# RUN: %not --code 1 %pyverify check '--checks=-*,exception-table-overlap' %t.bin | FileCheck %s --check-prefix=ONLY
+# ONLY-NOT: exception-table-target-not-instruction
+# ONLY:     error: {{.*}} [exception-table-overlap]
+# ONLY:     1 error(s)
+
+# A name that matches no check is a usage error (exit 2).
+# RUN: %not --code 2 %pyverify check --checks=-no-such-check %t.bin 2>&1 | FileCheck %s --check-prefix=BAD
+# BAD: error: --checks: 'no-such-check' names no check (see 'pyverify check --list-checks')
+
+# --list-checks prints every id with its default severity.
+# RUN: %pyverify check --list-checks | FileCheck %s --check-prefix=LIST
+# LIST:      bytecode-decode  [error]
+# LIST-NEXT: bytecode-extended-arg  [warning]
+# LIST:      exception-table-noncanonical  [warning]
+# LIST:      stacksize-larger-than-needed  [remark, off by default]
+# LIST-NEXT: unreachable-code  [remark, off by default]

@@ -1,0 +1,65 @@
+# check --format=json: the shape of one finding (docs/json.md), keys sorted
+# by json.tool; the run time in "seconds" varies and is matched loosely.
+import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Inputs"))
+import breakcode as bc
+
+def pick(x):
+    if x:
+        y = 1
+    else:
+        y = 2
+    return y
+
+if __name__ == "mkcode":
+    # The then-branch's STORE_FAST y (byte 8) becomes a NOP: a depth
+    # conflict at 16 LOAD_FAST y, whose two notes carry lines.
+    # RUN: %mkcode marshal %s %t.bin
+    # (The higher depth also overflows co_stacksize; left out here.)
+    # RUN: %not --code 1 %pyverify check --checks=-stacksize-too-small --format=json %t.bin > %t.json
+    # RUN: %python -m json.tool --sort-keys %t.json | FileCheck %s
+    CODE = bc.patch(pick.__code__, 8, "NOP", 0)
+
+# CHECK:      {
+# CHECK-NEXT:     "diagnostics": [
+# CHECK-NEXT:         {
+# CHECK-NEXT:             "check": "stack-depth-conflict",
+# CHECK-NEXT:             "code": "pick",
+# CHECK-NEXT:             "col": 11,
+# CHECK-NEXT:             "file": "{{.*}}format-json.py.tmp.bin",
+# CHECK-NEXT:             "firstlineno": 7,
+# CHECK-NEXT:             "line": 12,
+# CHECK-NEXT:             "message": "LOAD_FAST 1 is reached at stack depth 1 and at depth 0; CPython requires one depth per instruction",
+# CHECK-NEXT:             "notes": [
+# CHECK-NEXT:                 {
+# CHECK-NEXT:                     "line": 9,
+# CHECK-NEXT:                     "message": "depth 1 by the jump at 10 JUMP_FORWARD 2",
+# CHECK-NEXT:                     "offset": 10
+# CHECK-NEXT:                 },
+# CHECK-NEXT:                 {
+# CHECK-NEXT:                     "line": 11,
+# CHECK-NEXT:                     "message": "depth 0 by falling through from 14 STORE_FAST 1",
+# CHECK-NEXT:                     "offset": 14
+# CHECK-NEXT:                 }
+# CHECK-NEXT:             ],
+# CHECK-NEXT:             "offset": 16,
+# CHECK-NEXT:             "severity": "error"
+# CHECK-NEXT:         }
+# CHECK-NEXT:     ],
+# CHECK-NEXT:     "summary": {
+# CHECK-NEXT:         "code_objects": 1,
+# CHECK-NEXT:         "errors": 1,
+# CHECK-NEXT:         "files": 1,
+# CHECK-NEXT:         "remarks": 0,
+# CHECK-NEXT:         "seconds": {{[0-9.e+-]+}},
+# CHECK-NEXT:         "warnings": 0
+# CHECK-NEXT:     }
+# CHECK-NEXT: }
+
+# A clean file: an empty list, and exit 0.
+# RUN: %mkcode pyc %s %t.pyc
+# RUN: %pyverify check --format=json %t.pyc | %python -m json.tool --sort-keys | FileCheck %s --check-prefix=CLEAN
+# CLEAN:      "diagnostics": [],
+# CLEAN:      "code_objects": 2,
+# CLEAN-NEXT: "errors": 0,
+# CLEAN-NEXT: "files": 1,

@@ -1,0 +1,1140 @@
+#!/usr/bin/python3.11
+"""Mutation corpus: plant context-balance bugs into stdlib code objects.
+
+For every code object of every .pyc under --pyc-dir, find the with sites
+(BEFORE_WITH / BEFORE_ASYNC_WITH), their body entries, handlers and normal
+exits, and apply each mutation class of README.md through CodeType.replace.
+Each mutant is written as a marshal file and checked with
+`pyverify check --format=json`; a mutant is detected iff pyverify reports the
+class's expected check id in the mutated code object.
+
+Self-contained: own instruction decoder, own exception-table codec, own
+tagged real-stack abstract interpreter (for reachability, exit slots and the
+harmless-mutant reasons). See README.md for the definitions.
+"""
+
+import argparse
+import collections
+import dis
+import json
+import marshal
+import opcode
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+import types
+
+if sys.version_info[:2] != (3, 11):
+    sys.exit("mutate_stdlib.py needs python3.11 (CPython 3.11 bytecode)")
+
+# --- Opcodes -----------------------------------------------------------------
+
+OPMAP = opcode.opmap
+OPNAME = opcode.opname
+CACHES = opcode._inline_cache_entries
+HAVE_ARGUMENT = opcode.HAVE_ARGUMENT
+
+
+def _op(name):
+    return OPMAP[name]
+
+
+EXTENDED_ARG = _op("EXTENDED_ARG")
+CACHE = _op("CACHE")
+NOP = _op("NOP")
+POP_TOP = _op("POP_TOP")
+SWAP = _op("SWAP")
+COPY = _op("COPY")
+LOAD_CONST = _op("LOAD_CONST")
+PRECALL = _op("PRECALL")
+CALL = _op("CALL")
+BEFORE_WITH = _op("BEFORE_WITH")
+BEFORE_ASYNC_WITH = _op("BEFORE_ASYNC_WITH")
+GET_AWAITABLE = _op("GET_AWAITABLE")
+SEND = _op("SEND")
+YIELD_VALUE = _op("YIELD_VALUE")
+RESUME = _op("RESUME")
+PUSH_EXC_INFO = _op("PUSH_EXC_INFO")
+WITH_EXCEPT_START = _op("WITH_EXCEPT_START")
+LOAD_METHOD = _op("LOAD_METHOD")
+FOR_ITER = _op("FOR_ITER")
+RETURN_VALUE = _op("RETURN_VALUE")
+RAISE_VARARGS = _op("RAISE_VARARGS")
+RERAISE = _op("RERAISE")
+JUMP_FORWARD = _op("JUMP_FORWARD")
+JUMP_BACKWARD = _op("JUMP_BACKWARD")
+JUMP_BACKWARD_NO_INTERRUPT = _op("JUMP_BACKWARD_NO_INTERRUPT")
+JUMP_IF_TRUE_OR_POP = _op("JUMP_IF_TRUE_OR_POP")
+JUMP_IF_FALSE_OR_POP = _op("JUMP_IF_FALSE_OR_POP")
+
+JREL = set(opcode.hasjrel)
+BACKWARD_JUMPS = {op for op in JREL if "BACKWARD" in OPNAME[op]}
+UNCONDITIONAL_JUMPS = {JUMP_FORWARD, JUMP_BACKWARD, JUMP_BACKWARD_NO_INTERRUPT}
+NO_FALLTHROUGH = {RETURN_VALUE, RAISE_VARARGS, RERAISE} | UNCONDITIONAL_JUMPS
+# Taken backward jumps run the eval breaker (lookup key: target - 1 unit).
+EVAL_BREAKER_JUMPS = BACKWARD_JUMPS - {JUMP_BACKWARD_NO_INTERRUPT}
+VALID_OPS = {op for op, name in enumerate(OPNAME)
+             if not name.startswith("<") and op != CACHE}
+
+# Bytecode notes section 1.3: instructions that cannot raise at their own
+# lookup key (JUMP_BACKWARD and the backward *_IF_[NOT_]NONE jumps raise only
+# through the eval breaker at target - 1; RESUME 2|3 never).
+NEVER_RAISE = {OPMAP[n] for n in (
+    "NOP", "LOAD_CONST", "SWAP", "COPY", "PUSH_NULL", "POP_TOP", "STORE_FAST",
+    "STORE_DEREF", "IS_OP", "KW_NAMES", "EXTENDED_ARG", "POP_EXCEPT",
+    "PUSH_EXC_INFO", "JUMP_FORWARD", "POP_JUMP_FORWARD_IF_NONE",
+    "POP_JUMP_FORWARD_IF_NOT_NONE", "RETURN_VALUE", "LOAD_ASSERTION_ERROR",
+    "COPY_FREE_VARS", "LOAD_CLOSURE", "MAKE_CELL", "RETURN_GENERATOR",
+    "JUMP_BACKWARD", "POP_JUMP_BACKWARD_IF_NONE",
+    "POP_JUMP_BACKWARD_IF_NOT_NONE")}
+
+ONE_UNIT_STORES = {OPMAP[n] for n in (
+    "POP_TOP", "STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")}
+
+GENERATOR_FLAGS = 0x20 | 0x80 | 0x200
+
+
+class Inst:
+    __slots__ = ("idx", "start", "off", "op", "arg", "end")
+
+    def __init__(self, idx, start, off, op, arg, end):
+        self.idx, self.start, self.off = idx, start, off
+        self.op, self.arg, self.end = op, arg, end
+
+    @property
+    def name(self):
+        return OPNAME[self.op]
+
+    def target(self):
+        if self.op not in JREL:
+            return None
+        if self.op in BACKWARD_JUMPS:
+            return self.off + 2 - 2 * self.arg
+        return self.off + 2 + 2 * self.arg
+
+    def may_raise(self):
+        """May raise with lookup key = this instruction's opcode unit."""
+        if self.op in NEVER_RAISE:
+            return False
+        if self.op == RESUME:
+            return self.arg in (0, 1)
+        return True
+
+    def text(self):
+        a = "" if self.arg is None else " %d" % self.arg
+        return "%d %s%s" % (self.off, self.name, a)
+
+
+def decode(code):
+    """Instructions of co_code; raises ValueError if malformed."""
+    insts, i, ext, start = [], 0, 0, None
+    if len(code) % 2:
+        raise ValueError("odd co_code length")
+    while i < len(code):
+        op, a = code[i], code[i + 1]
+        if start is None:
+            start = i
+        if op not in VALID_OPS:
+            raise ValueError("invalid opcode %d at %d" % (op, i))
+        if op == EXTENDED_ARG:
+            ext = (ext | a) << 8
+            i += 2
+            continue
+        arg = (ext | a) if op >= HAVE_ARGUMENT else None
+        if op < HAVE_ARGUMENT and a:
+            raise ValueError("argument byte on %s at %d" % (OPNAME[op], i))
+        end = i + 2 + 2 * CACHES[op]
+        if end > len(code):
+            raise ValueError("caches past the end at %d" % i)
+        if any(code[j] != CACHE or code[j + 1] for j in range(i + 2, end, 2)):
+            raise ValueError("non-zero cache after %s at %d" % (OPNAME[op], i))
+        insts.append(Inst(len(insts), start, i, op, arg, end))
+        ext, start = 0, None
+        i = end
+    if start is not None:
+        raise ValueError("dangling EXTENDED_ARG")
+    return insts
+
+
+# --- Exception table codec ---------------------------------------------------
+# Entries are (start, end, target, depth, lasti) with byte offsets and an
+# exclusive end, like dis._parse_exception_table; the encoding is in units.
+
+def parse_table(raw):
+    entries, pos = [], 0
+
+    def varint():
+        nonlocal pos
+        b = raw[pos]
+        pos += 1
+        v = b & 63
+        while b & 64:
+            b = raw[pos]
+            pos += 1
+            v = (v << 6) | (b & 63)
+        return v
+
+    while pos < len(raw):
+        if not raw[pos] & 0x80:
+            raise ValueError("entry without start bit at byte %d" % pos)
+        start = varint()
+        length = varint()
+        target = varint()
+        dl = varint()
+        entries.append((2 * start, 2 * (start + length), 2 * target,
+                        dl >> 1, dl & 1))
+    return entries
+
+
+def _varint(v, first):
+    chunks = [v & 63]
+    v >>= 6
+    while v:
+        chunks.append(v & 63)
+        v >>= 6
+    chunks.reverse()
+    out = bytearray(c | 0x40 for c in chunks[:-1]) + bytes([chunks[-1]])
+    if first:
+        out[0] |= 0x80
+    return bytes(out)
+
+
+def encode_table(entries):
+    out = bytearray()
+    for start, end, target, depth, lasti in entries:
+        assert start % 2 == 0 and end % 2 == 0 and target % 2 == 0
+        assert end > start
+        out += _varint(start // 2, True)
+        out += _varint((end - start) // 2, False)
+        out += _varint(target // 2, False)
+        out += _varint((depth << 1) | lasti, False)
+    return bytes(out)
+
+
+# --- Tagged real-stack abstract interpretation -------------------------------
+# Slot tags: None (any value), ('X', site) live bound __exit__, ('P', site)
+# pending __aexit__ (await of __aenter__ not done), ('C', site) exit already
+# called, 'M' different tags on merged paths.
+
+def is_x(t):
+    return isinstance(t, tuple) and t[0] == "X"
+
+
+class Flow:
+    """Fixpoint over instructions with normal and exception edges."""
+
+    def __init__(self, co, code, table, insts=None):
+        self.co = co
+        self.code = code
+        self.table = table
+        self.insts = insts if insts is not None else decode(code)
+        self.at = {ins.start: ins.idx for ins in self.insts}
+        self.by_off = {ins.off: ins.idx for ins in self.insts}
+        nunits = len(code) // 2
+        self.cover = [-1] * nunits
+        for k in range(len(table) - 1, -1, -1):  # first entry wins, as CPython
+            s, e = table[k][0], table[k][1]
+            for u in range(s // 2, min(e // 2, nunits)):
+                self.cover[u] = k
+        self.state = [None] * len(self.insts)
+        self.conflicts = set()
+        self.max_depth = 0
+        self.entry_depth = 1 if co.co_flags & GENERATOR_FLAGS else 0
+        self._run()
+        self._raise_points()
+
+    def lookup(self, key):
+        u = key // 2
+        return self.cover[u] if 0 <= u < len(self.cover) else -1
+
+    # Transfer on the fall-through (jump=False) or jump edge.
+    def step(self, s, ins, jump):
+        s = list(s)
+        op, arg = ins.op, ins.arg
+
+        def pop(n=1):
+            for _ in range(n):
+                if s:
+                    s.pop()
+
+        if op in (BEFORE_WITH, BEFORE_ASYNC_WITH):
+            pop()
+            s.append(("X" if op == BEFORE_WITH else "P", ins.off))
+            s.append(None)
+        elif op == PRECALL:
+            pass
+        elif op == CALL:
+            pop(arg + 2)
+            s.append(None)
+        elif op == SEND:
+            if jump:
+                pop(2)
+                s.append(None)
+                if len(s) >= 2 and isinstance(s[-2], tuple) and s[-2][0] == "P":
+                    s[-2] = ("X", s[-2][1])
+            else:
+                pop()
+                s.append(None)
+        elif op == WITH_EXCEPT_START:
+            if len(s) >= 4 and is_x(s[-4]):
+                s[-4] = ("C", s[-4][1])
+            s.append(None)
+        elif op == COPY:
+            v = s[-arg] if 1 <= arg <= len(s) else None
+            s.append(None if isinstance(v, tuple) else v)
+        elif op == SWAP:
+            if 2 <= arg <= len(s):
+                s[-1], s[-arg] = s[-arg], s[-1]
+        elif op in (LOAD_METHOD, PUSH_EXC_INFO):
+            pop()
+            s += [None, None]
+        elif op == FOR_ITER:
+            if jump:
+                pop()
+            else:
+                s.append(None)
+        elif op in (JUMP_IF_TRUE_OR_POP, JUMP_IF_FALSE_OR_POP):
+            if not jump:
+                pop()
+        else:
+            eff = dis.stack_effect(op, arg if op >= HAVE_ARGUMENT else None,
+                                   jump=jump)
+            if eff < 0:
+                pop(-eff)
+            else:
+                s += [None] * eff
+        return tuple(s)
+
+    @staticmethod
+    def exit_events(s, ins):
+        """State seen by a handler when ins raises: an exit call that raised
+        was still called."""
+        s = list(s)
+        if ins.op == WITH_EXCEPT_START and len(s) >= 4 and is_x(s[-4]):
+            s[-4] = ("C", s[-4][1])
+        elif ins.op == CALL and len(s) >= ins.arg + 2 and is_x(s[-(ins.arg + 2)]):
+            k = -(ins.arg + 2)
+            s[k] = ("C", s[k][1])
+        return tuple(s)
+
+    def handler_state(self, s, entry):
+        _, _, target, depth, lasti = self.table[entry]
+        s = list(s[:depth]) + [None] * max(0, depth - len(s))
+        s += [None] * lasti + [None]
+        return self.at.get(target), tuple(s)
+
+    def _run(self):
+        n = len(self.insts)
+        if not n:
+            return
+        work = collections.deque()
+        queued = [False] * n
+
+        def merge(i, st):
+            if i is None or i >= n:
+                return
+            self.max_depth = max(self.max_depth, len(st))
+            old = self.state[i]
+            if old is None:
+                new = st
+            elif len(old) != len(st):
+                self.conflicts.add(i)
+                return
+            else:
+                new = tuple(a if a == b else "M" for a, b in zip(old, st))
+                if new == old:
+                    return
+            self.state[i] = new
+            if not queued[i]:
+                queued[i] = True
+                work.append(i)
+
+        merge(0, (None,) * self.entry_depth)
+        while work:
+            i = work.popleft()
+            queued[i] = False
+            s = self.state[i]
+            ins = self.insts[i]
+            for succ, st, key in self._succs(ins, s):
+                if key is None:
+                    merge(succ, st)
+                else:
+                    e = self.lookup(key)
+                    if e >= 0:
+                        merge(*self.handler_state(st, e))
+
+    def _succs(self, ins, s):
+        """(successor index, state, None) for normal edges and
+        (None, state, lookup key) for exception edges."""
+        out = []
+        op = ins.op
+        tgt = ins.target()
+        if op not in NO_FALLTHROUGH:
+            out.append((ins.idx + 1, self.step(s, ins, False), None))
+        if tgt is not None:
+            sj = self.step(s, ins, True)
+            out.append((self.at.get(tgt), sj, None))
+            if op in EVAL_BREAKER_JUMPS and tgt >= 2:
+                out.append((None, sj, tgt - 2))
+        if ins.may_raise():
+            out.append((None, self.exit_events(s, ins), ins.off))
+        return out
+
+    def _raise_points(self):
+        """Every reachable (instruction, lookup key, state at the raise)."""
+        self.raises = []
+        for ins in self.insts:
+            s = self.state[ins.idx]
+            if s is None:
+                continue
+            for succ, st, key in self._succs(ins, s):
+                if key is not None:
+                    self.raises.append((ins, key, st))
+
+    def escapes_with_context(self, lo, hi):
+        """Raise points with key in [lo, hi) that find no entry while an
+        __exit__ is live."""
+        out = []
+        for ins, key, st in self.raises:
+            if lo <= key < hi and self.lookup(key) < 0 and any(map(is_x, st)):
+                out.append((ins, key))
+        return out
+
+    def raising_keys_in(self, lo, hi):
+        return [(ins, key) for ins, key, st in self.raises if lo <= key < hi]
+
+    def jump_targets_from_outside(self, lo, hi):
+        """Jump targets strictly inside (lo, hi) from instructions outside."""
+        bad = []
+        for ins in self.insts:
+            t = ins.target()
+            if t is not None and lo < t < hi and not lo <= ins.start < hi:
+                bad.append(ins)
+        return bad
+
+
+# --- Sites -------------------------------------------------------------------
+
+class Site:
+    def __init__(self, enter, first, body_entry, handler, slot, is_async):
+        self.enter = enter            # Inst
+        self.first = first            # Inst: first protected instruction
+        self.body_entry = body_entry  # table index
+        self.handler = handler        # byte offset
+        self.slot = slot              # stack index of the bound __exit__
+        self.is_async = is_async
+        self.exits = []               # (first LOAD_CONST idx, CALL idx, end idx)
+        self.entries = []             # table indices targeting the handler
+
+
+def find_sites(flow, skipped):
+    co, insts, table = flow.co, flow.insts, flow.table
+    consts = co.co_consts
+    sites = []
+    for ins in insts:
+        if ins.op not in (BEFORE_WITH, BEFORE_ASYNC_WITH):
+            continue
+        s = flow.state[ins.idx]
+        if s is None:
+            skipped["unreachable enter"] += 1
+            continue
+        is_async = ins.op == BEFORE_ASYNC_WITH
+        i = ins.idx + 1
+        if is_async:
+            seq = insts[i:i + 3]
+            if (len(seq) < 3 or seq[0].op != GET_AWAITABLE or
+                    seq[1].op != LOAD_CONST or seq[2].op != SEND):
+                skipped["async enter without await loop"] += 1
+                continue
+            i = flow.at.get(seq[2].target())
+        while i is not None and i < len(insts) and insts[i].op == NOP:
+            i += 1
+        if i is None or i >= len(insts):
+            skipped["no first protected instruction"] += 1
+            continue
+        first = insts[i]
+        e = flow.lookup(first.off)
+        if e < 0:
+            skipped["first protected instruction uncovered"] += 1
+            continue
+        _, _, target, depth, lasti = table[e]
+        h = flow.at.get(target)
+        if (h is None or h + 1 >= len(insts) or insts[h].op != PUSH_EXC_INFO or
+                insts[h + 1].op != WITH_EXCEPT_START or not lasti or
+                depth != len(s)):
+            skipped["body entry not a with-handler entry"] += 1
+            continue
+        site = Site(ins, first, e, target, len(s) - 1, is_async)
+        site.entries = [k for k, t in enumerate(table) if t[2] == target]
+        sites.append(site)
+    by_enter = {st.enter.off: st for st in sites}
+    # Normal exits: LOAD_CONST None x3; PRECALL 2; CALL 2 on X(site).
+    for ins in insts:
+        if ins.op != CALL or ins.arg != 2 or ins.idx < 4:
+            continue
+        s = flow.state[ins.idx]
+        if s is None or len(s) < 4 or not is_x(s[-4]):
+            continue
+        j = ins.idx
+        pre = insts[j - 1]
+        lcs = insts[j - 4:j - 1]
+        if pre.op != PRECALL or pre.arg != 2 or any(
+                c.op != LOAD_CONST or consts[c.arg] is not None for c in lcs):
+            continue
+        site = by_enter.get(s[-4][1])
+        if site is None:
+            continue
+        if site.is_async:
+            tail = insts[j + 1:j + 8]
+            names = [t.name for t in tail]
+            if names != ["GET_AWAITABLE", "LOAD_CONST", "SEND", "YIELD_VALUE",
+                         "RESUME", "JUMP_BACKWARD_NO_INTERRUPT", "POP_TOP"]:
+                skipped["async exit of unexpected shape"] += 1
+                continue
+            end = j + 7
+        else:
+            if j + 1 >= len(insts) or insts[j + 1].op != POP_TOP:
+                skipped["exit call not followed by POP_TOP"] += 1
+                continue
+            end = j + 1
+        site.exits.append((j - 4, j, end))
+    return sites
+
+
+# --- Mutations ---------------------------------------------------------------
+
+class Mutant:
+    __slots__ = ("cls", "variant", "src", "qualname", "firstlineno", "site",
+                 "desc", "expected", "code_obj", "region", "harmless",
+                 "stacksize_note", "path", "reported", "detected", "orig_co",
+                 "messages")
+
+    def __init__(self, **kw):
+        for k in self.__slots__:
+            setattr(self, k, kw.get(k))
+
+
+EXPECTED = {
+    "drop-exit": "context-not-exited",
+    "retarget-handler": "with-handler-mismatch",
+    "entry-depth": "with-handler-mismatch",
+    "drop-entry": "context-not-exited",
+    "dup-enter": "context-not-exited",
+    "swap-exits": "context-exit-order",
+    "shrink-entry": "context-not-exited",
+}
+CLASSES = list(EXPECTED)
+
+
+def patch(code, start, units):
+    """Replace code units from byte `start` with (op, arg) pairs."""
+    b = bytearray(code)
+    for k, (op, arg) in enumerate(units):
+        b[start + 2 * k] = op
+        b[start + 2 * k + 1] = arg
+    return bytes(b)
+
+
+def fmt_entry(t):
+    s, e, tg, d, l = t
+    return "%d to %d -> %d [%d]%s" % (s, e - 2, tg, d, " lasti" if l else "")
+
+
+def names_of(insts):
+    return ", ".join("%d %s" % (i.off, i.name) for i in insts)
+
+
+class Mutator:
+    def __init__(self, src, co, flow, sites):
+        self.src, self.co, self.flow, self.sites = src, co, flow, sites
+        self.code = co.co_code
+        self.table = flow.table
+        self.insts = flow.insts
+        self.out = []
+
+    def emit(self, cls, variant, site, desc, code=None, table=None,
+             region=None, harmless_fn=None):
+        code = self.code if code is None else code
+        table = self.table if table is None else table
+        # The mutant's own flow: depth needed, harmless reasons.
+        mflow = Flow(self.co, code, table)
+        stacksize = self.co.co_stacksize
+        note = None
+        need = mflow.max_depth
+        for t in table:  # a handler is entered at depth + lasti + 1
+            need = max(need, t[3] + t[4] + 1)
+        if need > stacksize:
+            note = "co_stacksize %d -> %d" % (stacksize, need)
+            stacksize = need
+        new = self.co.replace(co_code=code, co_exceptiontable=encode_table(table),
+                              co_stacksize=stacksize)
+        harmless = harmless_fn(mflow) if harmless_fn else None
+        self.out.append(Mutant(
+            cls=cls, variant=variant, src=self.src, qualname=self.co.co_qualname,
+            firstlineno=self.co.co_firstlineno, site=site.enter.off, desc=desc,
+            expected=EXPECTED[cls], code_obj=new, region=region,
+            harmless=harmless, stacksize_note=note, orig_co=self.co))
+
+    def entry_insts(self, t):
+        return [i for i in self.insts if t[0] <= i.start < t[1]]
+
+    def unused_entry_reason(self, t):
+        """Harmless reason if no reachable raise has its key in entry t."""
+        if self.flow.raising_keys_in(t[0], t[1]):
+            return None
+        covered = self.entry_insts(t)
+        live = [i for i in covered if self.flow.state[i.idx] is not None]
+        if not live:
+            return "entry %s covers only unreachable instructions" % fmt_entry(t)
+        return ("entry %s covers only %s, none of which can raise: the entry "
+                "is never consulted" % (fmt_entry(t), names_of(live)))
+
+    def uncovered_reason(self, lo, hi):
+        """For drop/shrink: None if an exception can escape the frame from
+        [lo, hi) with a live __exit__ in the mutant, else the reason."""
+        def fn(mflow):
+            if mflow.escapes_with_context(lo, hi):
+                return None
+            covered = [i for i in self.insts if lo <= i.start < hi]
+            live = [i for i in covered if self.flow.state[i.idx] is not None]
+            if not live:
+                return "the uncovered instructions (%s) are unreachable" % (
+                    names_of(covered))
+            raising = [i for i in live if i.may_raise()]
+            if raising:
+                return ("the uncovered %s may raise but no __exit__ is live "
+                        "there" % names_of(raising))
+            what = "instruction" if len(live) == 1 else "instructions"
+            jumps = [i for i in live if i.op in EVAL_BREAKER_JUMPS]
+            extra = ""
+            if jumps:
+                extra = " (%s raise%s only through the eval breaker, with " \
+                    "lookup key target - 1 = %s, outside the uncovered " \
+                    "range)" % (
+                        names_of(jumps), "s" if len(jumps) == 1 else "",
+                        ", ".join(str(i.target() - 2) for i in jumps))
+            return "the uncovered %s %s cannot raise%s" % (
+                what, names_of(live), extra)
+        return fn
+
+    def run(self):
+        for site in self.sites:
+            self.drop_exit(site)
+            self.retarget(site)
+            self.entry_depth(site)
+            self.drop_entry(site)
+            self.dup_enter(site)
+            self.swap_exits(site)
+            self.shrink_entry(site)
+        return self.out
+
+    # -- classes --
+
+    def drop_exit(self, site):
+        for n, (lc, call, end) in enumerate(site.exits):
+            pre = self.insts[call - 1]
+            lo, hi = pre.start, self.insts[end].end
+            if pre.start != pre.off or self.flow.jump_targets_from_outside(lo, hi):
+                continue
+            units = (hi - lo) // 2
+            code = patch(self.code, lo, [(POP_TOP, 0)] * 4 + [(NOP, 0)] * (units - 4))
+            self.emit("drop-exit", "exit%d" % n, site,
+                      "exit of with@%d at %d: %s..%s -> POP_TOP x4 + NOP x%d" % (
+                          site.enter.off, self.insts[lc].off, pre.text(),
+                          self.insts[end].text(), units - 4),
+                      code=code, region=(self.insts[lc].start, hi))
+
+    def retarget(self, site):
+        if len(self.sites) < 2:
+            return
+        k = self.sites.index(site)
+        t = self.table[site.body_entry]
+        for step in range(1, len(self.sites)):
+            other = self.sites[(k + step) % len(self.sites)]
+            if other.handler != site.handler and not t[0] <= other.handler < t[1]:
+                break
+        else:
+            return
+        table = list(self.table)
+        table[site.body_entry] = (t[0], t[1], other.handler, t[3], t[4])
+        self.emit("retarget-handler", "to%d" % other.enter.off, site,
+                  "body entry %s of with@%d retargeted to %d (handler of with@%d)" % (
+                      fmt_entry(t), site.enter.off, other.handler, other.enter.off),
+                  table=table, region=(t[0], t[1]),
+                  harmless_fn=lambda m, t=t: self.unused_entry_reason(t))
+
+    def entry_depth(self, site):
+        t = self.table[site.body_entry]
+        for delta in (-1, +1):
+            d = t[3] + delta
+            if d < 0:
+                continue
+            table = list(self.table)
+            table[site.body_entry] = (t[0], t[1], t[2], d, t[4])
+            self.emit("entry-depth", "minus1" if delta < 0 else "plus1", site,
+                      "body entry %s of with@%d: depth %d -> %d" % (
+                          fmt_entry(t), site.enter.off, t[3], d),
+                      table=table, region=(t[0], t[1]),
+                      harmless_fn=lambda m, t=t: self.unused_entry_reason(t))
+
+    def drop_entry(self, site):
+        for k in site.entries:
+            t = self.table[k]
+            table = self.table[:k] + self.table[k + 1:]
+            self.emit("drop-entry", "entry%d" % k, site,
+                      "with-body entry %s of with@%d dropped" % (
+                          fmt_entry(t), site.enter.off),
+                      table=table, region=(t[0], t[1]),
+                      harmless_fn=self.uncovered_reason(t[0], t[1]))
+
+    def dup_enter(self, site):
+        if site.is_async:
+            return
+        nxt = self.insts[site.enter.idx + 1]
+        if (nxt.op not in ONE_UNIT_STORES or nxt.start != nxt.off or
+                nxt.end != nxt.off + 2):
+            return
+        code = patch(self.code, nxt.off, [(BEFORE_WITH, 0)])
+        self.emit("dup-enter", "", site,
+                  "%s after BEFORE_WITH@%d -> BEFORE_WITH" % (
+                      nxt.text(), site.enter.off),
+                  code=code, region=(site.enter.start, nxt.end))
+
+    def jump_targets(self):
+        if not hasattr(self, "_targets"):
+            self._targets = {i.target() for i in self.insts} - {None}
+        return self._targets
+
+    def swap_exits(self, site):
+        """Two stack-neutral ways to make the inner exit call the outer
+        __exit__ (CPython emits no spare unit on the fall-through path, and a
+        CALL without its PRECALL would break the compiler's depth accounting):
+        a NOP right before the inner exit becomes SWAP k; or, on a return
+        path (value kept under the exits), the inner SWAP 2 becomes SWAP 3
+        and the directly following outer SWAP 2 a NOP."""
+        targets = self.jump_targets()
+        insts = self.insts
+        mine = ("X", site.enter.off)
+        # A NOP right after the first protected instruction (a `try:` or
+        # `while True:` line) dominates the whole body: as SWAP k it makes
+        # every exit of this with (normal and handler) call the outer one.
+        nop = insts[site.first.idx + 1] if site.first.idx + 1 < len(insts) else None
+        s = self.flow.state[nop.idx] if nop else None
+        if (nop is not None and nop.op == NOP and nop.start == nop.off and
+                nop.start not in targets and s and s[-1] == mine):
+            below = [q for q in range(len(s) - 1) if is_x(s[q])]
+            if below:
+                q = below[-1]
+                k = len(s) - q
+                code = patch(self.code, nop.off, [(SWAP, k)])
+                self.emit("swap-exits", "body-nop", site,
+                          "NOP at %d at the start of the body of with@%d "
+                          "becomes SWAP %d: its exits call the exit of with@%d "
+                          "(slot %d) while it is still active" % (
+                              nop.off, site.enter.off, k, s[q][1], q),
+                          code=code, region=(site.enter.start, nop.end))
+        for n, (lc, call, end) in enumerate(site.exits):
+            if lc < 1 or insts[lc].start in targets:
+                continue
+            prev = insts[lc - 1]
+            s = self.flow.state[lc - 1]
+            if not s or prev.start != prev.off:
+                continue
+            if prev.op == NOP and s[-1] == mine:
+                below = [q for q in range(len(s) - 1) if is_x(s[q])]
+                if not below:
+                    continue
+                q = below[-1]
+                k = len(s) - q
+                code = patch(self.code, prev.off, [(SWAP, k)])
+                self.emit("swap-exits", "nop%d" % n, site,
+                          "exit of with@%d at %d: the NOP before it becomes "
+                          "SWAP %d, so it calls the exit of with@%d (slot %d) "
+                          "and the later exit of with@%d calls this one" % (
+                              site.enter.off, insts[lc].off, k, s[q][1], q,
+                              s[q][1]),
+                          code=code, region=(prev.start, insts[end].end))
+                continue
+            # Return path: [.., Xo, Xi, v] SWAP 2; inner exit; SWAP 2; outer exit.
+            if (prev.op != SWAP or prev.arg != 2 or len(s) < 3 or
+                    s[-2] != mine or not is_x(s[-3])):
+                continue
+            outer = s[-3]
+            nxt = insts[end + 1:end + 7]
+            if (len(nxt) < 6 or nxt[0].op != SWAP or nxt[0].arg != 2 or
+                    nxt[0].start != nxt[0].off or nxt[0].start in targets or
+                    nxt[5].op != CALL or nxt[5].arg != 2 or
+                    not self.flow.state[nxt[5].idx] or
+                    self.flow.state[nxt[5].idx][-4] != outer or
+                    nxt[4].op != PRECALL or
+                    any(c.op != LOAD_CONST or self.co.co_consts[c.arg] is not None
+                        for c in nxt[1:4])):
+                continue
+            code = patch(self.code, prev.off, [(SWAP, 3)])
+            code = patch(code, nxt[0].off, [(NOP, 0)])
+            self.emit("swap-exits", "ret%d" % n, site,
+                      "return path at %d: SWAP 2 -> SWAP 3 before the exit of "
+                      "with@%d and SWAP 2 -> NOP at %d before the exit of "
+                      "with@%d: the outer exit is called first" % (
+                          prev.off, site.enter.off, nxt[0].off, outer[1]),
+                      code=code, region=(prev.start, nxt[5].end))
+
+    def shrink_entry(self, site):
+        for k in site.entries:
+            t = self.table[k]
+            covered = self.entry_insts(t)
+            if len(covered) < 2:
+                continue
+            last = covered[-1]
+            table = list(self.table)
+            table[k] = (t[0], last.start, t[2], t[3], t[4])
+            self.emit("shrink-entry", "entry%d" % k, site,
+                      "with-body entry %s of with@%d shrunk to end before %s" % (
+                          fmt_entry(t), site.enter.off, last.text()),
+                      table=table, region=(last.start, t[1]),
+                      harmless_fn=self.uncovered_reason(last.start, t[1]))
+
+
+# --- Corpus walk -------------------------------------------------------------
+
+def walk_code(co):
+    yield co
+    for c in co.co_consts:
+        if isinstance(c, types.CodeType):
+            yield from walk_code(c)
+
+
+def load_pyc(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    return marshal.loads(data[16:])
+
+
+def sanity_check(m):
+    """The mutant decodes with dis and with our decoder, and its table
+    round-trips; returns an error string or None."""
+    co = m.code_obj
+    try:
+        insts = decode(co.co_code)
+        ours = parse_table(co.co_exceptiontable)
+        theirs = [(e.start, e.end, e.target, e.depth, int(e.lasti))
+                  for e in dis._parse_exception_table(co)]
+        if ours != theirs:
+            return "table differs from dis: %r vs %r" % (ours, theirs)
+        if encode_table(ours) != co.co_exceptiontable:
+            return "table does not re-encode"
+        starts = {i.start for i in insts}
+        ends = {i.end for i in insts}
+        prev_end = 0
+        for s, e, t, d, l in ours:
+            if s not in starts or e not in ends or e <= s or s < prev_end:
+                return "entry %s off instruction bounds or unsorted" % (
+                    fmt_entry((s, e, t, d, l)))
+            if t not in starts or s <= t < e:
+                return "entry %s target invalid" % fmt_entry((s, e, t, d, l))
+            prev_end = e
+        for i in insts:
+            tg = i.target()
+            if tg is not None and tg not in starts:
+                return "jump %s to a non-instruction" % i.text()
+        list(dis.get_instructions(co))
+        dis.Bytecode(co).dis()
+    except Exception as exc:  # noqa: BLE001 - any failure is a broken mutant
+        return "%s: %s" % (type(exc).__name__, exc)
+    if len(co.co_code) != len(m.orig_co.co_code):
+        return "length changed"
+    return None
+
+
+def safe_name(s, n):
+    s = re.sub(r"[^A-Za-z0-9_.-]+", "_", s)
+    return s[:n]
+
+
+def run_pyverify(pyverify, paths, batch=400):
+    """path -> list of diagnostics; raises on pyverify failure (rc 2+)."""
+    out = collections.defaultdict(list)
+    for k in range(0, len(paths), batch):
+        chunk = paths[k:k + batch]
+        r = subprocess.run([pyverify, "check", "--format=json", "--jobs=0",
+                            *chunk], capture_output=True, text=True)
+        if r.returncode not in (0, 1):
+            raise RuntimeError("pyverify exited %d: %s" % (r.returncode,
+                                                           r.stderr[-2000:]))
+        doc = json.loads(r.stdout)
+        for d in doc["diagnostics"]:
+            out[d["file"]].append(d)
+    return out
+
+
+def dis_region(co, lo, hi, pad=24):
+    lines = []
+    for i in dis.get_instructions(co):
+        if lo - pad <= i.offset < hi + pad:
+            mark = ">>" if lo <= i.offset < hi else "  "
+            lines.append("  %s %5d %-28s %s" % (mark, i.offset, i.opname,
+                                                i.argrepr or ("" if i.arg is None else i.arg)))
+    lines.append("  ExceptionTable:")
+    for e in dis._parse_exception_table(co):
+        lines.append("    " + fmt_entry((e.start, e.end, e.target, e.depth,
+                                         int(e.lasti))))
+    lines.append("  co_stacksize %d" % co.co_stacksize)
+    return "\n".join(lines)
+
+
+CONTROL_IDS_PREFIXES = ("context-", "with-", "stack-", "handler-", "block-",
+                        "exception-table-")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pyverify", required=True)
+    ap.add_argument("--pyc-dir", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--limit", type=int, default=0,
+                    help="sample this many mutants (0: all)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--min-mutants", type=int, default=1000)
+    ap.add_argument("--min-rate", type=float, default=99.0)
+    a = ap.parse_args()
+    t0 = time.time()
+
+    if not os.access(a.pyverify, os.X_OK):
+        print("error: %s is not executable" % a.pyverify, file=sys.stderr)
+        return 2
+    pycs = []
+    for root, dirs, files in os.walk(a.pyc_dir):
+        dirs.sort()
+        pycs += [os.path.join(root, f) for f in files if f.endswith(".pyc")]
+    pycs.sort()
+    if not pycs:
+        print("error: no .pyc under %s" % a.pyc_dir, file=sys.stderr)
+        return 2
+
+    skipped = collections.Counter()
+    mutants, controls = [], []
+    n_code = n_sites = n_code_with = 0
+    site_kinds = collections.Counter()
+    for path in pycs:
+        rel = os.path.relpath(path, a.pyc_dir)
+        try:
+            top = load_pyc(path)
+        except Exception as exc:  # noqa: BLE001
+            print("error: cannot load %s: %s" % (path, exc), file=sys.stderr)
+            return 2
+        for co in walk_code(top):
+            n_code += 1
+            code = co.co_code
+            if BEFORE_WITH not in code[::2] and BEFORE_ASYNC_WITH not in code[::2]:
+                continue
+            insts = decode(code)
+            if not any(i.op in (BEFORE_WITH, BEFORE_ASYNC_WITH) for i in insts):
+                continue
+            table = parse_table(co.co_exceptiontable)
+            theirs = [(e.start, e.end, e.target, e.depth, int(e.lasti))
+                      for e in dis._parse_exception_table(co)]
+            assert table == theirs, (rel, co.co_qualname)
+            assert encode_table(table) == co.co_exceptiontable
+            flow = Flow(co, code, table, insts)
+            if flow.conflicts or flow.max_depth > co.co_stacksize:
+                skipped["code object: own depth model disagrees"] += 1
+                continue
+            sites = find_sites(flow, skipped)
+            if not sites:
+                continue
+            n_code_with += 1
+            n_sites += len(sites)
+            for s in sites:
+                site_kinds["async" if s.is_async else "sync"] += 1
+            controls.append((rel, co))
+            mutants += Mutator(rel, co, flow, sites).run()
+
+    total_generated = len(mutants)
+    if a.limit and a.limit < len(mutants):
+        rng = random.Random(a.seed)
+        keep = sorted(rng.sample(range(len(mutants)), a.limit))
+        mutants = [mutants[k] for k in keep]
+
+    # Write.
+    mdir = os.path.join(a.out, "mutants")
+    cdir = os.path.join(a.out, "controls")
+    for d in (mdir, cdir):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+    broken = []
+    for k, m in enumerate(mutants):
+        err = sanity_check(m)
+        if err:
+            broken.append((m, err))
+        stem = "%s__%s__%s__%05d" % (safe_name(m.src[:-4], 60),
+                                     safe_name(m.qualname, 60), m.cls, k)
+        m.path = os.path.join(mdir, stem + ".marshal")
+        with open(m.path, "wb") as f:
+            f.write(marshal.dumps(m.code_obj))
+    control_paths = []
+    for k, (rel, co) in enumerate(controls):
+        p = os.path.join(cdir, "%s__%s__%05d.marshal" % (
+            safe_name(rel[:-4], 60), safe_name(co.co_qualname, 60), k))
+        with open(p, "wb") as f:
+            f.write(marshal.dumps(co))
+        control_paths.append((p, co))
+    if broken:
+        for m, err in broken[:20]:
+            print("error: mutant %s (%s) does not decode: %s" % (
+                m.path, m.desc, err), file=sys.stderr)
+        print("error: %d broken mutants" % len(broken), file=sys.stderr)
+        return 2
+
+    # Check.
+    try:
+        diags = run_pyverify(a.pyverify, [m.path for m in mutants])
+        cdiags = run_pyverify(a.pyverify, [p for p, _ in control_paths])
+    except RuntimeError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 2
+
+    def in_code(ds, co):
+        return [d for d in ds if d["code"] == co.co_qualname and
+                d["firstlineno"] == co.co_firstlineno]
+
+    control_bad = []
+    for p, co in control_paths:
+        bad = [d for d in cdiags.get(p, []) if d["check"].startswith(CONTROL_IDS_PREFIXES)]
+        if bad:
+            control_bad.append((p, bad))
+
+    for m in mutants:
+        ds = in_code(diags.get(m.path, []), m.code_obj)
+        ds = [d for d in ds if d["severity"] in ("error", "warning")]
+        m.reported = sorted({d["check"] for d in ds})
+        m.messages = ["%s @%d: %s" % (d["check"], d["offset"], d["message"])
+                      for d in ds]
+        m.detected = m.expected in m.reported
+
+    # Report.
+    rows = []
+    per = {c: [m for m in mutants if m.cls == c] for c in CLASSES}
+    missed_all, harmless_all = [], []
+    for c in CLASSES:
+        ms = per[c]
+        harmless = [m for m in ms if m.harmless]
+        live = [m for m in ms if not m.harmless]
+        det = [m for m in live if m.detected]
+        missed = [m for m in live if not m.detected]
+        other = collections.Counter(i for m in ms for i in m.reported if i != m.expected)
+        rows.append((c, len(ms), len(det), len(harmless), len(missed),
+                     100.0 * len(det) / len(live) if live else 100.0, other))
+        missed_all += missed
+        harmless_all += harmless
+
+    n = len(mutants)
+    n_h = len(harmless_all)
+    n_live = n - n_h
+    n_det = sum(r[2] for r in rows)
+    rate = 100.0 * n_det / n_live if n_live else 0.0
+
+    print("corpus: %d files, %d code objects, %d with sites (%d sync, %d async) in "
+          "%d code objects" % (len(pycs), n_code, n_sites, site_kinds["sync"],
+                               site_kinds["async"], n_code_with))
+    if skipped:
+        print("skipped: " + ", ".join("%s %d" % kv for kv in sorted(skipped.items())))
+    if a.limit and total_generated > n:
+        print("sampled %d of %d mutants (seed %d)" % (n, total_generated, a.seed))
+    print()
+    hdr = "%-17s %-22s %7s %8s %8s %6s %8s" % ("class", "expected id", "mutants",
+                                                "detected", "harmless", "missed",
+                                                "rate")
+    print(hdr)
+    print("-" * len(hdr))
+    for c, cnt, det, h, mi, r, other in rows:
+        print("%-17s %-22s %7d %8d %8d %6d %7.2f%%" % (c, EXPECTED[c], cnt, det, h, mi, r))
+    print("-" * len(hdr))
+    print("%-17s %-22s %7d %8d %8d %6d %7.2f%%" % ("total", "", n, n_det, n_h,
+                                                   len(missed_all), rate))
+    print()
+    print("other ids reported (mutants per id):")
+    for c, cnt, det, h, mi, r, other in rows:
+        if other:
+            print("  %-17s %s" % (c, ", ".join("%s %d" % kv for kv in sorted(other.items()))))
+    adj = collections.Counter(m.cls for m in mutants if m.stacksize_note)
+    if adj:
+        print("co_stacksize raised (mutants per class): " +
+              ", ".join("%s %d" % kv for kv in sorted(adj.items())))
+
+    # Harmless list.
+    with open(os.path.join(a.out, "harmless.txt"), "w") as f:
+        for m in harmless_all:
+            f.write("%s  %s:%s  %s\n    reason: %s\n    pyverify: %s\n" % (
+                m.cls, m.src, m.qualname, m.desc, m.harmless,
+                ", ".join(m.reported) or "-"))
+    print()
+    print("harmless: %d (each listed in %s)" % (n_h, os.path.join(a.out, "harmless.txt")))
+    kinds = collections.Counter()
+    for m in harmless_all:
+        r = re.sub(r"entry \d+ to \d+ -> \d+ \[\d+\]( lasti)?", "entry", m.harmless)
+        r = re.sub(r"\d+ ([A-Z])", r"\1", r)
+        r = re.sub(r"\d+", "N", r)
+        kinds[(m.cls, r)] += 1
+    for (c, r), cnt in sorted(kinds.items()):
+        print("  %4d  %-15s %s" % (cnt, c, r))
+
+    # Missed list.
+    with open(os.path.join(a.out, "missed.log"), "w") as f:
+        for m in missed_all:
+            lo, hi = m.region
+            f.write("=" * 78 + "\n")
+            f.write("%s  %s:%s (line %d)\n  %s\n  file: %s\n" % (
+                m.cls, m.src, m.qualname, m.firstlineno, m.desc, m.path))
+            f.write("  expected %s; pyverify reported: %s\n" % (
+                m.expected, ", ".join(m.reported) or "nothing"))
+            for msg in m.messages:
+                f.write("    " + msg + "\n")
+            f.write("  original:\n" + dis_region(m.orig_co, lo, hi) + "\n")
+            f.write("  mutant:\n" + dis_region(m.code_obj, lo, hi) + "\n")
+    if missed_all:
+        print()
+        print("missed: %d (dis of each region in %s)" % (
+            len(missed_all), os.path.join(a.out, "missed.log")))
+        for m in missed_all:
+            print("  %-16s %s:%s  %s  -> reported: %s" % (
+                m.cls, m.src, m.qualname, m.desc, ", ".join(m.reported) or "nothing"))
+        print("missed, by class and the ids pyverify reported instead:")
+        groups = collections.Counter((m.cls, ", ".join(m.reported) or "nothing")
+                                     for m in missed_all)
+        for (c, ids), cnt in sorted(groups.items()):
+            print("  %4d  %-16s %s" % (cnt, c, ids))
+
+    with open(os.path.join(a.out, "results.json"), "w") as f:
+        json.dump([{
+            "class": m.cls, "variant": m.variant, "file": m.src,
+            "qualname": m.qualname, "firstlineno": m.firstlineno,
+            "site": m.site, "description": m.desc, "expected": m.expected,
+            "harmless": m.harmless, "stacksize": m.stacksize_note,
+            "reported": m.reported, "detected": m.detected,
+            "mutant": os.path.relpath(m.path, a.out)} for m in mutants],
+            f, indent=1)
+
+    print()
+    print("controls: %d unmutated code objects, %d with context/with/stack/table "
+          "findings" % (len(control_paths), len(control_bad)))
+    for p, bad in control_bad[:20]:
+        print("  %s: %s" % (p, ", ".join(sorted({d["check"] for d in bad}))))
+    print()
+    print("%d mutants, %d detected (%.2f%% of %d non-harmless), %d harmless  "
+          "[%.1fs]" % (n, n_det, rate, n_live, n_h, time.time() - t0))
+    ok = n >= a.min_mutants and rate >= a.min_rate and not control_bad
+    if n < a.min_mutants:
+        print("FAIL: fewer than %d mutants" % a.min_mutants)
+    if rate < a.min_rate:
+        print("FAIL: detection %.2f%% < %.2f%%" % (rate, a.min_rate))
+    if control_bad:
+        print("FAIL: findings on unmutated controls")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

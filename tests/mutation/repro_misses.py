@@ -1,0 +1,117 @@
+#!/usr/bin/python3.11
+"""Minimal reproducers for the mutants pyverify misses on the stdlib.
+
+Each case compiles a few lines, plants one mutation with the machinery of
+mutate_stdlib.py (same classes, same expected ids), runs
+`pyverify check --format=json` on the mutant and prints what it reports.
+
+    /usr/bin/python3.11 tests/mutation/repro_misses.py --pyverify PATH [--out DIR]
+
+Exits 1 if any case is still missed (pyverify does not report the expected
+id), 0 when all are detected.
+"""
+
+import argparse
+import collections
+import dis
+import json
+import marshal
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mutate_stdlib as M  # noqa: E402  (same directory)
+
+LOOP_WITH = '''
+def f(cm, xs):
+    for x in xs:
+        with cm:
+            g(x)
+'''
+
+BACK_EDGE = '''
+def f(lock, q):
+    with lock:
+        while True:
+            try:
+                q.get()
+            except Exception:
+                break
+'''
+
+LOOP_SWAP = '''
+def f(a, b, xs):
+    with a:
+        for x in xs:
+            with b:
+                if x:
+                    continue
+                g()
+'''
+
+# (name, source, class, variant prefix, what goes wrong)
+CASES = [
+    ("loop-depth-plus1", LOOP_WITH, "entry-depth", "plus1",
+     "body entry depth 2 -> 3 on a with inside a for loop"),
+    ("loop-depth-minus1", LOOP_WITH, "entry-depth", "minus1",
+     "body entry depth 2 -> 1 on a with inside a for loop"),
+    ("loop-dup-enter", LOOP_WITH, "dup-enter", "",
+     "POP_TOP after BEFORE_WITH -> BEFORE_WITH inside a for loop"),
+    ("back-edge-drop", BACK_EDGE, "drop-entry", "entry0",
+     "drop the body entry [POP_TOP; NOP(while)]: the back edge's eval-breaker "
+     "key (target - 1 = the while NOP) is uncovered"),
+    ("back-edge-shrink", BACK_EDGE, "shrink-entry", "entry0",
+     "shrink the body entry so the while NOP (key of the back edge) is "
+     "uncovered"),
+    ("loop-swap", LOOP_SWAP, "swap-exits", "nop",
+     "the `continue` NOP before the inner exit becomes SWAP 3: the inner exit "
+     "calls the outer __exit__ on the first iteration"),
+]
+
+
+def mutants_of(src, name="f"):
+    top = compile(src, "<repro>", "exec")
+    co = next(c for c in M.walk_code(top) if c.co_name == name)
+    flow = M.Flow(co, co.co_code, M.parse_table(co.co_exceptiontable))
+    sites = M.find_sites(flow, collections.Counter())
+    return co, M.Mutator("repro.py", co, flow, sites).run()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pyverify", required=True)
+    ap.add_argument("--out", default=None, help="keep the mutants here")
+    ap.add_argument("--dis", action="store_true", help="print dis of each mutant")
+    a = ap.parse_args()
+    out = a.out or tempfile.mkdtemp(prefix="pyverify-repro-")
+    os.makedirs(out, exist_ok=True)
+    missed = 0
+    for name, src, cls, variant, what in CASES:
+        co, ms = mutants_of(src)
+        m = next(m for m in ms if m.cls == cls and m.variant.startswith(variant))
+        path = os.path.join(out, name + ".marshal")
+        with open(path, "wb") as f:
+            f.write(marshal.dumps(m.code_obj))
+        r = subprocess.run([a.pyverify, "check", "--format=json", path],
+                           capture_output=True, text=True)
+        ds = json.loads(r.stdout)["diagnostics"]
+        ok = any(d["check"] == m.expected for d in ds)
+        missed += not ok
+        print("== %s: %s" % (name, what))
+        print("   mutation: %s" % m.desc)
+        print("   expected %s: %s" % (m.expected, "REPORTED" if ok else "MISSED"))
+        for d in ds:
+            print("     %s %s @%d: %s" % (d["severity"], d["check"], d["offset"],
+                                        d["message"][:150]))
+        if not ds:
+            print("     (no findings)")
+        if a.dis:
+            dis.dis(m.code_obj)
+    print("%d of %d cases missed; mutants in %s" % (missed, len(CASES), out))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
