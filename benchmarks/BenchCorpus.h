@@ -1,4 +1,4 @@
-//===- BenchCorpus.h - The in-memory corpus the benchmarks share -*- C++ -*-===//
+//===- BenchCorpus.h - The corpus the benchmarks share ----------*- C++ -*-===//
 //
 // Contract: loadBenchCorpus() reads every .pyc under a directory (recursively,
 // in sorted path order -- the order run_benchmarks.py uses too) into memory,

@@ -81,16 +81,29 @@ public:
   llvm::SmallVector<LocalEntry, 2> Locals; ///< Sorted by Local.
   llvm::SmallVector<ActiveCtx, 4> Active;  ///< Entry order.
 
-  bool join(const CtxState &O) {
-    if (O.isBottom() || isTop())
+  bool join(const CtxState &Other) {
+    if (Other.isBottom() || isTop())
       return false;
     if (isBottom()) {
-      *this = O;
+      *this = Other;
       return true;
     }
-    if (O.isTop() || Stack.size() != O.Stack.size()) {
+    if (Other.isTop() || Stack.size() != Other.Stack.size()) {
       K = Kind::Top; // keep this content as the representative
       return true;
+    }
+    // The same with can be entered at two sites that meet at a join: a
+    // resume function's prologue re-enters a with that the original loop
+    // body enters on later iterations, into the same slot. A context is its
+    // slot: name the other path's contexts after ours slot by slot.
+    CtxState O = Other;
+    for (size_t I = 0; I < Stack.size(); ++I) {
+      const Slot &Mine = Stack[I], &Theirs = O.Stack[I];
+      bool Ctx = Mine.T == Tag::Exit || Mine.T == Tag::Pending ||
+                 Mine.T == Tag::Called;
+      if (!Ctx || Theirs.T != Mine.T || Theirs.Id == Mine.Id)
+        continue;
+      O.rename(Theirs.Id, Mine.Id);
     }
     bool Changed = false;
     for (size_t I = 0; I < Stack.size(); ++I)
@@ -163,6 +176,25 @@ public:
   }
   void removeActive(uint32_t C) {
     llvm::erase_if(Active, [&](const ActiveCtx &A) { return A.Ctx == C; });
+  }
+  /// Renames context \p From to \p To everywhere in this state.
+  void rename(uint32_t From, uint32_t To) {
+    for (Slot &X : Stack)
+      if ((X.T == Tag::Exit || X.T == Tag::Pending || X.T == Tag::Called) &&
+          X.Id == From)
+        X.Id = To;
+    for (LocalEntry &L : Locals)
+      if (L.Ctx == From)
+        L.Ctx = To;
+    bool HaveTo = findActive(To) != nullptr;
+    for (ActiveCtx &A : Active)
+      if (A.Ctx == From)
+        A.Ctx = To;
+    if (HaveTo) // keep the first occurrence only
+      for (size_t I = 0; I < Active.size(); ++I)
+        for (size_t J = Active.size(); J-- > I + 1;)
+          if (Active[J].Ctx == Active[I].Ctx)
+            Active.erase(Active.begin() + J);
   }
 
 private:
@@ -886,24 +918,6 @@ llvm::Expected<ContextBalanceResult> Balance::run() {
     F.note(T.Target, "the entry's handler");
     Res.Findings.push_back(std::move(F));
   }
-  // Each with needs its own handler: the suppress path of a shared one
-  // continues after only one of the withs.
-  for (size_t A = 0; A < BS.withSites().size(); ++A)
-    for (size_t B = A + 1; B < BS.withSites().size(); ++B) {
-      const WithSite &WA = BS.withSites()[A], &WB = BS.withSites()[B];
-      if (!WA.Handler || WA.Handler != WB.Handler)
-        continue;
-      Finding F(CheckId::WithHandlerMismatch, Insts[WB.FirstProtected].Offset,
-                llvm::formatv("the with bodies entered at {0} and {1} lead to "
-                              "the same handler {2}; each with needs its own "
-                              "(after a suppressed exception the shared one "
-                              "continues after only one of them)",
-                              Insts[WA.EnterInst].Offset,
-                              Insts[WB.EnterInst].Offset, *WA.Handler));
-      F.note(Insts[WA.EnterInst].Offset, "the other with is entered here");
-      F.note(*WA.Handler, "the shared handler");
-      Res.Findings.push_back(std::move(F));
-    }
   // Every other entry that targets a with handler must keep that with's
   // __exit__ slot: depth = slot + 1.
   for (size_t E = 0; E < D.Table.size(); ++E) {

@@ -16,7 +16,10 @@ DecodedCode DecodedCode::decode(const CodeObject &C) {
   if (Table) {
     D.Table = std::move(*Table);
     D.TableDecoded = true;
-    validateExceptionTable(D.Table, D.Insts, C.StackSize, D.Findings);
+    // Depths against co_stacksize are judged by the Check layer, on live
+    // entries only: dead entries must not make the code ill-formed.
+    validateExceptionTable(D.Table, D.Insts, C.StackSize, D.Findings,
+                           /*CheckDepths=*/false);
     for (uint32_t At : NonCanonical) {
       Finding F(CheckId::ExceptionTableNonCanonical, 0,
                 llvm::formatv("non-minimal varint at exception-table byte "

@@ -116,9 +116,39 @@ static std::string describe(const ExceptionTableEntry &E) {
       .str();
 }
 
+void pyverify::checkExceptionTableDepths(
+    llvm::ArrayRef<ExceptionTableEntry> Entries, const InstructionStream &Insts,
+    int64_t StackSize, llvm::function_ref<bool(size_t)> IsLive,
+    std::vector<Finding> &Findings) {
+  for (size_t K = 0; K < Entries.size(); ++K) {
+    const ExceptionTableEntry &E = Entries[K];
+    if (int64_t(E.handlerDepth()) <= StackSize || !IsLive(K))
+      continue;
+    int64_t At = Insts.indexContaining(E.Start);
+    if (At < 0)
+      At = int64_t(Insts.size()) - 1;
+    int64_t T = Insts.indexContaining(E.Target);
+    Findings
+        .emplace_back(
+            CheckId::ExceptionTableDepthExceedsStacksize,
+            At < 0 ? 0 : Insts[At].Offset,
+            llvm::formatv("exception-table entry {0} enters its handler at "
+                          "depth {1} (depth {2} + lasti {3} + exception 1), "
+                          "above co_stacksize {4}",
+                          describe(E), E.handlerDepth(), E.Depth,
+                          unsigned(E.Lasti), StackSize))
+        .note(T < 0 ? 0 : Insts[T].Offset,
+              "the handler; co_stacksize must count the depth handlers are "
+              "entered at (compute it with exception edges)");
+  }
+}
+
 void pyverify::validateExceptionTable(
     llvm::ArrayRef<ExceptionTableEntry> Entries, const InstructionStream &Insts,
-    int64_t StackSize, std::vector<Finding> &Findings) {
+    int64_t StackSize, std::vector<Finding> &Findings, bool CheckDepths) {
+  if (CheckDepths)
+    checkExceptionTableDepths(
+        Entries, Insts, StackSize, [](size_t) { return true; }, Findings);
   uint32_t CodeSize = Insts.codeSize();
   // Where to anchor a finding in co_code: the entry's start when it is inside
   // the code, else the last instruction.
@@ -203,18 +233,6 @@ void pyverify::validateExceptionTable(
                             "exception in the handler would re-enter it")
           .note(E.Target, "handler");
     }
-    if (int64_t(E.handlerDepth()) > StackSize)
-      Findings
-          .emplace_back(
-              CheckId::ExceptionTableDepthExceedsStacksize, Anchor(E.Start),
-              llvm::formatv("exception-table entry {0} enters its handler at "
-                            "depth {1} (depth {2} + lasti {3} + exception 1), "
-                            "above co_stacksize {4}",
-                            Desc(), E.handlerDepth(), E.Depth,
-                            unsigned(E.Lasti), StackSize))
-          .note(Anchor(E.Target),
-                "the handler; co_stacksize must count the depth handlers are "
-                "entered at (compute it with exception edges)");
   }
 
   // Overlaps: compare each entry with the furthest-reaching earlier one in

@@ -67,7 +67,9 @@ InstructionStream InstructionStream::decode(llvm::StringRef Code,
     return uint8_t(Code[2 * Unit + K]);
   };
   // Count the instructions first (the loop below, without its checks), so
-  // that Insts is allocated once: growing it was a quarter of decoding.
+  // that Insts is allocated once: growing it was a quarter of decoding. The
+  // count is exact for valid code and an upper bound otherwise (a
+  // specialised opcode's caches count here as CACHE instructions).
   size_t NumInsts = 0;
   for (size_t V = 0; V < NumUnits; ++NumInsts) {
     while (V + 1 < NumUnits && Byte(V, 0) == uint8_t(Opcode::EXTENDED_ARG))

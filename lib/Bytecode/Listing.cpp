@@ -3,6 +3,7 @@
 #include "pyverify/Bytecode/Listing.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -206,4 +207,33 @@ llvm::json::Object pyverify::listingToJSON(const DecodedCode &D,
   if (A && A->CodeJson)
     A->CodeJson(O);
   return O;
+}
+
+static llvm::json::Object
+codeTreeImpl(const CodeObject &C,
+             llvm::function_ref<llvm::json::Object(const CodeObject &)> One,
+             llvm::SmallPtrSetImpl<const CodeObject *> &Seen) {
+  if (!Seen.insert(&C).second)
+    return llvm::json::Object{{"name", jsonSafe(C.Name)},
+                              {"qualname", jsonSafe(C.QualName)},
+                              {"firstlineno", C.FirstLineNo},
+                              {"stacksize", C.StackSize},
+                              {"flags", C.Flags},
+                              {"duplicate", true},
+                              {"instructions", llvm::json::Array()},
+                              {"exception_table", llvm::json::Array()},
+                              {"children", llvm::json::Array()}};
+  llvm::json::Object O = One(C);
+  llvm::json::Array Kids;
+  for (const CodeObject *K : C.children())
+    Kids.push_back(codeTreeImpl(*K, One, Seen));
+  O["children"] = std::move(Kids);
+  return O;
+}
+
+llvm::json::Object pyverify::codeTreeToJSON(
+    const CodeObject &Root,
+    llvm::function_ref<llvm::json::Object(const CodeObject &)> One) {
+  llvm::SmallPtrSet<const CodeObject *, 16> Seen;
+  return codeTreeImpl(Root, One, Seen);
 }

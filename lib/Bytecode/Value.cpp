@@ -137,6 +137,18 @@ template <class... Ts> Overloaded(Ts...) -> Overloaded<Ts...>;
 } // namespace
 
 void Value::printRepr(llvm::raw_ostream &OS) const {
+  // Back-references make a small stream describe a huge tree of nested
+  // tuples: print at most ReprBudget values, then "...".
+  size_t Budget = ReprBudget;
+  printReprLimited(OS, Budget);
+}
+
+void Value::printReprLimited(llvm::raw_ostream &OS, size_t &Budget) const {
+  if (Budget == 0) {
+    OS << "...";
+    return;
+  }
+  --Budget;
   std::visit(
       Overloaded{
           [&](const NoneValue &) { OS << "None"; },
@@ -201,7 +213,9 @@ void Value::printRepr(llvm::raw_ostream &OS) const {
             for (size_t I = 0; I < S.Items->size(); ++I) {
               if (I)
                 OS << ", ";
-              (*S.Items)[I].printRepr(OS);
+              (*S.Items)[I].printReprLimited(OS, Budget);
+              if (Budget == 0)
+                break;
             }
             if (S.Kind == SequenceKind::Tuple && S.Items->size() == 1)
               OS << ',';
@@ -212,9 +226,11 @@ void Value::printRepr(llvm::raw_ostream &OS) const {
             for (size_t I = 0; I < D.Items->size(); ++I) {
               if (I)
                 OS << ", ";
-              (*D.Items)[I].first.printRepr(OS);
+              (*D.Items)[I].first.printReprLimited(OS, Budget);
               OS << ": ";
-              (*D.Items)[I].second.printRepr(OS);
+              (*D.Items)[I].second.printReprLimited(OS, Budget);
+              if (Budget == 0)
+                break;
             }
             OS << '}';
           },

@@ -2,6 +2,7 @@
 
 #include "pyverify/Check/BundleVerifier.h"
 #include "pyverify/Analysis/BlockStack.h"
+#include "pyverify/Analysis/ContextBalance.h"
 #include "pyverify/Analysis/StackDepth.h"
 #include "pyverify/CFG/CFG.h"
 
@@ -24,15 +25,20 @@ pyverify::activeWithContexts(const CodeObject &Original, uint32_t Offset) {
   auto Depth = computeStackDepth(G);
   if (!Depth)
     return Depth.takeError();
+  // The contexts whose bound __exit__ is live before the instruction: after
+  // `return f(x)` inside a with, execution resumes at the inlined exit
+  // sequence, outside the with's table range but with its __exit__ still on
+  // the stack, so the table's block stack alone would say "no context".
   BlockStack BS = BlockStack::compute(G, *Depth);
+  auto Balance = checkContextBalance(G, *Depth, BS);
+  if (!Balance)
+    return Balance.takeError();
   std::vector<BundleContext> Out;
-  for (const Block &B : BS.blocksAt(uint32_t(I))) {
-    if (!isWithKind(B.Kind))
-      continue;
-    const WithSite *W = BS.siteForHandler(B.Handler);
-    Out.push_back({ContextKind::With, B.Handler,
-                   W && W->ExitSlot >= 0 ? uint32_t(W->ExitSlot) : UINT32_MAX});
-  }
+  for (uint32_t Ctx : Balance->ActiveBefore[I])
+    for (const WithSite &W : BS.withSites())
+      if (W.EnterInst == Ctx && W.Handler)
+        Out.push_back({ContextKind::With, *W.Handler,
+                       W.ExitSlot >= 0 ? uint32_t(W.ExitSlot) : UINT32_MAX});
   return Out;
 }
 
@@ -105,12 +111,13 @@ FileReport pyverify::verifyBundle(const Bundle &B, const CheckOptions &O) {
       Same = (*Actual)[K].Handler == Res.Contexts[K].Handler &&
              (*Actual)[K].StackIndex == Res.Contexts[K].StackIndex;
     if (!Same)
-      Claim(CheckId::ResumeContextsMismatch, Res.OriginalOffset,
-            llvm::formatv("{0} claims contexts {1} at original offset {2}, "
-                          "but the original's block stack there has {3}",
-                          Target, describeContexts(Res.Contexts),
-                          Res.OriginalOffset, describeContexts(*Actual)),
-            Target);
+      Claim(
+          CheckId::ResumeContextsMismatch, Res.OriginalOffset,
+          llvm::formatv("{0} claims contexts {1} at original offset {2}, "
+                        "but the contexts active in the original there are {3}",
+                        Target, describeContexts(Res.Contexts),
+                        Res.OriginalOffset, describeContexts(*Actual)),
+          Target);
   }
   sortDiagnostics(R.Diags);
   return R;

@@ -12,8 +12,21 @@ using namespace pyverify;
 std::vector<Finding> pyverify::verifyCode(const DecodedCode &D,
                                           const CheckOptions &O) {
   std::vector<Finding> All = D.Findings;
-  if (D.isWellFormed()) {
+  if (!D.isWellFormed()) {
+    if (D.TableDecoded)
+      checkExceptionTableDepths(
+          D.Table, D.Insts, D.Code->StackSize, [](size_t) { return true; },
+          All);
+  } else {
     CFG G = CFG::build(D);
+    // An entry is live when it covers a reachable instruction.
+    llvm::BitVector Live(D.Table.size());
+    for (uint32_t I = 0; I < D.Insts.size(); ++I)
+      if (int32_t E = G.coverOf(I); E >= 0 && G.reachable().test(G.blockOf(I)))
+        Live.set(E);
+    checkExceptionTableDepths(
+        D.Table, D.Insts, D.Code->StackSize,
+        [&](size_t E) { return Live.test(E); }, All);
     auto Depth = computeStackDepth(G);
     if (Depth) {
       checkStack(G, *Depth, All);

@@ -147,7 +147,7 @@ json::Value depthJSON(const std::optional<int64_t> &V) {
   return nullptr;
 }
 
-json::Object analyzeJSON(const CodeObject &C) {
+json::Object analyzeOneJSON(const CodeObject &C) {
   Analyzed A(C);
   ListingAnnotator Ann;
   auto Rows = [&](size_t I, json::Object &O) {
@@ -175,11 +175,11 @@ json::Object analyzeJSON(const CodeObject &C) {
   Ann.Json = Rows;
   Ann.CodeJson = Code;
   json::Object O = listingToJSON(A.D, &Ann);
-  json::Array Kids;
-  for (const CodeObject *K : C.children())
-    Kids.push_back(analyzeJSON(*K));
-  O["children"] = std::move(Kids);
   return O;
+}
+
+json::Object analyzeJSON(const CodeObject &Root) {
+  return codeTreeToJSON(Root, analyzeOneJSON);
 }
 
 void analyzeText(const CodeObject &C) {

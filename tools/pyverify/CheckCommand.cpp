@@ -15,6 +15,7 @@
 #include "Commands.h"
 #include "InputFiles.h"
 
+#include "pyverify/Check/BundleVerifier.h"
 #include "pyverify/Check/CheckOptions.h"
 #include "pyverify/Check/DiagnosticPrinter.h"
 #include "pyverify/Check/Verifier.h"
@@ -68,6 +69,15 @@ struct FileOutcome {
 FileOutcome checkOne(const std::string &Path, const CheckOptions &Opts) {
   FileOutcome O;
   O.Report.Path = Path;
+  if (sys::path::extension(Path) == ".pvb") {
+    Expected<Bundle> B = loadBundle(Path);
+    if (!B) {
+      O.InputError = toString(B.takeError());
+      return O;
+    }
+    O.Report = verifyBundle(*B, Opts);
+    return O;
+  }
   Expected<CodeFile> F = loadInput(Path);
   if (!F) {
     O.InputError = toString(F.takeError());
@@ -99,7 +109,7 @@ int runCheck() {
   }
   std::vector<std::string> Missing;
   std::vector<std::string> Files =
-      expandInputs(Inputs, {".pyc", ".py"}, Missing);
+      expandInputs(Inputs, {".pyc", ".py", ".pvb"}, Missing);
   int Status = ExitClean;
   for (const std::string &M : Missing) {
     WithColor::error(errs(), "pyverify")

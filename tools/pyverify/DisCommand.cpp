@@ -147,16 +147,14 @@ json::Object rawFields(const DecodedCode &D) {
   return F;
 }
 
-json::Object codeToJSON(const CodeObject &C) {
-  DecodedCode D = DecodedCode::decode(C);
-  json::Object O = listingToJSON(D);
-  if (WithFields)
-    O["fields"] = rawFields(D);
-  json::Array Kids;
-  for (const CodeObject *K : C.children())
-    Kids.push_back(codeToJSON(*K));
-  O["children"] = std::move(Kids);
-  return O;
+json::Object codeToJSON(const CodeObject &Root) {
+  return codeTreeToJSON(Root, [](const CodeObject &C) {
+    DecodedCode D = DecodedCode::decode(C);
+    json::Object O = listingToJSON(D);
+    if (WithFields)
+      O["fields"] = rawFields(D);
+    return O;
+  });
 }
 
 } // namespace

@@ -28,6 +28,7 @@
 #include "pyverify/Support/Finding.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -66,10 +67,22 @@ decodeExceptionTable(llvm::StringRef Bytes,
 /// even and values fit in a varint: callers validate first.
 std::string encodeExceptionTable(llvm::ArrayRef<ExceptionTableEntry> Entries);
 
-/// Appends a Finding per violation to \p Findings.
+/// Appends a Finding per violation to \p Findings. With \p CheckDepths
+/// false, exception-table-depth-exceeds-stacksize is left to the caller,
+/// which can limit it to live entries (checkExceptionTableDepths).
 void validateExceptionTable(llvm::ArrayRef<ExceptionTableEntry> Entries,
                             const InstructionStream &Insts, int64_t StackSize,
-                            std::vector<Finding> &Findings);
+                            std::vector<Finding> &Findings,
+                            bool CheckDepths = true);
+
+/// exception-table-depth-exceeds-stacksize for the entries \p IsLive
+/// accepts: resume functions legitimately keep dead handlers whose depth
+/// the (reachable) stack size need not cover.
+void checkExceptionTableDepths(llvm::ArrayRef<ExceptionTableEntry> Entries,
+                               const InstructionStream &Insts,
+                               int64_t StackSize,
+                               llvm::function_ref<bool(size_t)> IsLive,
+                               std::vector<Finding> &Findings);
 
 /// The entry covering the instruction whose opcode unit is at \p Key, found
 /// as CPython's lookup does (first entry in order whose range holds the key,

@@ -53,6 +53,16 @@ void printListing(llvm::raw_ostream &OS, const DecodedCode &D,
 llvm::json::Object listingToJSON(const DecodedCode &D,
                                  const ListingAnnotator *A = nullptr);
 
+/// The JSON tree of \p Root and its nested code objects ("children" in
+/// co_consts order), each node built by \p One. A code object shared by
+/// several parents (marshal back-references; compile() never does this) is
+/// built once; later occurrences are stubs with "duplicate": true and empty
+/// instructions, table and children, so the output stays linear in the
+/// input.
+llvm::json::Object
+codeTreeToJSON(const CodeObject &Root,
+               llvm::function_ref<llvm::json::Object(const CodeObject &)> One);
+
 /// A JSON string for bytes that may not be UTF-8 (surrogatepass strings,
 /// hostile input): valid UTF-8 passes through, otherwise it is repaired.
 std::string jsonSafe(llvm::StringRef S);

@@ -109,11 +109,14 @@ public:
   }
 
   /// Python's repr() of the value, as `dis` shows constants. Code objects
-  /// print as `<code object NAME, file "F", line N>`.
+  /// print as `<code object NAME, file "F", line N>`. At most ReprBudget
+  /// values are printed (then "..."), so shared nested tuples cannot blow up.
   void printRepr(llvm::raw_ostream &OS) const;
+  static constexpr size_t ReprBudget = 10000;
   std::string repr() const;
 
 private:
+  void printReprLimited(llvm::raw_ostream &OS, size_t &Budget) const;
   Storage V;
 };
 

@@ -7,10 +7,13 @@
 //
 //   * break_offset and each original_offset are instruction starts of the
 //     original (bundle-offset-invalid);
-//   * each resume's contexts equal the with blocks on the original's
-//     reconstructed block stack at original_offset -- same number, same order
+//   * each resume's contexts equal the contexts active in the original
+//     before original_offset (the context-balance pass: withs whose bound
+//     __exit__ is live there, in entry order) -- same number, same order
 //     (outermost first), same handler offsets, same __exit__ stack slots
-//     (resume-contexts-mismatch).
+//     (resume-contexts-mismatch). Live __exit__ slots rather than the table's
+//     block stack, because a resume point after `return f(x)` in a with lies
+//     in the inlined exit sequence, outside the with's table range.
 //
 // Diagnostics carry the bundle path and a Target ("original", "frame",
 // "resume:<i>").
@@ -27,9 +30,9 @@ namespace pyverify {
 
 FileReport verifyBundle(const Bundle &B, const CheckOptions &O);
 
-/// The with contexts active at byte \p Offset of \p Original, outermost
-/// first, as a bundle would claim them; an Error if the original is not
-/// well-formed or \p Offset is not an instruction start.
+/// The with contexts active before byte \p Offset of \p Original,
+/// outermost first, as a bundle would claim them; an Error if the original is
+/// not well-formed or \p Offset is not an instruction start.
 llvm::Expected<std::vector<BundleContext>>
 activeWithContexts(const CodeObject &Original, uint32_t Offset);
 

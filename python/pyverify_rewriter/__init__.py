@@ -1,0 +1,20 @@
+"""pyverify_rewriter: a graph-break rewriter for CPython 3.11 bytecode.
+
+It reproduces the shapes TorchDynamo emits when it splits a function at an
+unsupported CALL inside ``with`` blocks (docs/emitted-code.md): the rewritten
+original frame, the resume function and the torch-function-mode variant, plus
+deliberately buggy variants for testing pyverify.  Pure Python; no C++ module
+needed.  See README.md.
+"""
+
+from .rewriter import (EXPECT, VARIANTS, BreakPoint, Rewrite, RewriteError,
+                       VariantNotApplicable, break_points, rewrite)
+from .bundle import to_bundle_dict, write_bundle
+from .runtime import GraphBreakNotReached
+from . import modestack
+
+__all__ = [
+    "rewrite", "Rewrite", "RewriteError", "VariantNotApplicable", "VARIANTS",
+    "EXPECT", "break_points", "BreakPoint", "to_bundle_dict", "write_bundle",
+    "GraphBreakNotReached", "modestack",
+]

@@ -1,0 +1,52 @@
+"""Bundles (.pvb): a marshalled dict tying an original code object to its
+rewritten frame and resume functions, for ``pyverify check``."""
+
+import marshal
+
+FORMAT = "pyverify-bundle"
+VERSION = 1
+
+
+def to_bundle_dict(rewrite_or_dict):
+    if isinstance(rewrite_or_dict, dict):
+        d = rewrite_or_dict
+    else:
+        d = rewrite_or_dict.to_bundle_dict()
+    validate_bundle_dict(d)
+    return d
+
+
+def validate_bundle_dict(d):
+    if d.get("format") != FORMAT or d.get("version") != VERSION:
+        raise ValueError("not a pyverify bundle v1: %r" % (d.get("format"),))
+    for key in ("original", "frame"):
+        if not hasattr(d[key], "co_code"):
+            raise ValueError("bundle key %r is not a code object" % key)
+    if not isinstance(d["break_offset"], int):
+        raise ValueError("break_offset must be an int")
+    for r in d["resumes"]:
+        if not hasattr(r["code"], "co_code") or \
+                not isinstance(r["original_offset"], int):
+            raise ValueError("bad resume entry")
+        for c in r["contexts"]:
+            if c["kind"] not in ("with", "mode") or \
+                    not isinstance(c["handler"], int) or \
+                    not isinstance(c["stack_index"], int):
+                raise ValueError("bad context %r" % (c,))
+    if not isinstance(d["expect"], str):
+        raise ValueError("expect must be a str")
+
+
+def write_bundle(path, rewrite_or_dict):
+    d = to_bundle_dict(rewrite_or_dict)
+    data = marshal.dumps(d)
+    with open(path, "wb") as f:
+        f.write(data)
+    return len(data)
+
+
+def read_bundle(path):
+    with open(path, "rb") as f:
+        d = marshal.load(f)
+    validate_bundle_dict(d)
+    return d

@@ -1,0 +1,1036 @@
+"""The graph-break rewriter: original frame, resume function, stand-in graph.
+
+See README.md for the shapes and the design choices; docs/emitted-code.md
+sections 4, 5, 6 and 8 for what they reproduce.
+"""
+
+import itertools
+import types
+
+from . import runtime
+from .analysis import (assigned_locals, block_chain, handler_kind,
+                       index_of, liveness, simulate, stack_depths)
+from .asm import (Entry, Instr, Local, assemble, decode,
+                  ranges_to_entries)
+from .opcodes import (CO_VARARGS, CO_VARKEYWORDS, GENERATOR_LIKE, OP,
+                      CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR,
+                      CO_ITERABLE_COROUTINE, may_raise)
+
+VARIANTS = (
+    "correct",
+    "stacksize-no-exc-edges",
+    "entries-not-redirected",
+    "entered-twice",
+    "exit-missing-on-exception",
+    "redirected-wrong-depth",
+    "uncovered-body-instruction",
+    "handler-reads-first-frame-local",
+)
+
+# What pyverify reports for each variant (see README.md, "Expected check
+# ids"; measured with pyverify check on every fixture).  "smt:<reason>" means
+# no single-code-object pass can see it; the pair-level proof (B2 of
+# emitted-code section 11.3) can.  entries-not-redirected is "ok": with the
+# original body copied verbatim the old handler is byte-identical to the new
+# one and reachable, so the code is semantically equivalent (only the shape
+# rule R1 of section 11.2 distinguishes it).  stacksize-no-exc-edges is
+# refined per fixture in rewrite().
+EXPECT = {
+    "correct": "ok",
+    "stacksize-no-exc-edges": "stacksize-too-small",
+    "entries-not-redirected": "ok",
+    "entered-twice": "smt:mode-pushed-twice",
+    "exit-missing-on-exception": "context-not-exited",
+    "redirected-wrong-depth": "with-handler-mismatch",
+    "uncovered-body-instruction": "context-not-exited",
+    "handler-reads-first-frame-local": "with-handler-mismatch",
+}
+
+MODESTACK_GLOBAL = "__import_pyverify_rewriter_dot_modestack"
+PREFIX = runtime._PREFIX
+
+_counter = itertools.count()
+
+
+class RewriteError(ValueError):
+    """The rewriter refuses this function / break point."""
+
+    def __init__(self, msg, reason=None):
+        super().__init__(msg)
+        self.reason = reason or msg
+
+
+class VariantNotApplicable(RewriteError):
+    pass
+
+
+def reset_counter():
+    global _counter
+    _counter = itertools.count()
+
+
+# ---------------------------------------------------------------------------
+# Analysis of the break point
+
+class StaticCtor:
+    """``with G(c0, c1, ..., k=c)``: a global callable called with constants."""
+
+    def __init__(self, global_name, args, kwnames):
+        self.global_name = global_name
+        self.args = args            # const values
+        self.kwnames = kwnames      # tuple of str or None
+
+    def __repr__(self):
+        return "StaticCtor(%s, %r, %r)" % (self.global_name, self.args,
+                                           self.kwnames)
+
+
+class Context:
+    def __init__(self, index, kind, handler, handler_offset, stack_index,
+                 before_with, ctor):
+        self.index = index              # 0 = outermost
+        self.kind = kind                # "with" | "mode"
+        self.handler = handler          # Instr in the original
+        self.handler_offset = handler_offset
+        self.stack_index = stack_index
+        self.before_with = before_with  # index of BEFORE_WITH in the original
+        self.ctor = ctor                # StaticCtor or None
+
+    def as_dict(self):
+        return {"kind": self.kind, "handler": self.handler_offset,
+                "stack_index": self.stack_index}
+
+
+class BreakInfo:
+    pass
+
+
+def _code_of(func):
+    if isinstance(func, types.CodeType):
+        return func, None
+    if isinstance(func, types.MethodType):
+        func = func.__func__
+    if not isinstance(func, types.FunctionType):
+        raise TypeError("rewrite() needs a plain Python function or a code "
+                        "object, not %r" % type(func).__name__)
+    return func.__code__, func
+
+
+def check_function(code):
+    flags = code.co_flags
+    if flags & GENERATOR_LIKE:
+        what = ("an async generator" if flags & CO_ASYNC_GENERATOR else
+                "a coroutine" if flags & (CO_COROUTINE | CO_ITERABLE_COROUTINE)
+                else "a generator" if flags & CO_GENERATOR else "generator-like")
+        raise RewriteError("%s is %s function: generators, coroutines and "
+                           "async generators cannot be split at a graph break "
+                           "(their frames suspend; resume functions are plain "
+                           "functions)" % (code.co_qualname, what),
+                           reason="generator-or-coroutine")
+    if not flags & 1:     # CO_OPTIMIZED
+        raise RewriteError("%s is not an optimized function body (module or "
+                           "class body)" % code.co_qualname,
+                           reason="not-optimized")
+    if code.co_cellvars:
+        raise RewriteError("%s has cell variables %r: carrying cells into the "
+                           "resume function is not supported"
+                           % (code.co_qualname, code.co_cellvars),
+                           reason="cell-variables")
+
+
+def analyze_break(code, break_offset, modes=(), assume_bound=False):
+    check_function(code)
+    instrs = decode(code)
+    idx = index_of(instrs)
+    by_off = {ins.orig: k for k, ins in enumerate(instrs)}
+    if break_offset not in by_off:
+        raise RewriteError("offset %d is not an instruction start"
+                           % break_offset, reason="bad-offset")
+    kc = by_off[break_offset]
+    call = instrs[kc]
+    if call.op != OP["CALL"]:
+        raise RewriteError("the instruction at %d is %s, not CALL"
+                           % (break_offset, call.name), reason="not-a-call")
+    kp = kc - 1
+    if kp < 0 or instrs[kp].op != OP["PRECALL"] or instrs[kp].arg != call.arg:
+        raise RewriteError("CALL at %d is not preceded by its PRECALL"
+                           % break_offset, reason="no-precall")
+    kg = kp
+    if kp >= 1 and instrs[kp - 1].op == OP["KW_NAMES"]:
+        kg = kp - 1
+    sim = simulate(instrs)
+    if kg not in sim.states or kc not in sim.states:
+        raise RewriteError("the CALL at %d is unreachable" % break_offset,
+                           reason="unreachable")
+    # --- block stack at the break (bytecode notes 7.1) -------------------
+    chain = block_chain(instrs, kc, idx)
+    for k in range(kg, kc):
+        if instrs[k].entry is not call.entry:
+            raise RewriteError("the call's PRECALL and CALL are under "
+                               "different handlers", reason="split-call")
+    for ent in chain:
+        kind = handler_kind(instrs, idx, ent)
+        if kind != "with":
+            raise RewriteError("no split inside try or a handler (the break "
+                               "at %d is under a %s block, handler %d)"
+                               % (break_offset, kind, ent.handler.orig),
+                               reason="inside-try-or-handler")
+    chain = list(reversed(chain))       # outermost first
+    state = sim.states[kc]
+    for s in state:
+        if s.kind == "Q":
+            raise RewriteError("a stack slot at the break is NULL on some "
+                               "paths only", reason="ambiguous-stack")
+    n = call.arg
+    m = len(state)
+    callable_base = m - n - 2
+    xslots = {j for j, s in enumerate(state) if s.kind == "X"}
+    contexts = []
+    modes = tuple(sorted(set(modes)))
+    for i, ent in enumerate(chain):
+        si = ent.depth - 1
+        if not (0 <= si < m) or state[si].kind != "X":
+            raise RewriteError("the with block %d (handler %d) has no bound "
+                               "__exit__ at stack slot %d"
+                               % (i, ent.handler.orig, si),
+                               reason="no-exit-slot")
+        bw = state[si].prov
+        ctor = _static_ctor(code, instrs, sim, bw)
+        contexts.append(Context(i, "mode" if i in modes else "with",
+                                ent.handler, ent.handler.orig, si, bw, ctor))
+    for mi in modes:
+        if not 0 <= mi < len(contexts):
+            raise RewriteError("mode index %d out of range: %d active "
+                               "context(s)" % (mi, len(contexts)),
+                               reason="bad-mode-index")
+    if xslots != {c.stack_index for c in contexts}:
+        raise RewriteError("the stack at the break holds a bound __exit__ of "
+                           "a with block that is not active (a break at a "
+                           "with's exit call)", reason="exit-call")
+    if callable_base < 0 or callable_base <= max(xslots, default=-1):
+        raise RewriteError("the call consumes a context's __exit__ slot",
+                           reason="exit-call")
+    # NULL layout: LOAD_METHOD halves become NULL + bound attribute
+    nulls = []
+    method_loads = set()
+    for j, s in enumerate(state):
+        if s.kind in ("N", "M0"):
+            nulls.append(j)
+        if s.kind in ("M0", "M1"):
+            method_loads.add(s.prov)
+    # --- locals ------------------------------------------------------------
+    argnames = _arg_names(code)
+    live = liveness(instrs)
+    must, may = assigned_locals(instrs, argnames)
+    kr = kc + 1
+    resume_live = set(live[kr]) if kr < len(instrs) else set()
+    defined = must.get(kc, frozenset())
+    maybe_unbound = sorted((resume_live & may.get(kc, frozenset())) - defined)
+    if maybe_unbound and assume_bound:
+        defined = defined | set(maybe_unbound)
+    elif maybe_unbound:
+        # Dynamo passes the locals that are bound at the break; a local that
+        # is bound on some paths only cannot be passed (or left out) safely.
+        raise RewriteError("live local(s) %s may or may not be bound at the "
+                           "break" % ", ".join(maybe_unbound),
+                           reason="maybe-unbound-local")
+    resume_live &= defined
+    live_locals = [v for v in code.co_varnames if v in resume_live]
+    info = BreakInfo()
+    info.code = code
+    info.instrs = instrs
+    info.idx = idx
+    info.sim = sim
+    info.k_call = kc
+    info.k_group = kg
+    info.break_offset = break_offset
+    info.resume_offset = instrs[kr].orig
+    info.k_resume = kr
+    info.state = state
+    info.callable_base = callable_base
+    info.nulls = set(nulls)
+    info.method_loads = method_loads
+    info.contexts = contexts
+    info.argnames = argnames
+    info.live_locals = live_locals
+    info.kwnames = instrs[kg].arg if kg != kp else None
+    info.assumed_bound = maybe_unbound if assume_bound else []
+    return info
+
+
+def _arg_names(code):
+    n = code.co_argcount + code.co_kwonlyargcount
+    if code.co_flags & CO_VARARGS:
+        n += 1
+    if code.co_flags & CO_VARKEYWORDS:
+        n += 1
+    return list(code.co_varnames[:n])
+
+
+def _static_ctor(code, instrs, sim, bw):
+    mgr = sim.with_mgr.get(bw)
+    if mgr is None or mgr.kind != "V" or mgr.prov is None:
+        return None
+    c = mgr.prov
+    if instrs[c].op != OP["CALL"] or c not in sim.calls:
+        return None
+    fn, selfslot, args, kw = sim.calls[c]
+    if selfslot.kind != "N" or fn.kind != "V" or fn.prov is None:
+        return None
+    g = instrs[fn.prov]
+    if g.op != OP["LOAD_GLOBAL"] or not g.arg & 1 or selfslot.prov != fn.prov:
+        return None
+    vals = []
+    for a in args:
+        if a.kind != "V" or a.prov is None or instrs[a.prov].op != OP["LOAD_CONST"]:
+            return None
+        vals.append(code.co_consts[instrs[a.prov].arg])
+    kwnames = code.co_consts[kw] if kw is not None else None
+    return StaticCtor(code.co_names[g.arg >> 1], tuple(vals), kwnames)
+
+
+# ---------------------------------------------------------------------------
+# Code-object building helpers
+
+class Pools:
+    """co_consts / co_names that start as the original's (so copied
+    instructions keep their operands) and grow as new ones are needed."""
+
+    def __init__(self, code):
+        self.consts = list(code.co_consts)
+        self.names = list(code.co_names)
+
+    def const(self, value):
+        for i, c in enumerate(self.consts):
+            if type(c) is type(value) and c == value and \
+                    (not isinstance(c, tuple) or
+                     tuple(map(type, c)) == tuple(map(type, value))):
+                return i
+        self.consts.append(value)
+        return len(self.consts) - 1
+
+    def name(self, s):
+        if s in self.names:
+            return self.names.index(s)
+        self.names.append(s)
+        return len(self.names) - 1
+
+
+def I(op, arg=None, **kw):
+    return Instr(op, arg, **kw)
+
+
+def load_global(pools, name, push_null=False):
+    return I("LOAD_GLOBAL", (pools.name(name) << 1) | int(push_null))
+
+
+def copy_instrs(instrs):
+    """Deep-copy an instruction list: jump targets and entry handlers are
+    mapped to the copies; each original Entry gets one copy (shared by the
+    instructions that shared it)."""
+    m = {}
+    out = []
+    for ins in instrs:
+        c = ins.copy()
+        m[id(ins)] = c
+        out.append(c)
+    ents = {}
+    for c in out:
+        if c.target is not None:
+            c.target = m[id(c.target)]
+        if c.entry is not None:
+            e = ents.get(id(c.entry))
+            if e is None:
+                e = ents[id(c.entry)] = Entry(m[id(c.entry.handler)],
+                                              c.entry.depth, c.entry.lasti)
+            c.entry = e
+    return out, m
+
+
+def build_code(base, instrs, *, varnames, freevars, argcount, posonly, kwonly,
+               flags, name, qualname, pools, exc_edges=True, min_stacksize=0):
+    local_index = {v: i for i, v in enumerate(list(varnames) + list(freevars))}
+    asm = assemble(instrs, local_index, base.co_firstlineno)
+    sd = stack_depths(instrs, exc_edges=exc_edges)
+    stacksize = max(sd.max_depth, min_stacksize)
+    code = base.replace(
+        co_argcount=argcount, co_posonlyargcount=posonly,
+        co_kwonlyargcount=kwonly, co_nlocals=len(varnames),
+        co_stacksize=stacksize, co_flags=flags, co_code=asm.code,
+        co_consts=tuple(pools.consts), co_names=tuple(pools.names),
+        co_varnames=tuple(varnames), co_freevars=tuple(freevars),
+        co_cellvars=(), co_name=name, co_qualname=qualname,
+        co_linetable=asm.linetable, co_exceptiontable=asm.exceptiontable)
+    return code, sd
+
+
+def _exit_call(pools, local):
+    """LOAD_FAST m; LOAD_METHOD __exit__; LOAD_CONST None; COPY 1; COPY 1;
+    PRECALL 3; CALL 3; POP_TOP  -- __exit__(None, None, None)."""
+    return [I("LOAD_FAST", Local(local)),
+            I("LOAD_METHOD", pools.name("__exit__")),
+            I("LOAD_CONST", pools.const(None)), I("COPY", 1), I("COPY", 1),
+            I("PRECALL", 3), I("CALL", 3), I("POP_TOP")]
+
+
+def _instantiate(pools, ctor):
+    """[class] -> [instance]: PUSH_NULL; SWAP 2; LOAD_CONST args; [KW_NAMES];
+    PRECALL n; CALL n (n = 0 for a ContextClass / NoEnterMode)."""
+    out = [I("PUSH_NULL"), I("SWAP", 2)]
+    n = 0
+    if ctor is not None:
+        for a in ctor.args:
+            out.append(I("LOAD_CONST", pools.const(a)))
+        n = len(ctor.args)
+        if ctor.kwnames:
+            out.append(I("KW_NAMES", pools.const(tuple(ctor.kwnames))))
+    out += [I("PRECALL", n), I("CALL", n)]
+    return out
+
+
+def _rot_to_depth(d):
+    """Move the top of the stack down to depth d (1 = top), keeping the order
+    of the others: SWAP d, SWAP d-1, ..., SWAP 2."""
+    return [I("SWAP", k) for k in range(d, 1, -1)]
+
+
+def _rot_to_top(d):
+    """Bring the value at depth d to the top keeping the others' order:
+    SWAP 2, SWAP 3, ..., SWAP d."""
+    return [I("SWAP", k) for k in range(2, d + 1)]
+
+
+# ---------------------------------------------------------------------------
+# The stand-in graph
+
+def build_graph_helper(info, variant):
+    code = info.code
+    pools = Pools(code)
+    instrs, m = copy_instrs(info.instrs)
+    # LOAD_METHOD pairs live at the break become NULL + bound attribute
+    for k in sorted(info.method_loads, reverse=True):
+        lm = instrs[k]
+        lm.op = OP["LOAD_ATTR"]
+        extra = [I("PUSH_NULL", entry=lm.entry, pos=lm.pos),
+                 I("SWAP", 2, entry=lm.entry, pos=lm.pos)]
+        instrs[k + 1:k + 1] = extra
+    # the break group -> capture
+    kg = instrs.index(m[id(info.instrs[info.k_group])])
+    kc = instrs.index(m[id(info.instrs[info.k_call])])
+    first = instrs[kg]
+    cap = []
+    state = info.state
+    slots = len(state)
+    caps = {}
+    for j in range(slots - 1, -1, -1):
+        if j in info.nulls:
+            cap += [load_global(pools, PREFIX + "pop_null"), I("PRECALL", 0),
+                    I("CALL", 0), I("POP_TOP")]
+        else:
+            caps[j] = "___pyverify_cap_%d" % j
+            cap.append(I("STORE_FAST", Local(caps[j])))
+    ctx_by_slot = {c.stack_index: c for c in info.contexts}
+    for c in reversed(info.contexts):
+        if c.kind == "with":
+            cap += [I("PUSH_NULL"), I("LOAD_FAST", Local(caps[c.stack_index])),
+                    I("LOAD_CONST", pools.const(None)),
+                    I("LOAD_CONST", pools.const(None)),
+                    I("LOAD_CONST", pools.const(None)),
+                    I("PRECALL", 3), I("CALL", 3), I("POP_TOP")]
+    cap.append(load_global(pools, PREFIX + "capture", True))
+    nout = 0
+    for j in range(slots):
+        if j in info.nulls:
+            continue
+        c = ctx_by_slot.get(j)
+        if c is None:
+            cap.append(I("LOAD_FAST", Local(caps[j])))
+        else:
+            fn = ("mode_placeholder" if c.kind == "mode" else
+                  "exit_class" if c.ctor is not None else "exit_factory")
+            cap += [load_global(pools, PREFIX + fn, True),
+                    I("LOAD_FAST", Local(caps[j])), I("PRECALL", 1),
+                    I("CALL", 1)]
+        nout += 1
+    for v in info.live_locals:
+        cap.append(I("LOAD_FAST", Local(v)))
+        nout += 1
+    if variant == "entered-twice":
+        for c in info.contexts:
+            if c.kind == "mode":
+                cap += [load_global(pools, PREFIX + "exit_factory", True),
+                        I("LOAD_FAST", Local(caps[c.stack_index])),
+                        I("PRECALL", 1), I("CALL", 1)]
+                nout += 1
+    cap += [I("BUILD_TUPLE", nout), I("PRECALL", 1), I("CALL", 1),
+            I("RETURN_VALUE")]
+    # mutate the group's first instruction in place (jumps may target it)
+    head = cap[0]
+    first.op, first.arg, first.target, first.entry = head.op, head.arg, None, None
+    first.note = "capture"
+    instrs[kg:kc + 1] = [first] + cap[1:]
+    varnames = list(code.co_varnames) + sorted(set(caps.values()),
+                                               key=lambda s: int(s.rsplit("_", 1)[1]))
+    helper, _ = build_code(
+        code, instrs, varnames=varnames, freevars=code.co_freevars,
+        argcount=len(info.argnames), posonly=0, kwonly=0,
+        flags=code.co_flags & ~(CO_VARARGS | CO_VARKEYWORDS),
+        name=code.co_name, qualname=code.co_qualname + ".<pyverify graph>",
+        pools=pools, min_stacksize=code.co_stacksize)
+    return helper
+
+
+# ---------------------------------------------------------------------------
+# The rewritten original frame (emitted-code section 4)
+
+def build_frame(info, variant, graph_name, resume_name):
+    code = info.code
+    pools = Pools(code)
+    out = []
+    ranges = []
+    if code.co_freevars:
+        out.append(I("COPY_FREE_VARS", len(code.co_freevars)))
+    out.append(I("RESUME", 0))
+    # 1. graph call and restore
+    out.append(load_global(pools, graph_name, True))
+    for a in info.argnames:
+        out.append(I("LOAD_FAST", Local(a)))
+    out += [I("PRECALL", len(info.argnames)), I("CALL", len(info.argnames))]
+    state = info.state
+    slots = len(state)
+    outs = []
+    for j in range(slots):
+        if j not in info.nulls:
+            outs.append("___pyverify_out_%d" % j)
+    stores = list(outs) + list(info.live_locals)
+    modes = [c for c in info.contexts if c.kind == "mode"]
+    extras = []
+    if variant == "entered-twice":
+        extras = ["___pyverify_real_%d" % c.index for c in modes]
+    stores += extras
+    if modes:
+        stores.append("___pyverify_modes")
+    out.append(I("UNPACK_SEQUENCE", len(stores)))
+    for v in stores:
+        out.append(I("STORE_FAST", Local(v)))
+    for j in range(slots):
+        if j in info.nulls:
+            out.append(I("PUSH_NULL"))
+        else:
+            out.append(I("LOAD_FAST", Local("___pyverify_out_%d" % j)))
+    # side-effect replay: the traced TF-mode stack (the mode's one push)
+    if modes:
+        out += [load_global(pools, MODESTACK_GLOBAL),
+                I("LOAD_METHOD", pools.name("get_stack")), I("PRECALL", 0),
+                I("CALL", 0),
+                I("STORE_FAST", Local("___prev_torch_function_mode_stack")),
+                load_global(pools, MODESTACK_GLOBAL),
+                I("LOAD_METHOD", pools.name("set_stack")),
+                I("LOAD_FAST", Local("___pyverify_modes")), I("PRECALL", 1),
+                I("CALL", 1), I("POP_TOP")]
+    # 2. wrapper setup, outer first
+    managers = []
+    starts = {}
+    twice_starts = {}
+    for c in info.contexts:
+        if c.kind == "with":
+            cm = "___context_manager_%d" % c.index
+            managers.append(cm)
+            out.append(I("LOAD_FAST", Local("___pyverify_out_%d" % c.stack_index)))
+            out += _instantiate(pools, c.ctor)
+            out += [I("STORE_FAST", Local(cm)), I("LOAD_FAST", Local(cm)),
+                    I("LOAD_METHOD", pools.name("__enter__")), I("PRECALL", 0),
+                    I("CALL", 0), I("POP_TOP")]
+            starts[c.index] = I("NOP", note="entry start")
+            out.append(starts[c.index])
+        else:
+            starts[c.index] = I("NOP", note="entry start")
+            out += [starts[c.index], I("NOP")]
+            if variant == "entered-twice":
+                cm = "___context_manager_%d" % c.index
+                managers.append(cm)
+                out.append(I("LOAD_FAST", Local("___pyverify_real_%d" % c.index)))
+                out += _instantiate(pools, None)
+                out += [I("STORE_FAST", Local(cm)), I("LOAD_FAST", Local(cm)),
+                        I("LOAD_METHOD", pools.name("__enter__")),
+                        I("PRECALL", 0), I("CALL", 0), I("POP_TOP")]
+                twice_starts[c.index] = I("NOP", note="entry start")
+                out.append(twice_starts[c.index])
+    # 3. the unsupported instruction: [KW_NAMES] PRECALL n; CALL n
+    for k in range(info.k_group, info.k_call + 1):
+        o = info.instrs[k]
+        a = o.arg
+        if o.op == OP["KW_NAMES"]:
+            a = pools.const(code.co_consts[o.arg])
+        out.append(I(o.op, a, pos=o.pos, note="break" if k == info.k_call
+                     else None))
+    # 4. epilogues, innermost first
+    for c in reversed(info.contexts):
+        si = c.stack_index
+        if c.kind == "mode" and variant == "entered-twice":
+            out += _ordinary_epilogue(pools, twice_starts[c.index],
+                                      "___context_manager_%d" % c.index, si,
+                                      ranges, call_exit=True)
+        if c.kind == "with":
+            out += _ordinary_epilogue(
+                pools, starts[c.index], "___context_manager_%d" % c.index, si,
+                ranges, call_exit=(variant != "exit-missing-on-exception"))
+        else:
+            end = I("NOP", note="entry end")
+            done = I("NOP")
+            h = I("PUSH_EXC_INFO")
+            raise0 = I("RAISE_VARARGS", 0)
+            cl = I("COPY", 3)
+            out += [end, I("LOAD_CONST", pools.const(None)),
+                    I("JUMP_FORWARD", target=done),
+                    h, I("POP_TOP"), load_global(pools, MODESTACK_GLOBAL),
+                    I("LOAD_METHOD", pools.name("pop")), I("PRECALL", 0),
+                    I("CALL", 0), I("POP_TOP"), raise0,
+                    cl, I("POP_EXCEPT"), I("RERAISE", 1),
+                    done, I("POP_TOP")]
+            ranges.append((starts[c.index], end, Entry(h, si, False)))
+            ranges.append((h, raise0, Entry(cl, si + 1, True)))
+    # 5. the resume call
+    below = [j for j in range(info.callable_base)]
+    stack = [("N" if j in info.nulls else "V") for j in below] + ["V"]
+    while "N" in stack:
+        # the topmost NULL first
+        q = max(k for k, s in enumerate(stack) if s == "N")
+        d = len(stack) - q
+        out += _rot_to_top(d)
+        out += [load_global(pools, PREFIX + "pop_null"), I("PRECALL", 0),
+                I("CALL", 0), I("POP_TOP")]
+        stack.pop(q)
+    kvals = len(stack)
+    out.append(I("PUSH_NULL"))
+    out += _rot_to_depth(kvals + 1)
+    out.append(load_global(pools, resume_name))
+    out += _rot_to_depth(kvals + 1)
+    for v in info.live_locals:
+        out.append(I("LOAD_FAST", Local(v)))
+    nargs = kvals + len(info.live_locals)
+    out += [I("PRECALL", nargs), I("CALL", nargs), I("RETURN_VALUE")]
+    ranges_to_entries(out, ranges)
+    varnames = list(code.co_varnames)
+    for v in outs + extras + (["___pyverify_modes",
+                               "___prev_torch_function_mode_stack"] if modes else []) \
+            + managers:
+        if v not in varnames:
+            varnames.append(v)
+    frame, sd = build_code(
+        code, out, varnames=varnames, freevars=code.co_freevars,
+        argcount=code.co_argcount, posonly=code.co_posonlyargcount,
+        kwonly=code.co_kwonlyargcount, flags=code.co_flags,
+        name=code.co_name, qualname=code.co_qualname, pools=pools,
+        exc_edges=(variant != "stacksize-no-exc-edges"))
+    return frame, sd, out
+
+
+def _ordinary_epilogue(pools, start, cm, si, ranges, call_exit):
+    end = I("NOP", note="entry end")
+    after = I("NOP")
+    h = I("PUSH_EXC_INFO")
+    reraise = I("RERAISE", 0)
+    cl = I("COPY", 3)
+    seq = [end] + _exit_call(pools, cm) + [I("JUMP_FORWARD", target=after), h]
+    if call_exit:
+        seq += _exit_call(pools, cm)
+    seq += [reraise, cl, I("POP_EXCEPT"), I("RERAISE", 1), after]
+    ranges.append((start, end, Entry(h, si + 1, False)))
+    ranges.append((h, reraise, Entry(cl, si + 2, True)))
+    return seq
+
+
+# ---------------------------------------------------------------------------
+# The resume function (emitted-code sections 5 and 6)
+
+def build_resume(info, variant, name):
+    code = info.code
+    pools = Pools(code)
+    body, m = copy_instrs(info.instrs)
+    # line information is cleared before the resume point
+    for k in range(info.k_resume):
+        body[k].pos = None
+    nstack_slots = info.callable_base + 1     # below the callable + result
+    slot_is_null = [j in info.nulls for j in range(info.callable_base)] + [False]
+    stack_args = []
+    out = []
+    ranges = []
+    if code.co_freevars:
+        out.append(I("COPY_FREE_VARS", len(code.co_freevars)))
+    out.append(I("RESUME", 0))
+    ctx_by_slot = {c.stack_index: c for c in info.contexts}
+    pops = {}
+    for j in range(nstack_slots):
+        if slot_is_null[j]:
+            out.append(I("PUSH_NULL"))
+            continue
+        a = "___stack%d" % len(stack_args)
+        stack_args.append(a)
+        out.append(I("LOAD_FAST", Local(a)))
+        c = ctx_by_slot.get(j)
+        if c is not None:
+            out += _instantiate(pools, c.ctor if c.kind == "with" else None)
+            out.append(I("BEFORE_WITH"))
+            pops[c.index] = I("POP_TOP", note="entry start")
+            out.append(pops[c.index])
+    resume_target = m[id(info.instrs[info.k_resume])]
+    out.append(I("JUMP_FORWARD", target=resume_target))
+    new_handlers = {}
+    for c in reversed(info.contexts):
+        si = c.stack_index
+        end = I("NOP", note="entry end")
+        done = I("NOP")
+        h = I("PUSH_EXC_INFO")
+        sup = I("POP_TOP")
+        rr2 = I("RERAISE", 2)
+        cl = I("COPY", 3)
+        seq = [end, I("LOAD_CONST", pools.const(None)),
+               I("LOAD_CONST", pools.const(None)),
+               I("LOAD_CONST", pools.const(None)), I("PRECALL", 2),
+               I("CALL", 2), I("POP_TOP"), I("JUMP_FORWARD", target=done), h]
+        if variant == "handler-reads-first-frame-local" and c.kind == "mode":
+            seq += [load_global(pools, MODESTACK_GLOBAL),
+                    I("LOAD_METHOD", pools.name("set_stack")),
+                    I("LOAD_FAST", Local("___prev_torch_function_mode_stack")),
+                    I("PRECALL", 1), I("CALL", 1), I("POP_TOP")]
+        seq += [I("WITH_EXCEPT_START"), I("POP_JUMP_FORWARD_IF_TRUE", target=sup),
+                rr2, cl, I("POP_EXCEPT"), I("RERAISE", 1),
+                sup, I("POP_EXCEPT"), I("POP_TOP"), I("POP_TOP"), done]
+        out += seq
+        ranges.append((pops[c.index], end, Entry(h, si + 1, True)))
+        ranges.append((h, rr2, Entry(cl, si + 3, True)))
+        ranges.append((sup, sup, Entry(cl, si + 3, True)))
+        new_handlers[id(m[id(c.handler)])] = (c, h)
+    if info.contexts:
+        out += [I("LOAD_CONST", pools.const(None)), I("RAISE_VARARGS", 1)]
+    # the original body, verbatim; entries to old with-handlers redirected
+    if variant != "entries-not-redirected":
+        redirect_map = {}
+        for ins in body:
+            e = ins.entry
+            if e is None or id(e.handler) not in new_handlers:
+                continue
+            ne = redirect_map.get(id(e))
+            if ne is None:
+                c, h = new_handlers[id(e.handler)]
+                ne = redirect_map[id(e)] = Entry(h, e.depth, e.lasti)
+            ins.entry = ne
+    all_instrs = out + body
+    for ins in body:
+        if ins.entry is not None:
+            ranges.append((ins, ins, ins.entry))
+    ranges_to_entries(all_instrs, ranges)
+    new_h = {id(h) for _, h in new_handlers.values()}
+    body_ids = {id(b) for b in body}
+
+    def is_redirected(ins):
+        return id(ins) in body_ids and ins.entry is not None and \
+            id(ins.entry.handler) in new_h
+
+    notes = {}
+    if variant == "redirected-wrong-depth":
+        _wrong_depth(info, all_instrs, m, is_redirected, notes)
+    if variant == "uncovered-body-instruction":
+        _uncover(info, all_instrs, m, is_redirected, notes)
+    argnames = stack_args + list(info.live_locals)
+    varnames = list(argnames)
+    for v in code.co_varnames:
+        if v not in varnames:
+            varnames.append(v)
+    if variant == "handler-reads-first-frame-local":
+        varnames.append("___prev_torch_function_mode_stack")
+    flags = code.co_flags & ~(CO_VARARGS | CO_VARKEYWORDS)
+    resume, sd = build_code(
+        code, all_instrs, varnames=varnames, freevars=code.co_freevars,
+        argcount=len(argnames), posonly=0, kwonly=0, flags=flags,
+        name=name, qualname=name, pools=pools,
+        exc_edges=(variant != "stacksize-no-exc-edges"))
+    notes["body_offsets"] = {ins.orig: ins.offset for ins in body}
+    notes["redirected"] = sorted(ins.orig for ins in body if is_redirected(ins))
+    if "uncovered" in notes:
+        notes["uncovered"] = [i.offset for i in notes["uncovered"]]
+    if "wrong_depth" in notes:
+        notes["wrong_depth"]["covers"] = notes["wrong_depth"]["covers"].offset
+    return resume, sd, all_instrs, notes
+
+
+def _body_candidates(info, all_instrs, m, is_redirected):
+    """Instructions of a with body reachable from the resume point and covered
+    by a redirected entry: (calls that are not a with's exit call, other
+    instructions that may raise, all of them)."""
+    sd = stack_depths(all_instrs)
+    index = index_of(all_instrs)
+    orig_index = {id(m[id(o)]): k for k, o in enumerate(info.instrs)}
+    kr = index[id(m[id(info.instrs[info.k_resume])])]
+    calls, others, every = [], [], []
+    for k in range(kr, len(all_instrs)):
+        ins = all_instrs[k]
+        if not is_redirected(ins) or not sd.reachable(k):
+            continue
+        every.append(k)
+        if ins.op == OP["CALL"]:
+            callee = info.sim.calls.get(orig_index.get(id(ins)))
+            if callee is not None and "X" in (callee[0].kind, callee[1].kind):
+                continue        # a with's own exit call
+            calls.append(k)
+        elif may_raise(ins.op, ins.arg) and ins.op not in (
+                OP["PRECALL"], OP["KW_NAMES"], OP["CALL"]):
+            others.append(k)
+    return calls, others, every
+
+
+def _wrong_depth(info, all_instrs, m, is_redirected, notes):
+    calls, others, every = _body_candidates(info, all_instrs, m, is_redirected)
+    pick = (calls or others or every or [None])[0]
+    if pick is None:
+        raise VariantNotApplicable("no redirected entry is reachable after "
+                                   "the resume point",
+                                   reason="no-redirected-entry")
+    chosen = all_instrs[pick].entry
+    bad = Entry(chosen.handler, chosen.depth + 1, chosen.lasti)
+    for ins in all_instrs:
+        if ins.entry is chosen:
+            ins.entry = bad
+    notes["wrong_depth"] = {"depth": (chosen.depth, chosen.depth + 1),
+                            "covers": all_instrs[pick],
+                            "orig": [i.orig for i in all_instrs
+                                     if i.entry is bad and i.orig is not None]}
+
+
+def _uncover(info, all_instrs, m, is_redirected, notes):
+    calls, others, _ = _body_candidates(info, all_instrs, m, is_redirected)
+    if calls:
+        k = calls[0]
+        group = [k - 1, k]
+        if all_instrs[k - 2].op == OP["KW_NAMES"]:
+            group.insert(0, k - 2)
+    elif others:
+        group = [others[0]]
+    else:
+        raise VariantNotApplicable("no raising instruction of a with body is "
+                                   "reachable after the resume point",
+                                   reason="no-raising-body-instruction")
+    for g in group:
+        all_instrs[g].entry = None
+    notes["uncovered"] = [all_instrs[g] for g in group]
+
+
+# ---------------------------------------------------------------------------
+# Public API
+
+class Rewrite:
+    """The result of ``rewrite``."""
+
+    def __init__(self):
+        self.func = None
+        self.original = None
+        self.frame = None
+        self.resume = None
+        self.helper = None
+        self.graph_fn = None
+        self.graph_name = None
+        self.resume_name = None
+        self.break_offset = None
+        self.resume_offset = None
+        self.contexts = []
+        self.variant = "correct"
+        self.modes = ()
+        self.expect = "ok"
+        self.frame_stack = None
+        self.resume_stack = None
+        self.notes = {}
+
+    @property
+    def globals(self):
+        """Names the rewritten frame and resume function need in their
+        globals (on top of the original function's)."""
+        g = dict(runtime.RUNTIME_GLOBALS)
+        if self.func is not None:
+            g[self.graph_name] = self.graph_fn
+            g[self.resume_name] = types.FunctionType(
+                self.resume, self.func.__globals__, self.resume.co_name,
+                None, self.func.__closure__)
+        return g
+
+    def make_function(self, guarded=True):
+        """A callable running the rewritten frame (which calls the resume
+        function).  The needed names are installed in the original function's
+        globals, as Dynamo does.  With ``guarded`` (the default), a call whose
+        prefix returns without reaching the break (the stand-in graph raises
+        GraphBreakNotReached) returns that value: Dynamo's guards would not
+        have picked this compiled frame for that call, and the graph already
+        ran the whole function eagerly."""
+        if self.func is None:
+            raise ValueError("make_function needs the function object, not "
+                             "only its code")
+        if getattr(self, "assumed_bound", None):
+            raise ValueError("this rewrite assumed %s bound at the break; it "
+                             "is for static use only"
+                             % ", ".join(self.assumed_bound))
+        f = self.func
+        f.__globals__.update(self.globals)
+        frame_fn = types.FunctionType(self.frame, f.__globals__, f.__name__,
+                                      f.__defaults__, f.__closure__)
+        frame_fn.__kwdefaults__ = f.__kwdefaults__
+        frame_fn.__qualname__ = f.__qualname__
+        if not guarded:
+            return frame_fn
+
+        def rewritten(*args, **kwargs):
+            try:
+                return frame_fn(*args, **kwargs)
+            except runtime.GraphBreakNotReached as e:
+                return e.value
+        rewritten.__wrapped_frame__ = frame_fn
+        rewritten.__name__ = f.__name__
+        rewritten.__qualname__ = f.__qualname__ + ".<rewritten>"
+        return rewritten
+
+    def to_bundle_dict(self):
+        return {
+            "format": "pyverify-bundle",
+            "version": 1,
+            "original": self.original,
+            "frame": self.frame,
+            "break_offset": self.break_offset,
+            "resumes": [{
+                "code": self.resume,
+                "original_offset": self.resume_offset,
+                "contexts": [dict(c) for c in self.contexts],
+            }],
+            "expect": self.expect,
+        }
+
+
+def _live_entry_exceeds(instrs, code):
+    sd = stack_depths(instrs)
+    return any(ins.entry is not None and sd.reachable(k) and
+               ins.entry.depth + int(ins.entry.lasti) + 1 > code.co_stacksize
+               for k, ins in enumerate(instrs))
+
+
+def rewrite(func, break_offset, *, modes=(), variant="correct",
+            assume_bound=False):
+    """Split ``func`` at the CALL at ``break_offset``.
+
+    modes: indices (outermost = 0) of the active contexts that are
+    torch-function modes.  variant: "correct" or one of the buggy VARIANTS.
+    assume_bound: treat live locals that are bound on some paths to the break
+    only as bound (the shape Dynamo emits for a trace on which they are);
+    static use only -- make_function() refuses such a rewrite."""
+    if variant not in VARIANTS:
+        raise ValueError("unknown variant %r (one of %s)"
+                         % (variant, ", ".join(VARIANTS)))
+    code, fobj = _code_of(func)
+    info = analyze_break(code, break_offset, modes, assume_bound)
+    ordinary = [c for c in info.contexts if c.kind == "with"]
+    tfm = [c for c in info.contexts if c.kind == "mode"]
+    if variant in ("entered-twice", "handler-reads-first-frame-local") and not tfm:
+        raise VariantNotApplicable("%s needs an active torch-function mode"
+                                   % variant, reason="no-mode")
+    if variant == "exit-missing-on-exception" and not ordinary:
+        raise VariantNotApplicable("%s needs an active ordinary context"
+                                   % variant, reason="no-ordinary-context")
+    if variant in ("entries-not-redirected", "redirected-wrong-depth",
+                   "uncovered-body-instruction") and not info.contexts:
+        raise VariantNotApplicable("%s needs an active context" % variant,
+                                   reason="no-context")
+    n = next(_counter)
+    r = Rewrite()
+    r.func = fobj
+    r.original = code
+    r.variant = variant
+    r.modes = tuple(sorted(set(modes)))
+    r.break_offset = break_offset
+    r.resume_offset = info.resume_offset
+    r.contexts = [c.as_dict() for c in info.contexts]
+    r.graph_name = "__compiled_fn_%s_%d_%d" % (code.co_name.strip("<>"),
+                                               break_offset, n)
+    r.resume_name = "__resume_at_%d_%d" % (info.resume_offset, n)
+    line = info.instrs[info.k_call].pos
+    line = line[0] if line else code.co_firstlineno
+    rname = "pyverify_resume_in_%s_at_%d" % (code.co_name.strip("<>"), line)
+    r.frame, r.frame_stack, r.frame_instrs = build_frame(
+        info, variant, r.graph_name, r.resume_name)
+    r.resume, r.resume_stack, r.resume_instrs, r.notes = build_resume(
+        info, variant, rname)
+    r.frame_break_offset = next(i.offset for i in r.frame_instrs
+                                if i.note == "break")
+    r.body_offsets = r.notes.pop("body_offsets")
+    r.redirected = r.notes.pop("redirected")
+    if variant == "stacksize-no-exc-edges":
+        good_f = stack_depths(r.frame_instrs).max_depth
+        good_r = stack_depths(r.resume_instrs).max_depth
+        if good_f <= r.frame.co_stacksize and good_r <= r.resume.co_stacksize:
+            raise VariantNotApplicable(
+                "the stack size without exception edges is already enough "
+                "(frame %d, resume %d)" % (good_f, good_r),
+                reason="stacksize-unchanged")
+        r.notes["stacksize"] = {"frame": (r.frame.co_stacksize, good_f),
+                                "resume": (r.resume.co_stacksize, good_r)}
+    r.helper = build_graph_helper(info, variant)
+    if fobj is not None:
+        helper_fn = types.FunctionType(r.helper, fobj.__globals__,
+                                       code.co_name, None, fobj.__closure__)
+        r.graph_fn = runtime.GraphFunction(helper_fn, bool(tfm))
+    r.info = info
+    r.assumed_bound = info.assumed_bound
+    conflicts = bool(r.frame_stack.conflicts or r.resume_stack.conflicts)
+    if variant == "correct":
+        r.expect = "stack-depth-conflict" if conflicts else "ok"
+    elif variant == "stacksize-no-exc-edges":
+        # a live entry whose handler starts above co_stacksize is reported by
+        # the table check; otherwise the stack pass finds the overrun
+        r.expect = ("exception-table-depth-exceeds-stacksize"
+                    if _live_entry_exceeds(r.frame_instrs, r.frame) or
+                    _live_entry_exceeds(r.resume_instrs, r.resume)
+                    else "stacksize-too-small")
+    else:
+        r.expect = EXPECT[variant]
+        if conflicts and (r.expect == "ok" or r.expect.startswith("smt:")):
+            r.expect = "stack-depth-conflict"
+    r.notes["conflicts"] = {"frame": r.frame_stack.conflicts,
+                            "resume": r.resume_stack.conflicts}
+    return r
+
+
+class BreakPoint:
+    """A CALL of a function and whether the rewriter accepts it as a break."""
+
+    def __init__(self, offset, contexts, modes, reason):
+        self.offset = offset
+        self.contexts = contexts        # list of dicts, or None if rejected
+        self.modes = modes              # indices of contexts that are modes
+        self.reason = reason            # rejection reason, or None
+
+    @property
+    def eligible(self):
+        return self.reason is None
+
+    def __repr__(self):
+        if self.reason:
+            return "<BreakPoint %d rejected: %s>" % (self.offset, self.reason)
+        return "<BreakPoint %d contexts=%d modes=%r>" % (
+            self.offset, len(self.contexts), self.modes)
+
+
+def break_points(func, mode_names=frozenset()):
+    """Every CALL of ``func``, eligible or not.  ``mode_names``: global names
+    whose ``with G(...)`` sites are torch-function modes."""
+    code, _ = _code_of(func)
+    check_function(code)
+    out = []
+    for ins in decode(code):
+        if ins.op != OP["CALL"]:
+            continue
+        try:
+            info = analyze_break(code, ins.orig)
+        except RewriteError as e:
+            out.append(BreakPoint(ins.orig, None, (), e.reason))
+            continue
+        modes = tuple(c.index for c in info.contexts
+                      if c.ctor is not None and c.ctor.global_name in mode_names)
+        out.append(BreakPoint(ins.orig, [c.as_dict() for c in info.contexts],
+                              modes, None))
+    return out
