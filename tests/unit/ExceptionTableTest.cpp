@@ -450,11 +450,11 @@ TEST_F(Validate, DepthExceedsStacksize) {
 
 TEST_F(Validate, SeveralProblemsAllReported) {
   EXPECT_EQ(check({entry(6, 6, 8, 5, false), entry(0, 2, 20, 0, false)}, 1),
-            (Ids{"exception-table-zero-length",
+            (Ids{"exception-table-depth-exceeds-stacksize",
+                 "exception-table-zero-length",
                  "exception-table-bounds", // start 6 inside caches
                  "exception-table-bounds", // end 6 inside caches
                  "exception-table-target-not-instruction",
-                 "exception-table-depth-exceeds-stacksize",
                  "exception-table-unsorted"}));
 }
 
