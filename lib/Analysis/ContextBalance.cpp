@@ -319,6 +319,36 @@ public:
     }
   }
 
+  /// Whether the suppress branch of the with handler at \p Offset ends in a
+  /// raise instead of continuing after a with: the resume-function shape
+  /// ("raise None" after the prologue's handlers), which does not claim to
+  /// continue after any particular with (rewriters assume contexts never
+  /// suppress).
+  bool suppressPathRaises(uint32_t Offset) const {
+    int64_t H = Insts.indexAtStart(Offset);
+    if (H < 0)
+      return false;
+    int64_t I = -1;
+    for (int64_t K = H; K < H + 4 && K < int64_t(Insts.size()); ++K)
+      if (Insts[K].is(Opcode::POP_JUMP_FORWARD_IF_TRUE)) {
+        I = Insts.indexAtStart(uint64_t(Insts[K].Target));
+        break;
+      }
+    for (unsigned Steps = 0; I >= 0 && Steps < 16; ++Steps) {
+      const Instruction &In = Insts[I];
+      if (In.is(Opcode::RAISE_VARARGS))
+        return true;
+      if (In.is(Opcode::JUMP_FORWARD))
+        I = Insts.indexAtStart(uint64_t(In.Target));
+      else if (In.is(Opcode::POP_TOP) || In.is(Opcode::POP_EXCEPT) ||
+               In.is(Opcode::NOP) || In.is(Opcode::LOAD_CONST))
+        I = I + 1 < int64_t(Insts.size()) ? I + 1 : -1;
+      else
+        return false;
+    }
+    return false;
+  }
+
   /// A path leaves the code object at \p I with \p S's active contexts.
   void leaving(const CtxState &S, uint32_t I, bool ByException,
                Reporter *R) const;
@@ -918,6 +948,34 @@ llvm::Expected<ContextBalanceResult> Balance::run() {
     F.note(T.Target, "the entry's handler");
     Res.Findings.push_back(std::move(F));
   }
+  // Each with needs its own handler: the suppress path of a shared one
+  // continues after only one of the withs. Two sites are the same with --
+  // a resume prologue re-entering the with the original loop body enters
+  // again, whose contexts meet in one slot -- when they share a normal
+  // exit (or one has none of its own, its context merged into the other's).
+  for (size_t A = 0; A < BS.withSites().size(); ++A)
+    for (size_t B = A + 1; B < BS.withSites().size(); ++B) {
+      const WithSite &WA = BS.withSites()[A], &WB = BS.withSites()[B];
+      if (!WA.Handler || WA.Handler != WB.Handler || WA.NormalExits.empty() ||
+          WB.NormalExits.empty())
+        continue;
+      bool Shared = llvm::any_of(WA.NormalExits, [&](uint32_t X) {
+        return llvm::is_contained(WB.NormalExits, X);
+      });
+      if (Shared || suppressPathRaises(*WA.Handler))
+        continue;
+      Finding F(CheckId::WithHandlerMismatch, Insts[WB.FirstProtected].Offset,
+                llvm::formatv("the with bodies entered at {0} and {1} lead to "
+                              "the same handler {2} but exit at different "
+                              "places; each with needs its own handler (after "
+                              "a suppressed exception the shared one continues "
+                              "after only one of them)",
+                              Insts[WA.EnterInst].Offset,
+                              Insts[WB.EnterInst].Offset, *WA.Handler));
+      F.note(Insts[WA.EnterInst].Offset, "the other with is entered here");
+      F.note(*WA.Handler, "the shared handler");
+      Res.Findings.push_back(std::move(F));
+    }
   // Every other entry that targets a with handler must keep that with's
   // __exit__ slot: depth = slot + 1.
   for (size_t E = 0; E < D.Table.size(); ++E) {

@@ -5,6 +5,8 @@
 #include "pyverify/Analysis/FixpointIterator.h"
 
 #include <algorithm>
+#include <array>
+#include <cassert>
 
 using namespace pyverify;
 
@@ -13,6 +15,41 @@ int64_t pyverify::entryStackDepth(const CodeObject &C) {
 }
 
 namespace {
+
+/// Opcode facts the analysis asks about every instruction (at least twice:
+/// the fixpoint and the replay), read from a table built once.
+/// Instruction::info() and getStackEffect() each look the opcode up through
+/// two out-of-line calls and a static guard.
+class OpcodeFacts {
+public:
+  OpcodeFacts() {
+    for (unsigned B = 0; B < 256; ++B) {
+      Infos[B] = getOpcodeInfo(uint8_t(B));
+      if (Infos[B] && Infos[B]->Effect == EffectKind::Const) {
+        Fall[B] = int8_t(getStackEffect(Opcode(B), 0, false));
+        Jump[B] = int8_t(getStackEffect(Opcode(B), 0, true));
+      }
+    }
+  }
+  static const OpcodeFacts &get() {
+    static const OpcodeFacts F;
+    return F;
+  }
+  const OpcodeInfo &info(const Instruction &I) const {
+    assert(I.Valid && "well-formed code has base opcodes only");
+    return *Infos[I.OpByte];
+  }
+  /// getStackEffect(I.op(), I.Arg, J).
+  int64_t effect(const Instruction &I, bool J) const {
+    if (info(I).Effect == EffectKind::Const)
+      return J ? Jump[I.OpByte] : Fall[I.OpByte];
+    return getStackEffect(I.op(), I.Arg, J);
+  }
+
+private:
+  std::array<const OpcodeInfo *, 256> Infos{};
+  std::array<int8_t, 256> Fall{}, Jump{}; ///< Effect == Const only.
+};
 
 /// Which edge effect applies to an edge leaving a block.
 bool usesJumpEffect(EdgeKind K) {
@@ -23,7 +60,8 @@ class StackDepthAnalysis {
 public:
   using Domain = DepthValue;
 
-  explicit StackDepthAnalysis(const CFG &G) : G(G), Insts(G.code().Insts) {}
+  explicit StackDepthAnalysis(const CFG &G)
+      : G(G), Insts(G.code().Insts), F(OpcodeFacts::get()) {}
 
   Domain bottom() const { return DepthValue::bottom(); }
   Domain entryState() const {
@@ -37,7 +75,7 @@ public:
     const BasicBlock &B = G.block(Node);
     int64_t D = In.value();
     for (uint32_t I = B.Begin; I + 1 < B.End; ++I) {
-      D += getStackEffect(Insts[I].op(), Insts[I].Arg, false);
+      D += F.effect(Insts[I], false);
       if (D < 0)
         return DepthValue::conflict(0); // underflow: reported by the replay
     }
@@ -52,8 +90,7 @@ public:
     if (Out.isBottom())
       return Out;
     const Instruction &Last = Insts[G.block(E.Source).last()];
-    int64_t D = Out.value() +
-                getStackEffect(Last.op(), Last.Arg, usesJumpEffect(E.Kind));
+    int64_t D = Out.value() + F.effect(Last, usesJumpEffect(E.Kind));
     if (D < 0)
       return DepthValue::conflict(0);
     return Out.isConflict() ? DepthValue::conflict(D) : DepthValue::of(D);
@@ -62,12 +99,14 @@ public:
 private:
   const CFG &G;
   const InstructionStream &Insts;
+  const OpcodeFacts &F;
 };
 
 } // namespace
 
 llvm::Expected<StackDepthResult> pyverify::computeStackDepth(const CFG &G) {
   StackDepthAnalysis A(G);
+  const OpcodeFacts &F = OpcodeFacts::get();
   CFGFixpointGraph FG(G);
   auto Fix = runForwardFixpoint(FG, A);
   if (!Fix)
@@ -128,20 +167,30 @@ llvm::Expected<StackDepthResult> pyverify::computeStackDepth(const CFG &G) {
       const Instruction &In_ = Insts[I];
       R.Before[I] = D;
       NoteMax(D, I);
-      bool IsLast = I + 1 == B.End;
-      const OpcodeInfo &Info = In_.info();
-      llvm::SmallVector<bool, 2> Effects; // jump=false / jump=true
-      if (!IsLast || !Info.isJump())
-        Effects.push_back(false);
-      else {
-        if (Info.isConditionalJump())
-          Effects.push_back(false);
-        Effects.push_back(true);
+      if (I + 1 < B.End) {
+        // Inside the block only the fall-through effect applies.
+        int64_t Eff = F.effect(In_, false);
+        int64_t After = D + Eff;
+        if (After < 0) {
+          R.Underflows.push_back({I, D, Eff});
+          break; // The rest of the block is unknown.
+        }
+        NoteMax(After, I);
+        R.After[I] = After;
+        D = After;
+        continue;
       }
+      // The block's last instruction: jump=false, then jump=true for a jump
+      // (a conditional one has both).
+      const OpcodeInfo &Info = F.info(In_);
+      bool JumpEffect = Info.isJump();
+      bool FallEffect = !JumpEffect || Info.isConditionalJump();
       std::optional<int64_t> MinAfter;
       bool Under = false;
-      for (bool J : Effects) {
-        int64_t Eff = getStackEffect(In_.op(), In_.Arg, J);
+      for (bool J : {false, true}) {
+        if (J ? !JumpEffect : !FallEffect)
+          continue;
+        int64_t Eff = F.effect(In_, J);
         int64_t After = D + Eff;
         if (After < 0) {
           if (!Under)
@@ -153,10 +202,6 @@ llvm::Expected<StackDepthResult> pyverify::computeStackDepth(const CFG &G) {
         MinAfter = MinAfter ? std::min(*MinAfter, After) : After;
       }
       R.After[I] = MinAfter;
-      if (Under && !IsLast)
-        break; // The rest of the block is unknown.
-      if (!IsLast)
-        D = *MinAfter;
     }
   }
   return R;

@@ -3,7 +3,10 @@
 #include "pyverify/CFG/CFG.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/ErrorHandling.h"
 
+#include <algorithm>
+#include <array>
 #include <cassert>
 
 using namespace pyverify;
@@ -24,20 +27,31 @@ llvm::StringRef pyverify::getEdgeKindName(EdgeKind K) {
   llvm_unreachable("unknown edge kind");
 }
 
-/// For each instruction, the index of the table entry covering its opcode
-/// unit (CPython's lookup key), or -1. The table is sorted and
-/// non-overlapping (DecodedCode is well-formed), so one sweep suffices.
-static std::vector<int32_t> computeCover(const DecodedCode &D) {
-  std::vector<int32_t> Cover(D.Insts.size(), -1);
-  size_t E = 0;
-  for (size_t I = 0; I < D.Insts.size(); ++I) {
-    uint32_t Key = D.Insts[I].Offset;
-    while (E < D.Table.size() && D.Table[E].End <= Key)
-      ++E;
-    if (E < D.Table.size() && D.Table[E].covers(Key))
-      Cover[I] = int32_t(E);
+/// The opcode table as an array, built once: Instruction::info() and
+/// mayRaise() each look the opcode up through two out-of-line calls and a
+/// static guard, and build() asks about every instruction.
+static const std::array<const OpcodeInfo *, 256> &opcodeInfos() {
+  static const std::array<const OpcodeInfo *, 256> Table = [] {
+    std::array<const OpcodeInfo *, 256> T{};
+    for (unsigned B = 0; B < 256; ++B)
+      T[B] = getOpcodeInfo(uint8_t(B));
+    return T;
+  }();
+  return Table;
+}
+
+/// mayRaise(In.op(), In.Arg), asking mayRaise() only when the answer depends
+/// on the argument.
+static bool mayRaiseAt(const Instruction &In, const OpcodeInfo &Info) {
+  switch (Info.Raises) {
+  case RaiseKind::Never:
+    return false;
+  case RaiseKind::Always:
+    return true;
+  case RaiseKind::ArgDependent:
+    return mayRaise(In.op(), In.Arg);
   }
-  return Cover;
+  llvm_unreachable("unknown raise kind");
 }
 
 CFG CFG::build(const DecodedCode &D) {
@@ -52,8 +66,6 @@ CFG CFG::build(const DecodedCode &D) {
     G.Reachable.resize(1, true);
     return G;
   }
-  G.Cover = computeCover(D);
-  const std::vector<int32_t> &Cover = G.Cover;
 
   llvm::BitVector Leader(N + 1);
   Leader.set(0);
@@ -67,36 +79,60 @@ CFG CFG::build(const DecodedCode &D) {
     MarkAt(E.End);
     MarkAt(E.Target);
   }
+
+  // One sweep over the instructions: for each, the index of the table entry
+  // covering its opcode unit (CPython's lookup key; the table is sorted and
+  // non-overlapping, D being well-formed), whether it may raise, and the
+  // block boundaries it makes. Raises excludes an unconditional
+  // JUMP_BACKWARD, which raises only from the eval breaker, looked up at
+  // target - 1 (below), not at the jump.
+  const auto &Infos = opcodeInfos();
+  auto InfoOf = [&](const Instruction &In) -> const OpcodeInfo & {
+    assert(In.Valid && "well-formed code has base opcodes only");
+    return *Infos[In.OpByte];
+  };
+  G.Cover.assign(N, -1);
+  std::vector<int32_t> &Cover = G.Cover;
+  llvm::SmallVector<uint8_t, 256> Raises(N);
+  size_t E = 0;
   for (size_t I = 0; I < N; ++I) {
     const Instruction &In = Insts[I];
-    const OpcodeInfo &Info = In.info();
+    uint32_t Key = In.Offset;
+    while (E < D.Table.size() && D.Table[E].End <= Key)
+      ++E;
+    if (E < D.Table.size() && D.Table[E].covers(Key))
+      Cover[I] = int32_t(E);
+    const OpcodeInfo &Info = InfoOf(In);
+    bool R = !In.is(Opcode::JUMP_BACKWARD) && mayRaiseAt(In, Info);
+    Raises[I] = R;
     if (Info.isJump()) {
       MarkAt(uint64_t(In.Target));
       Leader.set(I + 1);
     } else if (Info.Terminator) {
       Leader.set(I + 1);
-    } else if (Cover[I] >= 0 && mayRaise(In.op(), In.Arg)) {
+    } else if (Cover[I] >= 0 && R) {
       Leader.set(I + 1);
     }
   }
 
+  std::vector<BasicBlock> &Blocks = G.S->Blocks;
+  Blocks.reserve(Leader.count());
   G.InstToBlock.resize(N);
   for (uint32_t I = 0; I < N;) {
-    uint32_t J = I + 1;
-    while (J < N && !Leader.test(J))
-      ++J;
-    unsigned Id = G.S->Blocks.size();
-    G.S->Blocks.push_back(BasicBlock{G.S.get(), Id, I, J, {}, {}});
-    for (uint32_t K = I; K < J; ++K)
-      G.InstToBlock[K] = Id;
-    I = J;
+    int J = Leader.find_next(I);
+    uint32_t End = J < 0 || uint32_t(J) > N ? uint32_t(N) : uint32_t(J);
+    unsigned Id = Blocks.size();
+    Blocks.push_back(BasicBlock{G.S.get(), Id, I, End, {}, {}});
+    std::fill(G.InstToBlock.begin() + I, G.InstToBlock.begin() + End, Id);
+    I = End;
   }
 
+  G.S->Edges.reserve(2 * Blocks.size());
   auto AddEdge = [&](CFGEdge E) {
     unsigned Idx = G.S->Edges.size();
     G.S->Edges.push_back(E);
-    G.S->Blocks[E.Source].Succs.push_back(Idx);
-    G.S->Blocks[E.Target].Preds.push_back(Idx);
+    Blocks[E.Source].Succs.push_back(Idx);
+    Blocks[E.Target].Preds.push_back(Idx);
   };
   auto BlockAt = [&](int64_t ByteOffset) {
     int64_t I = Insts.indexAtStart(uint64_t(ByteOffset));
@@ -104,10 +140,10 @@ CFG CFG::build(const DecodedCode &D) {
     return G.InstToBlock[I];
   };
 
-  for (BasicBlock &B : G.S->Blocks) {
+  for (BasicBlock &B : Blocks) {
     const Instruction &Last = Insts[B.last()];
-    const OpcodeInfo &Info = Last.info();
-    bool HasNext = B.Id + 1 < G.S->Blocks.size();
+    const OpcodeInfo &Info = InfoOf(Last);
+    bool HasNext = B.Id + 1 < Blocks.size();
     if (Info.isJump()) {
       if (Info.isConditionalJump()) {
         AddEdge({EdgeKind::BranchTaken, B.Id, BlockAt(Last.Target)});
@@ -122,15 +158,6 @@ CFG CFG::build(const DecodedCode &D) {
 
     // Exception edges. All instructions of a block share one cover.
     int32_t Own = Cover[B.Begin];
-    bool OwnRaises = false;
-    for (uint32_t K = B.Begin; K < B.End; ++K) {
-      const Instruction &In = Insts[K];
-      // An unconditional JUMP_BACKWARD raises only from the eval breaker,
-      // which looks the handler up at target - 1 (below), not at the jump.
-      if (In.is(Opcode::JUMP_BACKWARD))
-        continue;
-      OwnRaises |= mayRaise(In.op(), In.Arg);
-    }
     int32_t BackEntry = -1;
     if (Last.is(Opcode::JUMP_BACKWARD) ||
         (Info.isBackwardJump() && Info.isConditionalJump())) {
@@ -139,6 +166,9 @@ CFG CFG::build(const DecodedCode &D) {
         BackEntry = int32_t(E - D.Table.data());
     }
     if (Own >= 0) {
+      bool OwnRaises = false;
+      for (uint32_t K = B.Begin; K < B.End && !OwnRaises; ++K)
+        OwnRaises = Raises[K];
       CFGEdge E{EdgeKind::Exception, B.Id, BlockAt(D.Table[Own].Target)};
       E.Entry = Own;
       E.MayRaise = OwnRaises || BackEntry == Own;
