@@ -234,37 +234,25 @@ void analyzeText(const CodeObject &C) {
 } // namespace
 
 int runAnalyze() {
-  std::vector<std::string> Missing;
-  auto Files = expandInputs(AnalyzeInputs, {".pyc", ".py"}, Missing);
-  int Status = ExitClean;
-  for (const std::string &M : Missing) {
-    WithColor::error(errs(), "pyverify")
-        << M << ": no such file or directory\n";
-    Status = ExitUsage;
-  }
-  for (const std::string &Path : Files) {
-    auto F = loadInput(Path);
-    if (!F) {
-      WithColor::error(errs(), "pyverify") << toString(F.takeError()) << "\n";
-      Status = ExitUsage;
-      continue;
-    }
-    for (const auto &Root : F->Roots) {
-      if (AnalyzeFormat == Format::Json) {
-        json::Object O{{"file", jsonSafe(Path)}, {"code", analyzeJSON(*Root)}};
-        outs() << json::Value(std::move(O)) << "\n";
-        continue;
-      }
-      bool First = true;
-      forEachCodeObject(*Root, [&](const CodeObject &C, unsigned) {
-        if (!First)
-          outs() << "\n";
-        First = false;
-        analyzeText(C);
-      });
-    }
-  }
-  return Status;
+  return forEachInput(AnalyzeInputs, {".pyc", ".py"},
+                      [&](const std::string &Path, const CodeFile &F) {
+                        for (const auto &Root : F.Roots) {
+                          if (AnalyzeFormat == Format::Json) {
+                            json::Object O{{"file", jsonSafe(Path)},
+                                           {"code", analyzeJSON(*Root)}};
+                            outs() << json::Value(std::move(O)) << "\n";
+                            continue;
+                          }
+                          bool First = true;
+                          forEachCodeObject(*Root,
+                                            [&](const CodeObject &C, unsigned) {
+                                              if (!First)
+                                                outs() << "\n";
+                                              First = false;
+                                              analyzeText(C);
+                                            });
+                        }
+                      });
 }
 
 } // namespace pyverify::tool
@@ -334,56 +322,45 @@ void writeDot(raw_ostream &OS, const CFG &G) {
 namespace pyverify::tool {
 
 int runCfg() {
-  std::vector<std::string> Missing;
-  auto Files = expandInputs(CfgInputs, {".pyc", ".py"}, Missing);
-  int Status = ExitClean;
-  for (const std::string &M : Missing) {
-    WithColor::error(errs(), "pyverify")
-        << M << ": no such file or directory\n";
-    Status = ExitUsage;
-  }
-  for (const std::string &Path : Files) {
-    auto F = loadInput(Path);
-    if (!F) {
-      WithColor::error(errs(), "pyverify") << toString(F.takeError()) << "\n";
-      Status = ExitUsage;
-      continue;
-    }
-    for (const auto &Root : F->Roots)
-      forEachCodeObject(*Root, [&](const CodeObject &C, unsigned) {
-        DecodedCode D = DecodedCode::decode(C);
-        if (!D.isWellFormed()) {
-          WithColor::warning(errs(), "pyverify")
-              << Path << ": " << C.QualName
-              << ": not well-formed, no CFG (run 'pyverify check')\n";
-          return;
-        }
-        CFG G = CFG::build(D);
-        if (Dot) {
-          writeDot(outs(), G);
-          return;
-        }
-        outs() << "CFG of " << C.QualName << " (" << G.size() << " blocks)\n";
-        for (const BasicBlock &B : G.blocks()) {
-          outs() << "  B" << B.Id << " [" << D.Insts[B.Begin].Start << ", "
-                 << (B.size() ? D.Insts[B.last()].End : D.Insts.codeSize())
-                 << ")" << (G.reachable().test(B.Id) ? "" : " unreachable")
-                 << "\n";
-          for (unsigned EI : B.Succs) {
-            const CFGEdge &E = G.edge(EI);
-            outs() << "    -> B" << E.Target << " " << getEdgeKindName(E.Kind);
-            if (E.isException()) {
-              const auto &T = D.Table[E.Entry];
-              outs() << " [" << T.Depth << "]" << (T.Lasti ? " lasti" : "")
-                     << (E.MayRaise ? "" : " no-raise")
-                     << (E.FromBackEdge ? " back-edge" : "");
+  return forEachInput(
+      CfgInputs, {".pyc", ".py"},
+      [&](const std::string &Path, const CodeFile &F) {
+        for (const auto &Root : F.Roots)
+          forEachCodeObject(*Root, [&](const CodeObject &C, unsigned) {
+            DecodedCode D = DecodedCode::decode(C);
+            if (!D.isWellFormed()) {
+              WithColor::warning(errs(), "pyverify")
+                  << Path << ": " << C.QualName
+                  << ": not well-formed, no CFG (run 'pyverify check')\n";
+              return;
             }
-            outs() << "\n";
-          }
-        }
+            CFG G = CFG::build(D);
+            if (Dot) {
+              writeDot(outs(), G);
+              return;
+            }
+            outs() << "CFG of " << C.QualName << " (" << G.size()
+                   << " blocks)\n";
+            for (const BasicBlock &B : G.blocks()) {
+              outs() << "  B" << B.Id << " [" << D.Insts[B.Begin].Start << ", "
+                     << (B.size() ? D.Insts[B.last()].End : D.Insts.codeSize())
+                     << ")" << (G.reachable().test(B.Id) ? "" : " unreachable")
+                     << "\n";
+              for (unsigned EI : B.Succs) {
+                const CFGEdge &E = G.edge(EI);
+                outs() << "    -> B" << E.Target << " "
+                       << getEdgeKindName(E.Kind);
+                if (E.isException()) {
+                  const auto &T = D.Table[E.Entry];
+                  outs() << " [" << T.Depth << "]" << (T.Lasti ? " lasti" : "")
+                         << (E.MayRaise ? "" : " no-raise")
+                         << (E.FromBackEdge ? " back-edge" : "");
+                }
+                outs() << "\n";
+              }
+            }
+          });
       });
-  }
-  return Status;
 }
 
 } // namespace pyverify::tool

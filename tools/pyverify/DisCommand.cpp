@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CodeInputs.h"
 #include "Commands.h"
 #include "InputFiles.h"
 
@@ -160,37 +161,24 @@ json::Object codeToJSON(const CodeObject &Root) {
 } // namespace
 
 int runDis() {
-  std::vector<std::string> Missing;
-  auto Files = expandInputs(Inputs, {".pyc"}, Missing);
-  int Status = ExitClean;
-  for (const std::string &M : Missing) {
-    WithColor::error(errs(), "pyverify")
-        << M << ": no such file or directory\n";
-    Status = ExitUsage;
-  }
-  for (const std::string &Path : Files) {
-    auto F = loadCodeFile(Path);
-    if (!F) {
-      WithColor::error(errs(), "pyverify") << toString(F.takeError()) << "\n";
-      Status = ExitUsage;
-      continue;
-    }
-    for (const auto &Root : F->Roots) {
-      if (OutputFormat == Format::Json) {
-        json::Object O{{"file", jsonSafe(Path)}, {"code", codeToJSON(*Root)}};
-        outs() << json::Value(std::move(O)) << "\n";
-        continue;
-      }
-      bool First = true;
-      forEachCodeObject(*Root, [&](const CodeObject &C, unsigned) {
-        if (!First)
-          outs() << "\n";
-        First = false;
-        printListing(outs(), DecodedCode::decode(C));
+  return forEachInput(
+      Inputs, {".pyc", ".py"}, [&](const std::string &Path, const CodeFile &F) {
+        for (const auto &Root : F.Roots) {
+          if (OutputFormat == Format::Json) {
+            json::Object O{{"file", jsonSafe(Path)},
+                           {"code", codeToJSON(*Root)}};
+            outs() << json::Value(std::move(O)) << "\n";
+            continue;
+          }
+          bool First = true;
+          forEachCodeObject(*Root, [&](const CodeObject &C, unsigned) {
+            if (!First)
+              outs() << "\n";
+            First = false;
+            printListing(outs(), DecodedCode::decode(C));
+          });
+        }
       });
-    }
-  }
-  return Status;
 }
 
 } // namespace pyverify::tool
