@@ -86,8 +86,7 @@ llvm::cl::opt<std::string> CorpusDir(llvm::cl::Positional,
 llvm::cl::opt<unsigned> Repeat("repeat",
                                llvm::cl::desc("Timed rounds (median)"),
                                llvm::cl::init(11));
-llvm::cl::opt<unsigned> Warmup("warmup",
-                               llvm::cl::desc("Untimed rounds first"),
+llvm::cl::opt<unsigned> Warmup("warmup", llvm::cl::desc("Untimed rounds first"),
                                llvm::cl::init(1));
 llvm::cl::opt<std::string>
     ChecksSpec("checks",
@@ -120,26 +119,26 @@ enum class Level {
 /// cannot drop the work and a nondeterministic pass would show.
 struct PassCounts {
   uint64_t CodeObjects = 0, ReadErrors = 0, Excluded = 0, Instructions = 0,
-           TableEntries = 0, Positions = 0, Analysed = 0, Blocks = 0,
-           Edges = 0, DepthVisits = 0, ContextVisits = 0, BlockProblems = 0,
+           TableEntries = 0, Positions = 0, Analysed = 0, Blocks = 0, Edges = 0,
+           DepthVisits = 0, ContextVisits = 0, BlockProblems = 0,
            AnalysisErrors = 0, Findings = 0;
   bool operator==(const PassCounts &) const = default;
 
   llvm::json::Object toJSON() const {
     return llvm::json::Object{{"code_objects", int64_t(CodeObjects)},
-            {"read_errors", int64_t(ReadErrors)},
-            {"excluded", int64_t(Excluded)},
-            {"instructions", int64_t(Instructions)},
-            {"table_entries", int64_t(TableEntries)},
-            {"positions", int64_t(Positions)},
-            {"analysed", int64_t(Analysed)},
-            {"blocks", int64_t(Blocks)},
-            {"edges", int64_t(Edges)},
-            {"depth_visits", int64_t(DepthVisits)},
-            {"context_visits", int64_t(ContextVisits)},
-            {"block_problems", int64_t(BlockProblems)},
-            {"analysis_errors", int64_t(AnalysisErrors)},
-            {"findings", int64_t(Findings)}};
+                              {"read_errors", int64_t(ReadErrors)},
+                              {"excluded", int64_t(Excluded)},
+                              {"instructions", int64_t(Instructions)},
+                              {"table_entries", int64_t(TableEntries)},
+                              {"positions", int64_t(Positions)},
+                              {"analysed", int64_t(Analysed)},
+                              {"blocks", int64_t(Blocks)},
+                              {"edges", int64_t(Edges)},
+                              {"depth_visits", int64_t(DepthVisits)},
+                              {"context_visits", int64_t(ContextVisits)},
+                              {"block_problems", int64_t(BlockProblems)},
+                              {"analysis_errors", int64_t(AnalysisErrors)},
+                              {"findings", int64_t(Findings)}};
   }
 };
 
@@ -424,7 +423,8 @@ int main(int Argc, char **Argv) {
 
   if (!Only.empty()) {
     for (const std::string &Name : Only)
-      if (llvm::none_of(Ms, [&](const Measurement &M) { return M.Name == Name; }))
+      if (llvm::none_of(Ms,
+                        [&](const Measurement &M) { return M.Name == Name; }))
         return Fail("-only: no measurement named '" + Name + "'");
     llvm::erase_if(Ms, [&](const Measurement &M) {
       return !llvm::is_contained(Only, M.Name);
@@ -468,7 +468,8 @@ int main(int Argc, char **Argv) {
       {"exclude_unmatched", int64_t(Unmatched)},
       {"repeat", int64_t(Repeat)},
       {"deterministic", Stable},
-      {"measurements", [&] {
+      {"measurements",
+       [&] {
          llvm::json::Array A;
          for (const Measurement &M : Ms)
            A.push_back(M.Name);

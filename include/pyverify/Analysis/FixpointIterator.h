@@ -43,6 +43,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <queue>
@@ -90,6 +91,7 @@ std::vector<unsigned> reversePostOrder(const Graph &G, const EdgeLists &Succ,
   Post.reserve(N);
   llvm::BitVector Seen(N);
   std::vector<std::pair<unsigned, unsigned>> Stack; // node, next edge index
+  Stack.reserve(N); // each node is pushed at most once
   if (N) {
     Seen.set(Entry);
     Stack.push_back({Entry, 0});
@@ -107,11 +109,11 @@ std::vector<unsigned> reversePostOrder(const Graph &G, const EdgeLists &Succ,
       Stack.push_back({T, 0});
     }
   }
-  std::vector<unsigned> Order(Post.rbegin(), Post.rend());
+  std::reverse(Post.begin(), Post.end());
   for (unsigned I = 0; I < N; ++I)
     if (!Seen.test(I))
-      Order.push_back(I);
-  return Order;
+      Post.push_back(I);
+  return Post;
 }
 
 template <typename Graph, typename Analysis>
