@@ -17,6 +17,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <deque>
+#include <optional>
 
 using namespace pyverify;
 
@@ -96,15 +97,20 @@ public:
     // resume function's prologue re-enters a with that the original loop
     // body enters on later iterations, into the same slot. A context is its
     // slot: name the other path's contexts after ours slot by slot.
-    CtxState O = Other;
+    // Copy the other state only when a slot needs renaming (a hot path).
+    std::optional<CtxState> Renamed;
     for (size_t I = 0; I < Stack.size(); ++I) {
-      const Slot &Mine = Stack[I], &Theirs = O.Stack[I];
+      const Slot &Mine = Stack[I];
+      const Slot &Theirs = (Renamed ? *Renamed : Other).Stack[I];
       bool Ctx = Mine.T == Tag::Exit || Mine.T == Tag::Pending ||
                  Mine.T == Tag::Called;
       if (!Ctx || Theirs.T != Mine.T || Theirs.Id == Mine.Id)
         continue;
-      O.rename(Theirs.Id, Mine.Id);
+      if (!Renamed)
+        Renamed = Other;
+      Renamed->rename(Theirs.Id, Mine.Id);
     }
+    const CtxState &O = Renamed ? *Renamed : Other;
     bool Changed = false;
     for (size_t I = 0; I < Stack.size(); ++I)
       if (!(Stack[I] == O.Stack[I]) && Stack[I].T != Tag::Mixed) {

@@ -21,6 +21,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 
+#include "CompiledCode.h"
 #include "gtest/gtest.h"
 
 #include <cstdio>
@@ -31,22 +32,7 @@ namespace json = llvm::json;
 
 namespace {
 
-/// Runs \p Command and returns its stdout; a non-zero exit is a test failure.
-std::string runCommand(const std::string &Command) {
-  std::string Out;
-  FILE *P = popen(Command.c_str(), "r");
-  if (!P) {
-    ADD_FAILURE() << "cannot run: " << Command;
-    return Out;
-  }
-  char Buf[65536];
-  size_t N;
-  while ((N = fread(Buf, 1, sizeof Buf, P)) > 0)
-    Out.append(Buf, N);
-  int Status = pclose(P);
-  EXPECT_EQ(Status, 0) << "command failed: " << Command;
-  return Out;
-}
+using pyverify::test::runCommand;
 
 class CodeReference : public ::testing::Test {
 protected:
