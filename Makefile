@@ -43,6 +43,7 @@ fuzz-build: deps
 	cmake -S . -B $(BUILD)-fuzz -G Ninja -DCMAKE_C_COMPILER=clang-14 \
 	  -DCMAKE_CXX_COMPILER=clang++-14 -DPYVERIFY_BUILD_FUZZERS=ON \
 	  -DPYVERIFY_BUILD_TESTS=OFF -DPYVERIFY_BUILD_BENCHMARKS=OFF \
+	  -DPYVERIFY_BUILD_PYTHON=OFF \
 	  -DPython3_EXECUTABLE=$(PYTHON)
 	cmake --build $(BUILD)-fuzz -j $(JOBS) --target pyverify-fuzzers
 

@@ -18,7 +18,7 @@ std::vector<const CodeObject *> CodeObject::children() const {
 unsigned CodeObject::getNumLocals() const {
   unsigned N = 0;
   for (char K : LocalsPlusKinds)
-    N += (uint8_t(K) & CO_FAST_LOCAL) != 0;
+    N += (uint8_t(K) & CoFastLocal) != 0;
   return N;
 }
 
@@ -35,13 +35,13 @@ static std::vector<std::string> namesOfKind(const CodeObject &C, uint8_t Kind,
 }
 
 std::vector<std::string> CodeObject::getVarNames() const {
-  return namesOfKind(*this, CO_FAST_LOCAL);
+  return namesOfKind(*this, CoFastLocal);
 }
 std::vector<std::string> CodeObject::getCellVars() const {
-  return namesOfKind(*this, CO_FAST_CELL);
+  return namesOfKind(*this, CoFastCell);
 }
 std::vector<std::string> CodeObject::getFreeVars() const {
-  return namesOfKind(*this, CO_FAST_FREE);
+  return namesOfKind(*this, CoFastFree);
 }
 
 void pyverify::forEachCodeObject(

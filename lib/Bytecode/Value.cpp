@@ -183,6 +183,7 @@ void Value::printReprLimited(llvm::raw_ostream &OS, size_t &Budget) const {
           },
           [&](const BytesValue &B) { printBytesRepr(OS, *B.Data); },
           [&](const StrValue &S) { printPyStrRepr(OS, *S.Utf8); },
+          [&](const OpaqueValue &O) { OS << *O.Repr; },
           [&](const SequenceValue &S) {
             const char *Open = "(", *Close = ")";
             switch (S.Kind) {

@@ -105,6 +105,9 @@ json::Value canonicalValue(const Value &V) {
     json::Value operator()(const CodeValue &C) {
       return Array{"code", hex(C.Code->QualName)};
     }
+    json::Value operator()(const OpaqueValue &O) {
+      return Array{"opaque", *O.TypeName, *O.Repr};
+    }
   };
   return std::visit(Visitor{}, V.get());
 }

@@ -27,23 +27,23 @@ namespace pyverify {
 
 /// co_flags bits (Include/cpython/code.h).
 enum CodeFlags : uint32_t {
-  CO_OPTIMIZED = 0x1,
-  CO_NEWLOCALS = 0x2,
-  CO_VARARGS = 0x4,
-  CO_VARKEYWORDS = 0x8,
-  CO_NESTED = 0x10,
-  CO_GENERATOR = 0x20,
-  CO_NOFREE = 0x40,
-  CO_COROUTINE = 0x80,
-  CO_ITERABLE_COROUTINE = 0x100,
-  CO_ASYNC_GENERATOR = 0x200,
+  CoOptimized = 0x1,
+  CoNewLocals = 0x2,
+  CoVarArgs = 0x4,
+  CoVarKeywords = 0x8,
+  CoNested = 0x10,
+  CoGenerator = 0x20,
+  CoNoFree = 0x40,
+  CoCoroutine = 0x80,
+  CoIterableCoroutine = 0x100,
+  CoAsyncGenerator = 0x200,
 };
 
 /// localspluskinds bits (Include/internal/pycore_code.h).
 enum LocalKind : uint8_t {
-  CO_FAST_LOCAL = 0x20,
-  CO_FAST_CELL = 0x40,
-  CO_FAST_FREE = 0x80,
+  CoFastLocal = 0x20,
+  CoFastCell = 0x40,
+  CoFastFree = 0x80,
 };
 
 struct CodeObject {
@@ -70,7 +70,7 @@ struct CodeObject {
   /// True for generator, coroutine and async generator code (which CPython
   /// starts at stack depth 1, see RETURN_GENERATOR).
   bool isGeneratorLike() const {
-    return Flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR);
+    return Flags & (CoGenerator | CoCoroutine | CoAsyncGenerator);
   }
 
   unsigned getNumLocals() const;                ///< co_nlocals

@@ -73,6 +73,15 @@ struct DictValue {
   std::shared_ptr<const std::vector<std::pair<Value, Value>>> Items;
 };
 
+/// A constant of a type marshal cannot hold (a list, an object, a str
+/// subclass...). Only a live code object can carry one (CodeType.replace
+/// accepts any tuple as co_consts); it keeps the type name and repr() taken
+/// when the object was read.
+struct OpaqueValue {
+  std::shared_ptr<const std::string> TypeName;
+  std::shared_ptr<const std::string> Repr;
+};
+
 struct CodeValue {
   std::shared_ptr<const CodeObject> Code;
 };
@@ -82,7 +91,7 @@ public:
   using Storage =
       std::variant<NoneValue, EllipsisValue, StopIterationValue, bool, int64_t,
                    BigInt, double, std::complex<double>, BytesValue, StrValue,
-                   SequenceValue, DictValue, CodeValue>;
+                   SequenceValue, DictValue, CodeValue, OpaqueValue>;
 
   Value() = delete; // There is no meaningful default Python value.
   template <typename T,

@@ -1,0 +1,164 @@
+"""Static verification of CPython 3.11 code objects.
+
+The pre-install check of a bytecode-rewriting compiler::
+
+    import pyverify
+    report = pyverify.verify(new_code)      # every check, nested code too
+    if not report.ok:
+        print(report)                       # clang-style text, like the CLI
+    pyverify.install(func, new_code)        # check, then func.__code__ = ...
+
+See docs/python.md.
+"""
+
+import marshal as _marshal
+
+from ._pyverify import Diagnostic, Note, Report, verify
+from ._pyverify import _check_ids, _verify_bundle
+
+__all__ = [
+    "Diagnostic", "Note", "Report", "VerificationError", "check",
+    "check_ids", "dump_bundle", "install", "verify", "verify_bundle",
+]
+
+__version__ = "0.1.0"
+
+BUNDLE_FORMAT = "pyverify-bundle"
+BUNDLE_VERSION = 1
+
+
+class VerificationError(Exception):
+    """A code object has error-severity findings.
+
+    ``str(err)`` is the CLI's text output; ``err.report`` is the Report.
+    """
+
+    def __init__(self, report):
+        super().__init__(str(report).rstrip("\n"))
+        self.report = report
+
+    @property
+    def errors(self):
+        return self.report.errors
+
+
+def check_ids():
+    """Every check: a list of (id, default severity, enabled by default,
+    summary), in the order of docs/checks.md."""
+    return list(_check_ids())
+
+
+def check(code, *, checks=None, recursive=True):
+    """Verifies ``code``; raises VerificationError on any error-severity
+    finding. Returns the Report (warnings and remarks included) otherwise."""
+    report = verify(code, checks=checks, recursive=recursive)
+    if not report.ok:
+        raise VerificationError(report)
+    return report
+
+
+def install(func, code, *, checks=None):
+    """Checks ``code`` then assigns ``func.__code__ = code``. ``func`` keeps
+    its old code when the check fails (VerificationError)."""
+    check(code, checks=checks)
+    func.__code__ = code
+    return func
+
+
+def _get(obj, key):
+    if isinstance(obj, dict):
+        return obj[key]
+    return getattr(obj, key)
+
+
+def _normalise_resumes(resumes):
+    out = []
+    for i, r in enumerate(resumes):
+        try:
+            code = _get(r, "code")
+            offset = _get(r, "original_offset")
+            contexts = _get(r, "contexts")
+        except (KeyError, AttributeError) as e:
+            raise ValueError("resumes[%d]: missing %s" % (i, e)) from None
+        ctxs = []
+        for j, c in enumerate(contexts):
+            try:
+                ctxs.append((_get(c, "kind"), _get(c, "handler"),
+                             _get(c, "stack_index")))
+            except (KeyError, AttributeError) as e:
+                raise ValueError("resumes[%d].contexts[%d]: missing %s"
+                                 % (i, j, e)) from None
+        out.append((code, offset, ctxs))
+    return out
+
+
+def _bundle_fields(bundle, kwargs):
+    """A bundle dict (docs/bundle-format.md), an object with
+    to_bundle_dict() (pyverify_rewriter's Rewrite), or keyword arguments."""
+    if bundle is not None:
+        if kwargs:
+            raise TypeError("pass a bundle or keyword arguments, not both")
+        d = bundle if isinstance(bundle, dict) else bundle.to_bundle_dict()
+        if d.get("format", BUNDLE_FORMAT) != BUNDLE_FORMAT or \
+                d.get("version", BUNDLE_VERSION) != BUNDLE_VERSION:
+            raise ValueError("not a pyverify bundle v%d" % BUNDLE_VERSION)
+        kwargs = {k: v for k, v in d.items()
+                  if k in ("original", "frame", "break_offset", "resumes",
+                           "expect")}
+    unknown = set(kwargs) - {"original", "frame", "break_offset", "resumes",
+                             "expect"}
+    if unknown:
+        raise TypeError("unknown bundle field(s): %s"
+                        % ", ".join(sorted(unknown)))
+    if "original" not in kwargs:
+        raise TypeError("a bundle needs 'original'")
+    return (kwargs["original"], kwargs.get("frame"),
+            kwargs.get("break_offset", 0), list(kwargs.get("resumes", ())),
+            kwargs.get("expect"))
+
+
+def verify_bundle(bundle=None, *, checks=None, **fields):
+    """Checks a rewriter's output at one graph break, as ``pyverify check``
+    does for a .pvb file: every code object, and the resume functions'
+    claimed contexts against the original.
+
+    verify_bundle(original=code, frame=code, break_offset=int,
+                  resumes=[{"code": code, "original_offset": int,
+                            "contexts": [{"kind": "with"|"mode",
+                                          "handler": int,
+                                          "stack_index": int}]}])
+    or verify_bundle(bundle_dict). Returns a Report whose diagnostics carry
+    a target ("original", "frame", "resume:<i>")."""
+    original, frame, break_offset, resumes, _ = _bundle_fields(bundle, fields)
+    return _verify_bundle(original, frame, break_offset,
+                          _normalise_resumes(resumes), checks)
+
+
+def _code(obj):
+    return obj if hasattr(obj, "co_code") else obj.__code__
+
+
+def dump_bundle(path, bundle=None, **fields):
+    """Writes a .pvb file (docs/bundle-format.md) that ``pyverify check``
+    and ``pyverify prove`` read. Same arguments as verify_bundle, plus an
+    optional ``expect``. Returns the number of bytes written."""
+    original, frame, break_offset, resumes, expect = \
+        _bundle_fields(bundle, fields)
+    d = {
+        "format": BUNDLE_FORMAT,
+        "version": BUNDLE_VERSION,
+        "original": _code(original),
+        "frame": None if frame is None else _code(frame),
+        "break_offset": int(break_offset),
+        "resumes": [
+            {"code": _code(code), "original_offset": int(offset),
+             "contexts": [{"kind": k, "handler": int(h),
+                           "stack_index": int(s)} for k, h, s in ctxs]}
+            for code, offset, ctxs in _normalise_resumes(resumes)],
+    }
+    if expect is not None:
+        d["expect"] = str(expect)
+    data = _marshal.dumps(d)
+    with open(path, "wb") as f:
+        f.write(data)
+    return len(data)

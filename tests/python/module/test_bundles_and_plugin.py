@@ -1,0 +1,167 @@
+"""verify_bundle / dump_bundle against the CLI on the rewriter's output, and
+the pytest plugin and fixture on planted modules."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import pyverify
+
+pyverify_rewriter = pytest.importorskip("pyverify_rewriter")
+
+
+def nested(cm1, cm2, f, g):
+    with cm1:
+        a = f(1)
+        with cm2 as y:
+            b = g(a, y)
+            f(b)
+        g(b)
+    return a
+
+
+def bundles():
+    """Every eligible break point of nested(), every variant."""
+    out = []
+    for bp in pyverify_rewriter.break_points(nested):
+        if bp.reason is not None:
+            continue
+        for variant in pyverify_rewriter.VARIANTS:
+            try:
+                rw = pyverify_rewriter.rewrite(nested, bp.offset,
+                                               variant=variant)
+            except pyverify_rewriter.VariantNotApplicable:
+                continue
+            out.append(("%d-%s" % (bp.offset, variant), rw.to_bundle_dict()))
+    return out
+
+
+BUNDLES = bundles()
+
+
+def test_there_are_bundles():
+    variants = {name.split("-", 1)[1] for name, _ in BUNDLES}
+    assert "correct" in variants and len(variants) >= 5
+
+
+@pytest.mark.parametrize("name,bundle", BUNDLES, ids=[b[0] for b in BUNDLES])
+def test_verify_bundle_matches_expectation_and_cli(name, bundle, cli,
+                                                   tmp_path):
+    report = pyverify.verify_bundle(bundle)
+    expect = bundle["expect"]
+    ids = {d.check for d in report.errors}
+    if expect == "ok" or expect.startswith("smt:"):
+        assert report.ok, str(report)
+    else:
+        assert expect in ids, str(report)
+    # keyword form == dict form
+    kw = {k: bundle[k] for k in ("original", "frame", "break_offset",
+                                 "resumes")}
+    assert str(pyverify.verify_bundle(**kw)) == str(report)
+    # dump_bundle writes what the CLI reads; same diagnostics
+    path = tmp_path / "b.pvb"
+    assert pyverify.dump_bundle(str(path), bundle) > 0
+    out = subprocess.run([cli, "check", str(path)], capture_output=True,
+                         text=True)
+    assert out.returncode == (0 if report.ok else 1), out.stderr
+    cli_lines = [l.replace(str(path), bundle["original"].co_filename)
+                 for l in out.stdout.splitlines()[:-1]]
+    assert str(report).splitlines()[:-1] == cli_lines
+
+
+def test_verify_bundle_errors():
+    _, bundle = BUNDLES[0]
+    with pytest.raises(TypeError, match="original"):
+        pyverify.verify_bundle(frame=bundle["frame"])
+    bad = dict(bundle, resumes=[{"code": bundle["resumes"][0]["code"]}])
+    with pytest.raises(ValueError, match=r"resumes\[0\]"):
+        pyverify.verify_bundle(bad)
+    bad = dict(bundle, break_offset=-2)
+    with pytest.raises(ValueError, match="break_offset"):
+        pyverify.verify_bundle(bad)
+    r = pyverify.verify_bundle(dict(bundle, break_offset=1))
+    assert "bundle-offset-invalid" in {d.check for d in r.errors}
+
+
+PLANTED = '''
+def victim(a, b):
+    return a + b * 2
+
+def fine(x):
+    with x:
+        return x
+
+class Holder:
+    def method(self, a):
+        return [a for _ in range(3)]
+
+# A rewriter bug: co_stacksize computed too small.
+victim.__code__ = victim.__code__.replace(co_stacksize=1)
+'''
+
+CLEAN = '''
+def fine(x):
+    with x:
+        return x
+
+class Holder:
+    @staticmethod
+    def method(a):
+        return [a for _ in range(3)]
+'''
+
+TESTS = '''
+def test_nothing():
+    pass
+'''
+
+FIXTURE_TESTS = '''
+def good(a):
+    return a + 1
+
+def test_good(assert_verified):
+    assert assert_verified(good).ok
+
+def test_bad(assert_verified):
+    assert_verified(good.__code__.replace(co_stacksize=0))
+'''
+
+
+def run_pytest(tmp_path, *args):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(tmp_path), os.path.dirname(os.path.dirname(pyverify.__file__))])
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+         "-p", "pyverify.pytest_plugin", *args],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_plugin_fails_session_on_planted_module(tmp_path):
+    (tmp_path / "planted_broken.py").write_text(PLANTED)
+    (tmp_path / "clean_mod.py").write_text(CLEAN)
+    (tmp_path / "test_x.py").write_text(TESTS)
+    bad = run_pytest(tmp_path, "--pyverify-modules=clean_mod,planted_broken",
+                     "test_x.py")
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "[stacksize-too-small]" in bad.stdout
+    assert "planted_broken.victim" in bad.stdout
+    assert "1 passed" in bad.stdout
+    good = run_pytest(tmp_path, "--pyverify-modules=clean_mod", "test_x.py")
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "code object(s) of clean_mod verified clean" in good.stdout
+    missing = run_pytest(tmp_path, "--pyverify-modules=no_such_mod",
+                         "test_x.py")
+    assert missing.returncode == 1 and "cannot import" in missing.stdout
+
+
+def test_assert_verified_fixture(tmp_path):
+    (tmp_path / "test_fx.py").write_text(FIXTURE_TESTS)
+    r = run_pytest(tmp_path, "test_fx.py")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "1 failed, 1 passed" in r.stdout
+    assert "pyverify found errors" in r.stdout
+    assert "[stacksize-too-small]" in r.stdout
