@@ -195,7 +195,9 @@ void countDecoded(const DecodedCode &D, PassCounts &N) {
   ++N.CodeObjects;
   N.Instructions += D.Insts.size();
   N.TableEntries += D.Table.size();
-  N.Positions += D.Positions.size();
+  // Positions are decoded lazily (DecodedCode::positions()); count the
+  // units the validated table covers.
+  N.Positions += D.LocationsDecoded ? D.Insts.codeSize() / 2 : 0;
 }
 
 /// Per corpus file: the sorted pre-order indices of excluded code objects.

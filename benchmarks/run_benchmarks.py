@@ -45,6 +45,9 @@ in one run, so it says something on any machine, and never fails a build):
   * issue 4: the cost of the block-stack and context-balance passes, as the
     ratio of the issue 4 check to the issue 3 check (no goal, a figure).
 
+Then it runs benchmarks/bench_python_module.py (`import pyverify`: verify()
+per code object from Python against dis, and the import time).
+
 Finally it runs the Google Benchmark codec benchmarks briefly (skip with
 --no-gbench) and writes everything to BUILD/bench/results.json.
 """
@@ -609,6 +612,25 @@ def main():
                       "packages it so; only its harness is affected, not the "
                       "code measured)")
 
+    # `import pyverify` from Python (issue 6): its own script, in a child
+    # process with the build tree's module on the path.
+    module = None
+    mod_dir = os.path.join(build, "python")
+    if os.path.isdir(os.path.join(mod_dir, "pyverify")):
+        mod_json = os.path.join(build, "bench", "python_module.json")
+        print("\n`import pyverify` (benchmarks/bench_python_module.py)")
+        sys.stdout.flush()
+        r = subprocess.run(
+            [sys.executable,
+             os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "bench_python_module.py"),
+             "--corpus", corpus, "--repeat", str(a.repeat),
+             "--json", mod_json],
+            env=dict(os.environ, PYTHONPATH=mod_dir))
+        if r.returncode == 0:
+            with open(mod_json) as f:
+                module = json.load(f)
+
     if survey:
         py["marshal_bytecode"] = samples["marshal_bytecode"].to_json()
         py["marshal_bytecode"]["rounds"] = bytecode_rounds
@@ -636,6 +658,7 @@ def main():
                    "issue4_over_issue3": cost,
                    **(bc_result or {})},
         "gbench": gb,
+        "python_module": module,
     }
     with open(output, "w") as f:
         json.dump(results, f, indent=2)

@@ -13,6 +13,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev
   python3-pytest python3-bytecode
+  python3-pip python3-setuptools python3-wheel   # `pip install .` offline
 )
 
 missing=()

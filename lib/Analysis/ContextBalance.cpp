@@ -265,7 +265,9 @@ public:
   }
 
   /// Runs the fixpoint, then replays every reachable block to report.
-  llvm::Expected<ContextBalanceResult> run();
+  llvm::Expected<ContextBalanceResult> run(bool SkipWithoutContexts);
+  /// Whether anything in the code can enter or exit a context.
+  bool involvesContexts() const;
 
   // --- Transfer ------------------------------------------------------------
 
@@ -870,7 +872,50 @@ void Balance::report(Reporter *R, CheckId Id, Certainty C, uint32_t At,
   R->Out.push_back(std::move(F));
 }
 
-llvm::Expected<ContextBalanceResult> Balance::run() {
+bool Balance::involvesContexts() const {
+  if (!ManagerLocals.empty() || !BS.withSites().empty())
+    return true;
+  for (uint32_t I = 0; I < Insts.size(); ++I) {
+    switch (Insts[I].op()) {
+    case Opcode::BEFORE_WITH:
+    case Opcode::BEFORE_ASYNC_WITH:
+    case Opcode::WITH_EXCEPT_START:
+      return true;
+    case Opcode::CALL:
+      if (isExitCallSequence(I))
+        return true;
+      break;
+    default:
+      break;
+    }
+  }
+  return false;
+}
+
+/// Sorts by offset and drops repeated (check, offset, message) findings.
+static void finishFindings(std::vector<Finding> &Findings) {
+  std::stable_sort(
+      Findings.begin(), Findings.end(),
+      [](const Finding &A, const Finding &B) { return A.Offset < B.Offset; });
+  auto Same = [](const Finding &A, const Finding &B) {
+    return A.Check == B.Check && A.Offset == B.Offset && A.Message == B.Message;
+  };
+  Findings.erase(std::unique(Findings.begin(), Findings.end(), Same),
+                 Findings.end());
+}
+
+llvm::Expected<ContextBalanceResult> Balance::run(bool Skip) {
+  if (Skip && !involvesContexts()) {
+    // Nothing can enter or exit a context: every slot stays untagged, so
+    // the interpretation could only confirm that; only the block stack's
+    // own problems remain.
+    ContextBalanceResult Res;
+    Res.ActiveBefore.resize(Insts.size());
+    for (const auto &[At, Msg] : BS.problems())
+      Res.Findings.emplace_back(CheckId::BlockNesting, At, Msg);
+    finishFindings(Res.Findings);
+    return Res;
+  }
   CFGFixpointGraph FG(G, /*OnlyRaising=*/true);
   auto Fix = runForwardFixpoint(FG, *this);
   if (!Fix)
@@ -1014,15 +1059,7 @@ llvm::Expected<ContextBalanceResult> Balance::run() {
     Res.Findings.emplace_back(CheckId::BlockNesting, At, Msg);
 
   // One finding per (check, offset, message); sorted by offset.
-  std::stable_sort(
-      Res.Findings.begin(), Res.Findings.end(),
-      [](const Finding &A, const Finding &B) { return A.Offset < B.Offset; });
-  auto Same = [](const Finding &A, const Finding &B) {
-    return A.Check == B.Check && A.Offset == B.Offset && A.Message == B.Message;
-  };
-  Res.Findings.erase(
-      std::unique(Res.Findings.begin(), Res.Findings.end(), Same),
-      Res.Findings.end());
+  finishFindings(Res.Findings);
   return Res;
 }
 
@@ -1030,8 +1067,9 @@ llvm::Expected<ContextBalanceResult> Balance::run() {
 
 llvm::Expected<ContextBalanceResult>
 pyverify::checkContextBalance(const CFG &G, const StackDepthResult &Depth,
-                              BlockStack &Blocks) {
+                              BlockStack &Blocks,
+                              const ContextBalanceOptions &Opts) {
   (void)Depth;
   Balance B(G, Blocks);
-  return B.run();
+  return B.run(Opts.SkipWithoutContexts);
 }

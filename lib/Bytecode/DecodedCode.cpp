@@ -34,15 +34,29 @@ DecodedCode DecodedCode::decode(const CodeObject &C) {
                                 llvm::toString(Table.takeError()));
   }
 
-  auto Positions =
-      decodeLocationTable(C.LineTable, C.FirstLineNo, D.Insts.codeSize() / 2);
-  if (Positions)
-    D.Positions = std::move(*Positions);
-  else
+  if (llvm::Error E = validateLocationTable(C.LineTable, C.FirstLineNo,
+                                            D.Insts.codeSize() / 2))
     D.Findings.emplace_back(CheckId::LocationTableDecode, 0,
-                            "co_linetable " +
-                                llvm::toString(Positions.takeError()));
+                            "co_linetable " + llvm::toString(std::move(E)));
+  else
+    D.LocationsDecoded = true;
   return D;
+}
+
+const std::vector<Position> &DecodedCode::positions() const {
+  if (!PositionCache) {
+    PositionCache.emplace();
+    if (LocationsDecoded) {
+      auto P = decodeLocationTable(Code->LineTable, Code->FirstLineNo,
+                                   Insts.codeSize() / 2);
+      assert(P && "validated by decode()");
+      if (P)
+        *PositionCache = std::move(*P);
+      else
+        llvm::consumeError(P.takeError());
+    }
+  }
+  return *PositionCache;
 }
 
 bool DecodedCode::isWellFormed() const {

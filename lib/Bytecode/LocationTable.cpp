@@ -68,14 +68,13 @@ private:
 
 } // namespace
 
-llvm::Expected<std::vector<Position>>
-pyverify::decodeLocationTable(llvm::StringRef Table, int32_t FirstLineNo,
-                              uint32_t NumCodeUnits) {
-  std::vector<Position> Out;
-  // Each entry takes at least one byte and covers at most 8 units, so a table
-  // can never reach more units than this: memory stays bounded by the table,
-  // not by a caller-supplied count (found by fuzz_location_table).
-  Out.reserve(std::min<uint64_t>(NumCodeUnits, 8 * uint64_t(Table.size())));
+/// Decodes every entry, calling \p Emit(P, Length) for each (Length units
+/// at position P); errors as decodeLocationTable() documents.
+static llvm::Error
+walkLocationTable(llvm::StringRef Table, int32_t FirstLineNo,
+                  uint32_t NumCodeUnits,
+                  llvm::function_ref<void(const Position &, unsigned)> Emit) {
+  uint64_t Units = 0;
   Reader R(Table);
   int64_t Line = FirstLineNo;
   // co_positions() yields None for a stored -1 (_source_offset_converter).
@@ -153,23 +152,48 @@ pyverify::decodeLocationTable(llvm::StringRef Table, int32_t FirstLineNo,
       break;
     }
     }
-    if (Out.size() + Length > NumCodeUnits)
+    if (Units + Length > NumCodeUnits)
       return makeInputError(EntryAt,
                             llvm::formatv("location table covers more than "
                                           "the {0} code units",
                                           NumCodeUnits));
-    // At most 8 copies into reserved storage. The later ones copy the
-    // element just written, not P: GCC assembles P from narrow stores and
-    // reloads it 16 bytes at a time, a store-forwarding stall per copy that
-    // was two thirds of this function's cycles (benchmarks/, perf annotate).
-    Out.push_back(P);
-    for (unsigned K = 1; K < Length; ++K)
-      Out.push_back(Out.back());
+    Units += Length;
+    Emit(P, Length);
   }
-  if (Out.size() != NumCodeUnits)
+  if (Units != NumCodeUnits)
     return makeInputError(Table.size(),
                           llvm::formatv("location table covers {0} code units, "
                                         "the code has {1}",
-                                        Out.size(), NumCodeUnits));
+                                        Units, NumCodeUnits));
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<Position>>
+pyverify::decodeLocationTable(llvm::StringRef Table, int32_t FirstLineNo,
+                              uint32_t NumCodeUnits) {
+  std::vector<Position> Out;
+  // Each entry takes at least one byte and covers at most 8 units, so a table
+  // can never reach more units than this: memory stays bounded by the table,
+  // not by a caller-supplied count (found by fuzz_location_table).
+  Out.reserve(std::min<uint64_t>(NumCodeUnits, 8 * uint64_t(Table.size())));
+  if (llvm::Error E = walkLocationTable(
+          Table, FirstLineNo, NumCodeUnits,
+          [&](const Position &P, unsigned Length) {
+            // The later copies copy the element just written, not P: GCC
+            // assembles P from narrow stores and reloads it 16 bytes at a
+            // time, a store-forwarding stall per copy that was two thirds
+            // of this function's cycles (benchmarks/, perf annotate).
+            Out.push_back(P);
+            for (unsigned K = 1; K < Length; ++K)
+              Out.push_back(Out.back());
+          }))
+    return std::move(E);
   return Out;
+}
+
+llvm::Error pyverify::validateLocationTable(llvm::StringRef Table,
+                                            int32_t FirstLineNo,
+                                            uint32_t NumCodeUnits) {
+  return walkLocationTable(Table, FirstLineNo, NumCodeUnits,
+                           [](const Position &, unsigned) {});
 }

@@ -31,7 +31,7 @@ std::vector<Finding> pyverify::verifyCode(const DecodedCode &D,
     if (Depth) {
       checkStack(G, *Depth, All);
       BlockStack Blocks = BlockStack::compute(G, *Depth);
-      auto Balance = checkContextBalance(G, *Depth, Blocks);
+      auto Balance = checkContextBalance(G, *Depth, Blocks, O.Balance);
       if (Balance)
         All.insert(All.end(), Balance->Findings.begin(),
                    Balance->Findings.end());

@@ -5,7 +5,6 @@
 #include <marshal.h>
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <optional>
@@ -218,11 +217,13 @@ bool Reader::readValue(PyObject *Obj, unsigned Depth,
       if (!readStr(Code->co_name, Name, "co_name") ||
           !readStr(Code->co_filename, File, "co_filename"))
         return false;
-      std::string Repr;
-      llvm::raw_string_ostream OS(Repr);
-      OS << "<code object " << Name << ", file \"" << File << "\", line "
-         << Code->co_firstlineno << ">";
-      OS.flush();
+      std::string Repr = "<code object ";
+      Repr += Name;
+      Repr += ", file \"";
+      Repr += File;
+      Repr += "\", line ";
+      Repr += std::to_string(Code->co_firstlineno);
+      Repr += '>';
       Out.emplace(opaque(Obj, std::move(Repr)));
     } else {
       auto Child = readCode(Obj, Depth + 1);

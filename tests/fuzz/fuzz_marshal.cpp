@@ -121,8 +121,8 @@ void exerciseCode(const CodeObject &C) {
   FUZZ_CHECK(D.Code == &C, "DecodedCode does not point at its code object");
   FUZZ_CHECK(D.Insts.codeSize() == C.Code.size() / 2 * 2, "code size %u of %zu",
              D.Insts.codeSize(), C.Code.size());
-  FUZZ_CHECK(D.Positions.empty() || D.Positions.size() == C.Code.size() / 2,
-             "%zu positions for %zu code units", D.Positions.size(),
+  FUZZ_CHECK(D.positions().empty() || D.positions().size() == C.Code.size() / 2,
+             "%zu positions for %zu code units", D.positions().size(),
              C.Code.size() / 2);
   bool TableError = false, PositionsError = false, AnyError = false;
   for (const Finding &F : D.Findings) {
@@ -134,8 +134,8 @@ void exerciseCode(const CodeObject &C) {
              int(D.TableDecoded), int(TableError));
   FUZZ_CHECK(D.TableDecoded || D.Table.empty(), "undecoded table has entries");
   if (C.Code.size() >= 2)
-    FUZZ_CHECK(D.Positions.empty() == PositionsError,
-               "positions empty %d, decode error %d", int(D.Positions.empty()),
+    FUZZ_CHECK(D.positions().empty() == PositionsError,
+               "positions empty %d, decode error %d", int(D.positions().empty()),
                int(PositionsError));
   FUZZ_CHECK(D.isWellFormed() == !AnyError, "isWellFormed() disagrees");
   for (const Instruction &I : D.Insts.instructions())

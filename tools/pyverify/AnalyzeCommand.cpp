@@ -63,6 +63,11 @@ cl::opt<Format> AnalyzeFormat(
                           "the analysis keys")),
     cl::sub(AnalyzeCmd));
 
+cl::opt<bool> AnalyzeNoFastPath(
+    "no-context-fast-path",
+    cl::desc("Interpret code objects without contexts too (testing)"),
+    cl::Hidden, cl::sub(AnalyzeCmd));
+
 cl::list<std::string> CfgInputs(cl::Positional, cl::OneOrMore,
                                 cl::desc("<file>..."), cl::sub(CfgCmd));
 cl::opt<bool> Dot("dot", cl::desc("Write Graphviz"), cl::sub(CfgCmd));
@@ -89,7 +94,9 @@ struct Analyzed {
       Why = toString(R.takeError());
     if (Depth) {
       Blocks.emplace(BlockStack::compute(*G, *Depth));
-      auto C = checkContextBalance(*G, *Depth, *Blocks);
+      ContextBalanceOptions BO;
+      BO.SkipWithoutContexts = !AnalyzeNoFastPath;
+      auto C = checkContextBalance(*G, *Depth, *Blocks, BO);
       if (C)
         Contexts = std::move(*C);
       else

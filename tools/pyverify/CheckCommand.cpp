@@ -57,6 +57,10 @@ cl::opt<unsigned> Jobs("jobs",
                        cl::desc("Files checked in parallel (0: all "
                                 "cores)"),
                        cl::init(1), cl::sub(CheckCmd));
+cl::opt<bool> NoContextFastPath(
+    "no-context-fast-path",
+    cl::desc("Interpret code objects without contexts too (testing)"),
+    cl::Hidden, cl::sub(CheckCmd));
 cl::opt<bool> ListChecks("list-checks",
                          cl::desc("List every check id and exit"),
                          cl::sub(CheckCmd));
@@ -103,6 +107,7 @@ int runCheck() {
   }
   auto Start = std::chrono::steady_clock::now();
   CheckOptions Opts;
+  Opts.Balance.SkipWithoutContexts = !NoContextFastPath;
   if (Error E = Opts.parseCheckSpec(ChecksSpec)) {
     WithColor::error(errs(), "pyverify") << toString(std::move(E)) << "\n";
     return ExitUsage;

@@ -61,10 +61,20 @@ struct ContextBalanceResult {
   uint64_t Visits = 0;
 };
 
+struct ContextBalanceOptions {
+  /// Skip the interpretation of a code object in which nothing can enter
+  /// or exit a context (no with site, no BEFORE_WITH, BEFORE_ASYNC_WITH or
+  /// WITH_EXCEPT_START, no local whose __enter__ and __exit__ are both
+  /// loaded, no __exit__(None, None, None) call sequence): every slot would
+  /// stay untagged, so the result is the same (a unit test runs both ways
+  /// over the stdlib). Most code objects have no context.
+  bool SkipWithoutContexts = true;
+};
+
 /// Also fills in the NormalExits of \p Blocks' with sites.
 llvm::Expected<ContextBalanceResult>
 checkContextBalance(const CFG &G, const StackDepthResult &Depth,
-                    BlockStack &Blocks);
+                    BlockStack &Blocks, const ContextBalanceOptions &Opts = {});
 
 } // namespace pyverify
 

@@ -22,6 +22,7 @@
 #include "pyverify/Bytecode/LocationTable.h"
 #include "pyverify/Support/Finding.h"
 
+#include <optional>
 #include <vector>
 
 namespace pyverify {
@@ -31,17 +32,32 @@ struct DecodedCode {
   InstructionStream Insts;
   std::vector<ExceptionTableEntry> Table;
   bool TableDecoded = false;
-  std::vector<Position> Positions; ///< Per code unit; empty if undecodable.
+  /// co_linetable decoded and tiling the code (else a location-table-decode
+  /// finding).
+  bool LocationsDecoded = false;
   std::vector<Finding> Findings;
 
   static DecodedCode decode(const CodeObject &C);
 
+private:
+  mutable std::optional<std::vector<Position>> PositionCache;
+
+public:
+
   /// Position of the unit at byte \p Offset (an instruction's opcode unit),
   /// or an empty Position when the location table did not decode.
   Position positionAt(uint32_t Offset) const {
+    const std::vector<Position> &P = positions();
     size_t Unit = Offset / 2;
-    return Unit < Positions.size() ? Positions[Unit] : Position{};
+    return Unit < P.size() ? P[Unit] : Position{};
   }
+
+  /// One Position per code unit; empty if the table did not decode. Decoded
+  /// on first use (decode() only validates the table: positions are needed
+  /// to place findings and list code, not to analyse it), so, like any
+  /// lazily filled cache, not to be called from two threads at once on the
+  /// same DecodedCode.
+  const std::vector<Position> &positions() const;
 
   /// No error-severity finding from decoding or table validation: offsets,
   /// targets and the table can be trusted by later passes.

@@ -12,6 +12,7 @@
 #ifndef PYVERIFY_BYTECODE_LOCATIONTABLE_H
 #define PYVERIFY_BYTECODE_LOCATIONTABLE_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -29,6 +30,11 @@ struct Position {
 llvm::Expected<std::vector<Position>>
 decodeLocationTable(llvm::StringRef Table, int32_t FirstLineNo,
                     uint32_t NumCodeUnits);
+
+/// The same decoding and the same errors, without materialising the
+/// positions: what a verifier needs until it has something to report.
+llvm::Error validateLocationTable(llvm::StringRef Table, int32_t FirstLineNo,
+                                  uint32_t NumCodeUnits);
 
 } // namespace pyverify
 

@@ -15,6 +15,7 @@
 #ifndef PYVERIFY_CHECK_CHECKOPTIONS_H
 #define PYVERIFY_CHECK_CHECKOPTIONS_H
 
+#include "pyverify/Analysis/ContextBalance.h"
 #include "pyverify/Support/Check.h"
 
 #include "llvm/ADT/BitVector.h"
@@ -28,6 +29,10 @@ public:
   bool isEnabled(CheckId Id) const { return Enabled.test(unsigned(Id)); }
   void set(CheckId Id, bool On) { Enabled[unsigned(Id)] = On; }
   llvm::Error parseCheckSpec(llvm::StringRef Spec);
+
+  /// How the context-balance pass runs (its fast path can be turned off to
+  /// test that it changes nothing).
+  ContextBalanceOptions Balance;
 
 private:
   llvm::BitVector Enabled;

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3.11
+"""`import pyverify` from Python: verify() per code object against dis.
+
+    PYTHONPATH=build/python /usr/bin/python3.11 benchmarks/bench_python_module.py \
+        [--corpus build/corpus/stdlib] [--repeat 11] [--json OUT]
+
+Loads every code object of the compiled stdlib corpus (marshal.loads of each
+.pyc, then every nested code object) into memory, then runs --repeat rounds;
+each round times, over the same objects and interleaved so that a busy
+machine slows all alike:
+
+  * pyverify.verify(co, recursive=False) on every code object (every check,
+    as a compiler's pre-install check calls it on one new code object);
+  * pyverify.verify(root) on every module code object (recursive; the same
+    objects, divided by their count);
+  * dis._parse_exception_table(co) on every code object;
+  * list(dis.get_instructions(co)) on every code object;
+  * pyverify.verify(co, recursive=False) from 2 threads at once (half the
+    objects each): the GIL is released during the analysis.
+
+Each figure is the median over rounds, in microseconds per code object, with
+the ratios. Goal (printed as met or not, never asserted): median verify() at
+most 3 us per code object. Also measures `python3.11 -X importtime -c
+"import pyverify"` (the cumulative time of the pyverify import, median of 5
+fresh processes).
+"""
+import argparse
+import dis
+import gc
+import json
+import marshal
+import os
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+import pyverify
+
+GOAL_US = 3.0
+
+
+def load_corpus(root):
+    roots = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if name.endswith(".pyc"):
+                with open(os.path.join(dirpath, name), "rb") as f:
+                    roots.append(marshal.loads(f.read()[16:]))
+    codes = []
+
+    def walk(c):
+        codes.append(c)
+        for k in c.co_consts:
+            if hasattr(k, "co_code"):
+                walk(k)
+
+    for r in roots:
+        walk(r)
+    return roots, codes
+
+
+def timed(fn):
+    gc.disable()
+    try:
+        t0 = time.perf_counter()
+        fn()
+        return time.perf_counter() - t0
+    finally:
+        gc.enable()
+
+
+def import_time(python, pythonpath, runs=5):
+    """Cumulative microseconds of `import pyverify` (-X importtime), and of
+    the whole interpreter start with it, medians over fresh processes."""
+    env = dict(os.environ, PYTHONPATH=pythonpath)
+    cum, total = [], []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        out = subprocess.run([python, "-X", "importtime", "-c",
+                              "import pyverify"], env=env,
+                             capture_output=True, text=True, check=True)
+        total.append((time.perf_counter() - t0) * 1e6)
+        for line in out.stderr.splitlines():
+            m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|\s*(\S+)$",
+                         line)
+            if m and m.group(3) == "pyverify":
+                cum.append(int(m.group(2)))
+    sub = {}
+    out = subprocess.run([python, "-X", "importtime", "-c",
+                          "import pyverify"], env=env, capture_output=True,
+                         text=True, check=True)
+    for line in out.stderr.splitlines():
+        m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)$", line)
+        if m and m.group(4).startswith("pyverify"):
+            sub[m.group(4)] = int(m.group(2))
+    return {"import_us_median": statistics.median(cum),
+            "process_us_median": statistics.median(total),
+            "modules_us": sub}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", default="build/corpus/stdlib")
+    ap.add_argument("--repeat", type=int, default=11)
+    ap.add_argument("--json", help="write the figures here")
+    a = ap.parse_args()
+
+    roots, codes = load_corpus(a.corpus)
+    n = len(codes)
+    print(f"bench_python_module: {len(roots)} modules, {n} code objects "
+          f"from {a.corpus}")
+    verify = pyverify.verify
+    parse = dis._parse_exception_table
+    get = dis.get_instructions
+
+    def v_each():
+        for c in codes:
+            verify(c, recursive=False)
+
+    def v_roots():
+        for r in roots:
+            verify(r)
+
+    def p_each():
+        for c in codes:
+            parse(c)
+
+    def g_each():
+        for c in codes:
+            list(get(c))
+
+    halves = [codes[0::2], codes[1::2]]
+
+    def v_threads():
+        def work(part):
+            for c in part:
+                verify(c, recursive=False)
+        ts = [threading.Thread(target=work, args=(h,)) for h in halves]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+
+    # Warm up (and check the corpus verifies clean: a benchmark of a failing
+    # check would measure something else).
+    dirty = sum(1 for c in codes if len(verify(c, recursive=False)))
+    v_each()
+    p_each()
+    sides = {"verify": v_each, "verify_recursive": v_roots,
+             "parse_exception_table": p_each, "get_instructions": g_each,
+             "verify_2_threads": v_threads}
+    samples = {k: [] for k in sides}
+    for _ in range(a.repeat):
+        for k, fn in sides.items():
+            samples[k].append(timed(fn))
+    us = {k: statistics.median(v) / n * 1e6 for k, v in samples.items()}
+    res = {
+        "modules": len(roots), "code_objects": n, "dirty": dirty,
+        "rounds": a.repeat,
+        "us_per_code_object": us,
+        "ratios": {
+            "verify_over_parse_exception_table":
+                us["verify"] / us["parse_exception_table"],
+            "get_instructions_over_verify":
+                us["get_instructions"] / us["verify"],
+            "verify_1_thread_over_2_threads":
+                us["verify"] / us["verify_2_threads"],
+        },
+        "goal_us": GOAL_US,
+        "goal_met": us["verify"] <= GOAL_US,
+    }
+    res["import"] = import_time(sys.executable,
+                                os.path.dirname(os.path.dirname(
+                                    pyverify.__file__)))
+    for k, v in us.items():
+        print(f"  {k:24s} {v:8.2f} us per code object")
+    r = res["ratios"]
+    print(f"  verify / _parse_exception_table: "
+          f"{r['verify_over_parse_exception_table']:.2f}x; "
+          f"get_instructions / verify: {r['get_instructions_over_verify']:.2f}x; "
+          f"1 thread / 2 threads: {r['verify_1_thread_over_2_threads']:.2f}x")
+    print(f"  goal: verify <= {GOAL_US} us per code object: "
+          f"{'met' if res['goal_met'] else 'NOT met'} ({us['verify']:.2f} us)")
+    print(f"  import pyverify: {res['import']['import_us_median']} us "
+          f"(-X importtime, cumulative); interpreter start + import "
+          f"{res['import']['process_us_median'] / 1000:.1f} ms")
+    if dirty:
+        print(f"  WARNING: {dirty} code objects have findings")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
