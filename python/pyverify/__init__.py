@@ -14,11 +14,12 @@ See docs/python.md.
 import marshal as _marshal
 
 from ._pyverify import Diagnostic, Note, Report, verify
-from ._pyverify import _check_ids, _verify_bundle
+from ._pyverify import _check_ids, _prove_bundle, _verify_bundle
 
 __all__ = [
     "Diagnostic", "Note", "Report", "VerificationError", "check",
-    "check_ids", "dump_bundle", "install", "verify", "verify_bundle",
+    "check_ids", "dump_bundle", "install", "prove_bundle", "verify",
+    "verify_bundle",
 ]
 
 __version__ = "0.1.0"
@@ -132,6 +133,40 @@ def verify_bundle(bundle=None, *, checks=None, **fields):
     original, frame, break_offset, resumes, _ = _bundle_fields(bundle, fields)
     return _verify_bundle(original, frame, break_offset,
                           _normalise_resumes(resumes), checks)
+
+
+def prove_bundle(bundle=None, *, unroll=2, rlimit=2_000_000, timeout=5000,
+                 assume_suppress=False, **fields):
+    """Proves a rewriter's output at one graph break, as ``pyverify prove
+    --format=json`` does for a .pvb file: for the frame and each resume
+    function, well-formed, exactly-once and matches-eager (docs/prove.md).
+
+    Same bundle arguments as verify_bundle. unroll: times each loop back
+    edge is taken; rlimit: Z3 resource limit per query; timeout: time limit
+    per query in milliseconds; assume_suppress=True drops the assumption
+    that ``__exit__`` never suppresses an exception (the CLI's
+    ``--no-assume=suppress``).
+
+    Returns the CLI's JSON as Python objects::
+
+        {"results": [{"file", "target", "verdict", "reason", "property",
+                      "counterexample", "seconds", "rlimit_used",
+                      "assumptions", "paths", "queries"}, ...],
+         "summary": {"bundles": 1, "proved": int, "refuted": int,
+                     "unknown": int, "seconds": float}}
+
+    "verdict" is "proved", "refuted" or "unknown"; unknown is never proved.
+    The GIL is released while the prover runs."""
+    original, frame, break_offset, resumes, _ = _bundle_fields(bundle, fields)
+    results = _prove_bundle(original, frame, break_offset,
+                            _normalise_resumes(resumes), unroll=int(unroll),
+                            rlimit=int(rlimit), timeout=int(timeout),
+                            assume_no_suppress=not assume_suppress)
+    summary = {"bundles": 1}
+    for verdict in ("proved", "refuted", "unknown"):
+        summary[verdict] = sum(1 for r in results if r["verdict"] == verdict)
+    summary["seconds"] = sum(r["seconds"] for r in results)
+    return {"results": results, "summary": summary}
 
 
 def _code(obj):

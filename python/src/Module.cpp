@@ -1,9 +1,10 @@
 //===- Module.cpp - The pyverify._pyverify extension module ---------------===//
 //
 // The native half of `import pyverify`: verify() on live code objects and
-// bundles, and the Report / Diagnostic / Note types. Fields are read under
-// the GIL (LiveCode.h); decoding and every analysis run with the GIL
-// released, so several threads verify in parallel. The pure-Python package
+// bundles, _prove_bundle() (the SMT prover), and the Report / Diagnostic /
+// Note types. Fields are read under the GIL (LiveCode.h); decoding, every
+// analysis and every proof run with the GIL released, so several threads
+// verify in parallel. The pure-Python package
 // (python/pyverify/__init__.py) adds check(), install(), the bundle helpers
 // and the pytest plugin.
 //
@@ -16,6 +17,8 @@
 #include "pyverify/Check/BundleVerifier.h"
 #include "pyverify/Check/DiagnosticPrinter.h"
 #include "pyverify/Check/Verifier.h"
+#include "pyverify/SMT/ProofPrinter.h"
+#include "pyverify/SMT/Prover.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -152,12 +155,12 @@ uint32_t offsetArg(const py::handle &V, const std::string &Where) {
   return uint32_t(N);
 }
 
-/// \p Resumes: a sequence of (code, original_offset, [(kind, handler,
-/// stack_index)]) tuples; the Python wrapper normalises dicts to this.
-Report verifyBundleCall(const py::object &Original, const py::object &Frame,
-                    const py::object &BreakOffset, const py::list &Resumes,
-                    const py::object &Checks) {
-  CheckOptions Opts = parseChecks(Checks);
+/// The Bundle of a _verify_bundle / _prove_bundle call. \p Resumes: a
+/// sequence of (code, original_offset, [(kind, handler, stack_index)])
+/// tuples; the Python wrapper normalises dicts to this. Reads the code
+/// objects, so the GIL must be held.
+Bundle buildBundle(const py::object &Original, const py::object &Frame,
+                   const py::object &BreakOffset, const py::list &Resumes) {
   Bundle B;
   B.Original = readOrThrow(codeOf(Original, "original"), true);
   B.Path = B.Original->Filename;
@@ -180,6 +183,14 @@ Report verifyBundleCall(const py::object &Original, const py::object &Frame,
     }
     B.Resumes.push_back(std::move(R));
   }
+  return B;
+}
+
+Report verifyBundleCall(const py::object &Original, const py::object &Frame,
+                        const py::object &BreakOffset, const py::list &Resumes,
+                        const py::object &Checks) {
+  CheckOptions Opts = parseChecks(Checks);
+  Bundle B = buildBundle(Original, Frame, BreakOffset, Resumes);
   Report Rep;
   {
     py::gil_scoped_release Release;
@@ -188,6 +199,37 @@ Report verifyBundleCall(const py::object &Original, const py::object &Frame,
     Rep.CodeObjects = FR.CodeObjects;
   }
   return Rep;
+}
+
+/// proveBundle() on a bundle built like verifyBundleCall's; the results as
+/// a list of dicts with the keys of `pyverify prove --format=json`
+/// (proofResultToJSON, decoded by the json module).
+py::list proveBundleCall(const py::object &Original, const py::object &Frame,
+                         const py::object &BreakOffset, const py::list &Resumes,
+                         long long Unroll, long long Rlimit, long long Timeout,
+                         bool AssumeNoSuppress) {
+  if (Unroll < 0 || Unroll > UINT32_MAX)
+    throw py::value_error("unroll is out of range: " + std::to_string(Unroll));
+  if (Rlimit < 0)
+    throw py::value_error("rlimit is out of range: " + std::to_string(Rlimit));
+  if (Timeout < 0 || Timeout > UINT32_MAX)
+    throw py::value_error("timeout is out of range: " +
+                          std::to_string(Timeout));
+  ProveOptions Opts;
+  Opts.Unroll = unsigned(Unroll);
+  Opts.Rlimit = uint64_t(Rlimit);
+  Opts.TimeoutMs = unsigned(Timeout);
+  Opts.AssumeNoSuppress = AssumeNoSuppress;
+  Bundle B = buildBundle(Original, Frame, BreakOffset, Resumes);
+  std::string Text;
+  {
+    py::gil_scoped_release Release;
+    llvm::json::Array Items;
+    for (const ProofResult &R : proveBundle(B, Opts))
+      Items.push_back(proofResultToJSON(R));
+    Text = llvm::formatv("{0}", llvm::json::Value(std::move(Items)));
+  }
+  return py::module_::import("json").attr("loads")(Text);
 }
 
 py::object optionalInt(const std::optional<int32_t> &V) {
@@ -381,6 +423,14 @@ PYBIND11_MODULE(_pyverify, M) {
         "checks: a spec like the CLI's --checks ('-*,stack-*') or a list of "
         "entries. The GIL is released during the analysis.");
   M.def("_verify_bundle", &verifyBundleCall);
+  M.def("_prove_bundle", &proveBundleCall, py::arg("original"),
+        py::arg("frame"), py::arg("break_offset"), py::arg("resumes"),
+        py::kw_only(), py::arg("unroll") = 2, py::arg("rlimit") = 2'000'000,
+        py::arg("timeout") = 5000, py::arg("assume_no_suppress") = true,
+        "_prove_bundle(original, frame, break_offset, resumes, *, unroll=2, "
+        "rlimit=2000000, timeout=5000, assume_no_suppress=True) -> list\n\n"
+        "Proves the bundle's emitted code objects (docs/prove-cli.md); one "
+        "dict per result. The GIL is released during the proof.");
   M.def("_compare_with_marshal", &compareWithMarshal);
   M.def("_check_ids", [] {
     py::list Out;

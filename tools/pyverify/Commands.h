@@ -1,8 +1,9 @@
 //===- Commands.h - pyverify subcommands ------------------------*- C++ -*-===//
 //
 // Each subcommand lives in its own file with its own cl::opt options bound
-// to its cl::SubCommand. Exit codes: 0 clean, 1 error findings, 2 usage
-// errors or unreadable input.
+// to its cl::SubCommand. Exit codes: 0 clean, 1 error findings (prove:
+// something refuted), 2 usage errors or unreadable input, 3 (prove only)
+// something unknown and nothing refuted.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,19 +14,26 @@
 
 namespace pyverify::tool {
 
-enum ExitCode { ExitClean = 0, ExitFindings = 1, ExitUsage = 2 };
+enum ExitCode {
+  ExitClean = 0,
+  ExitFindings = 1,
+  ExitUsage = 2,
+  ExitUnknown = 3
+};
 
 extern llvm::cl::SubCommand DisCmd;
 extern llvm::cl::SubCommand StatsCmd;
 extern llvm::cl::SubCommand CheckCmd;
 extern llvm::cl::SubCommand AnalyzeCmd;
 extern llvm::cl::SubCommand CfgCmd;
+extern llvm::cl::SubCommand ProveCmd;
 
 int runDis();
 int runStats();
 int runCheck();
 int runAnalyze();
 int runCfg();
+int runProve();
 
 } // namespace pyverify::tool
 

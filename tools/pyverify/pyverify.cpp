@@ -20,6 +20,8 @@ int main(int Argc, char **Argv) {
           Argc, Argv,
           "pyverify: static verifier for CPython 3.11 bytecode\n\n"
           "  pyverify check PATH...   verify code objects, report findings\n"
+          "  pyverify prove PATH...   prove emitted code (.pvb) against the "
+          "original\n"
           "  pyverify dis FILE...     disassemble .pyc / marshal files\n"
           "  pyverify analyze --print=stack-depth FILE...\n"
           "                           annotated listing of an analysis\n"
@@ -38,6 +40,8 @@ int main(int Argc, char **Argv) {
     return runAnalyze();
   if (CfgCmd)
     return runCfg();
+  if (ProveCmd)
+    return runProve();
   llvm::errs() << "pyverify: no subcommand given; see 'pyverify --help'\n";
   return ExitUsage;
 }

@@ -1,0 +1,99 @@
+//===- Prover.h - Translation validation of emitted code --------*- C++ -*-===//
+//
+// Contract: proveBundle() decides, for each emitted code object of a bundle
+// (the rewritten frame F and each resume function R), the properties of
+// docs/prove.md by bounded symbolic execution with uninterpreted values and
+// Z3 for path feasibility:
+//
+//   well-formed   no error from the dataflow checks (other than the context
+//                 checks the proof decides itself);
+//   exactly-once  on every path of the code object (every branch outcome,
+//                 every may-raise instruction continuing or raising), each
+//                 context it enters is exited exactly once, LIFO, never an
+//                 exit of a context it does not hold; F may hand its
+//                 torch-function modes to the resume call, R pops them;
+//   matches-eager R after its prologue and the original O started at
+//                 original_offset (with the contexts active there) make the
+//                 same observable steps -- calls, attribute, subscript and
+//                 other user-code instructions, branches, returns and
+//                 raises -- with the same context events and the same active
+//                 contexts at each, on every pair of corresponding paths;
+//                 for F: the active contexts at its break instruction are
+//                 O's at break_offset and, at the resume call, only modes.
+//
+// Results are kept apart: Proved, Refuted (with a counterexample: the two
+// aligned step lists and the index of the first divergence), Unknown (with
+// the reason: the unroll bound cut a path, a solver limit, an unsupported
+// opcode). Unknown is never Proved. Everything is deterministic: the same
+// bundle gives the same results and the same counterexample, whatever the
+// thread; each proof owns its own solver.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_SMT_PROVER_H
+#define PYVERIFY_SMT_PROVER_H
+
+#include "pyverify/Bytecode/Bundle.h"
+#include "pyverify/Bytecode/CodeFile.h"
+#include "pyverify/Check/Diagnostic.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pyverify {
+
+enum class Verdict { Proved, Refuted, Unknown };
+llvm::StringRef getVerdictName(Verdict V);
+
+struct ProveOptions {
+  unsigned Unroll = 2;          ///< Times each loop back edge is taken.
+  uint64_t Rlimit = 2'000'000;  ///< Z3 resource limit per query.
+  unsigned TimeoutMs = 5000;    ///< Time limit per query.
+  bool AssumeNoSuppress = true; ///< __exit__ never suppresses.
+  uint64_t MaxPaths = 50'000;   ///< Paths explored per property.
+};
+
+/// One step of a path. Code is "original", "frame" or "resume:<i>".
+struct ProofStep {
+  std::string Code;
+  uint32_t Offset = 0;
+  std::string OpName;
+  std::string Event; ///< e.g. "branch taken", "raises", "enter ctx#0".
+};
+
+struct Counterexample {
+  std::vector<ProofStep> Eager;   ///< O from the resume offset (if any).
+  std::vector<ProofStep> Emitted; ///< F, or R.
+  /// Index of the first divergent step (into both lists: they are aligned
+  /// step by step up to it).
+  int32_t Divergence = 0;
+  std::string Explanation;
+};
+
+struct ProofResult {
+  std::string File;
+  std::string Target; ///< "frame", "resume:<i>", or "original".
+  Verdict V = Verdict::Unknown;
+  std::string Reason;   ///< Why refuted or unknown ("" when proved).
+  std::string Property; ///< The property that failed ("" when proved).
+  std::optional<Counterexample> Cex;
+  std::vector<Diagnostic> Findings; ///< The dataflow errors (well-formed).
+  std::vector<std::string> Assumptions;
+  double Seconds = 0;
+  uint64_t RlimitUsed = 0;
+  uint64_t Paths = 0;   ///< Paths (or path pairs) explored.
+  uint64_t Queries = 0; ///< Solver queries made.
+};
+
+/// Proves every emitted code object of \p B.
+std::vector<ProofResult> proveBundle(const Bundle &B, const ProveOptions &O);
+
+/// exactly-once for every code object of a plain file (Target "original",
+/// "code:<index>" for nested ones).
+std::vector<ProofResult> proveCodeFile(const CodeFile &F,
+                                       const ProveOptions &O);
+
+} // namespace pyverify
+
+#endif

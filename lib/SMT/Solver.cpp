@@ -1,0 +1,135 @@
+//===- Solver.cpp - The SMT handle types of the prover --------------------===//
+
+#include "pyverify/SMT/Solver.h"
+
+#include <z3++.h>
+
+#include <optional>
+
+using namespace pyverify::smt;
+
+TermId TermTable::get(TermNode N) {
+  auto It = Index.find(N);
+  if (It != Index.end())
+    return It->second;
+  TermId Id = TermId(Nodes.size());
+  Index.emplace(N, Id);
+  Nodes.push_back(std::move(N));
+  return Id;
+}
+
+std::string TermTable::str(TermId T) const {
+  const TermNode &N = Nodes[T];
+  std::string S = N.Op;
+  if (N.Args.empty())
+    return S;
+  S += '(';
+  for (size_t I = 0; I < N.Args.size(); ++I) {
+    if (I)
+      S += ", ";
+    S += str(N.Args[I]);
+  }
+  return S + ')';
+}
+
+struct PathSolver::Impl {
+  const TermTable &Terms;
+  z3::context Ctx;
+  z3::solver Solver;
+  z3::sort Obj;
+  z3::func_decl Truthy, IsNone;
+  std::vector<std::optional<z3::expr>> Cache;
+  std::map<std::pair<std::string, unsigned>, z3::func_decl> Decls;
+
+  Impl(const TermTable &Terms, uint64_t Rlimit, unsigned TimeoutMs)
+      : Terms(Terms), Solver(Ctx), Obj(Ctx.uninterpreted_sort("Obj")),
+        Truthy(Ctx.function("truthy", Obj, Ctx.bool_sort())),
+        IsNone(Ctx.function("is_none", Obj, Ctx.bool_sort())) {
+    z3::params Params(Ctx);
+    Params.set("rlimit", unsigned(std::min<uint64_t>(Rlimit, UINT32_MAX)));
+    Params.set("timeout", TimeoutMs);
+    Solver.set(Params);
+  }
+
+  z3::func_decl decl(const std::string &Op, unsigned Arity) {
+    auto Key = std::make_pair(Op, Arity);
+    auto It = Decls.find(Key);
+    if (It != Decls.end())
+      return It->second;
+    z3::sort_vector Domain(Ctx);
+    for (unsigned I = 0; I < Arity; ++I)
+      Domain.push_back(Obj);
+    z3::func_decl D = Ctx.function(Op.c_str(), Domain, Obj);
+    Decls.emplace(Key, D);
+    return D;
+  }
+
+  z3::expr term(TermId T) {
+    if (Cache.size() <= T)
+      Cache.resize(Terms.size());
+    if (Cache[T])
+      return *Cache[T];
+    const TermNode &N = Terms.node(T);
+    z3::expr_vector Args(Ctx);
+    for (TermId A : N.Args)
+      Args.push_back(term(A));
+    z3::expr E = N.Args.empty() ? Ctx.constant(N.Op.c_str(), Obj)
+                                : decl(N.Op, unsigned(N.Args.size()))(Args);
+    if (Cache.size() <= T)
+      Cache.resize(Terms.size());
+    Cache[T] = E;
+    return E;
+  }
+
+  z3::expr lit(const Lit &L) {
+    const TermNode &N = Terms.node(L.T);
+    z3::expr E = L.K == Lit::IsNone ? IsNone(term(L.T)) : Truthy(term(L.T));
+    // `not x` is the negation of x's truth; `None` is falsy and is None.
+    if (L.K == Lit::Truthy && N.Op == "not" && N.Args.size() == 1)
+      E = !Truthy(term(N.Args[0]));
+    return L.Positive ? E : !E;
+  }
+};
+
+PathSolver::PathSolver(const TermTable &Terms, uint64_t RlimitPerQuery,
+                       unsigned TimeoutMs)
+    : P(std::make_unique<Impl>(Terms, RlimitPerQuery, TimeoutMs)) {
+  // Facts every query may use: None is falsy and is None; True and False.
+  TermTable &T = const_cast<TermTable &>(Terms);
+  TermId None = T.symbol("const:None"), True = T.symbol("const:True"),
+         False = T.symbol("const:False");
+  P->Solver.add(!P->Truthy(P->term(None)));
+  P->Solver.add(P->IsNone(P->term(None)));
+  P->Solver.add(P->Truthy(P->term(True)));
+  P->Solver.add(!P->Truthy(P->term(False)));
+  P->Solver.add(!P->IsNone(P->term(True)));
+  P->Solver.add(!P->IsNone(P->term(False)));
+}
+
+PathSolver::~PathSolver() = default;
+
+SatResult PathSolver::check(llvm::ArrayRef<Lit> PathCondition,
+                            llvm::StringRef Name) {
+  P->Solver.push();
+  for (const Lit &L : PathCondition)
+    P->Solver.add(P->lit(L));
+  z3::check_result R = P->Solver.check();
+  QueryRecord Q{Name.str(), SatResult::Unknown, ""};
+  if (R == z3::sat)
+    Q.Result = SatResult::Sat;
+  else if (R == z3::unsat)
+    Q.Result = SatResult::Unsat;
+  else
+    Q.Reason = P->Solver.reason_unknown();
+  P->Solver.pop();
+  Queries.push_back(Q);
+  return Q.Result;
+}
+
+uint64_t PathSolver::rlimitUsed() const {
+  z3::stats S = P->Solver.statistics();
+  for (unsigned I = 0; I < S.size(); ++I)
+    if (S.key(I) == "rlimit count")
+      return S.is_uint(I) ? S.uint_value(I) : uint64_t(S.double_value(I));
+  return 0;
+}

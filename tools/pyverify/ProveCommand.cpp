@@ -1,0 +1,198 @@
+//===- ProveCommand.cpp - pyverify prove ----------------------------------===//
+//
+// pyverify prove [--unroll=K] [--rlimit=N] [--timeout=MS] [--jobs=N]
+//                [--format=text|json|sarif] [--no-assume=suppress] PATH...
+//
+// Proves the emitted code objects of .pvb bundles (Prover.h: well-formed,
+// exactly-once, matches-eager) and exactly-once for .pyc / marshal files;
+// directories are walked for .pvb and .pyc files. Results come in input
+// order (the sorted file list), then in the order proveBundle() returns
+// them, so the output is identical for every --jobs value. Exit 0 when
+// everything is proved, 1 when anything is refuted, 3 when something is
+// unknown and nothing refuted, 2 on usage errors or unreadable input (2
+// wins; the readable files are still reported). docs/prove-cli.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CodeInputs.h"
+#include "Commands.h"
+#include "InputFiles.h"
+
+#include "pyverify/SMT/ProofPrinter.h"
+#include "pyverify/SMT/Prover.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace pyverify;
+using namespace llvm;
+
+namespace pyverify::tool {
+
+cl::SubCommand ProveCmd("prove",
+                        "Prove emitted code objects against the original");
+
+namespace {
+
+enum class Format { Text, Json, Sarif };
+
+cl::list<std::string> Inputs(cl::Positional, cl::desc("<path>..."),
+                             cl::sub(ProveCmd));
+cl::opt<Format> OutputFormat(
+    "format", cl::desc("Output format"), cl::init(Format::Text),
+    cl::values(clEnumValN(Format::Text, "text", "verdicts and counterexamples"),
+               clEnumValN(Format::Json, "json", "the JSON contract"),
+               clEnumValN(Format::Sarif, "sarif", "SARIF 2.1.0")),
+    cl::sub(ProveCmd));
+cl::opt<unsigned> Unroll("unroll",
+                         cl::desc("Times each loop back edge is taken "
+                                  "(default 2)"),
+                         cl::init(ProveOptions().Unroll), cl::sub(ProveCmd));
+cl::opt<uint64_t> Rlimit("rlimit",
+                         cl::desc("Z3 resource limit per query (default "
+                                  "2000000)"),
+                         cl::init(ProveOptions().Rlimit), cl::sub(ProveCmd));
+cl::opt<unsigned> TimeoutMs("timeout",
+                            cl::desc("Time limit per query in milliseconds "
+                                     "(default 5000)"),
+                            cl::init(ProveOptions().TimeoutMs),
+                            cl::sub(ProveCmd));
+cl::opt<unsigned> Jobs("jobs",
+                       cl::desc("Files proved in parallel (0: all cores)"),
+                       cl::init(1), cl::sub(ProveCmd));
+cl::list<std::string>
+    NoAssume("no-assume",
+             cl::desc("Drop an assumption: 'suppress' (__exit__ may "
+                      "suppress an exception)"),
+             cl::CommaSeparated, cl::sub(ProveCmd));
+
+struct FileOutcome {
+  std::vector<ProofResult> Results;
+  std::string InputError; ///< Non-empty when the file could not be read.
+};
+
+FileOutcome proveOne(const std::string &Path, const ProveOptions &Opts) {
+  FileOutcome O;
+  if (sys::path::extension(Path) == ".pvb") {
+    Expected<Bundle> B = loadBundle(Path);
+    if (!B) {
+      O.InputError = toString(B.takeError());
+      return O;
+    }
+    O.Results = proveBundle(*B, Opts);
+    return O;
+  }
+  Expected<CodeFile> F = loadInput(Path);
+  if (!F) {
+    O.InputError = toString(F.takeError());
+    return O;
+  }
+  O.Results = proveCodeFile(*F, Opts);
+  return O;
+}
+
+} // namespace
+
+int runProve() {
+  if (Inputs.empty()) {
+    WithColor::error(errs(), "pyverify") << "prove: no input paths given\n";
+    return ExitUsage;
+  }
+  ProveOptions Opts;
+  Opts.Unroll = Unroll;
+  Opts.Rlimit = Rlimit;
+  Opts.TimeoutMs = TimeoutMs;
+  for (const std::string &A : NoAssume) {
+    if (A != "suppress") {
+      WithColor::error(errs(), "pyverify")
+          << "prove: --no-assume accepts only 'suppress', not '" << A << "'\n";
+      return ExitUsage;
+    }
+    Opts.AssumeNoSuppress = false;
+  }
+
+  auto Start = std::chrono::steady_clock::now();
+  std::vector<std::string> Missing;
+  std::vector<std::string> Files =
+      expandInputs(Inputs, {".pvb", ".pyc"}, Missing);
+  int Status = ExitClean;
+  for (const std::string &M : Missing) {
+    WithColor::error(errs(), "pyverify")
+        << M << ": no such file or directory\n";
+    Status = ExitUsage;
+  }
+
+  std::vector<FileOutcome> Outcomes(Files.size());
+  unsigned Threads = Jobs == 0
+                         ? llvm::hardware_concurrency().compute_thread_count()
+                         : unsigned(Jobs);
+  if (Threads <= 1 || Files.size() <= 1) {
+    for (size_t I = 0; I < Files.size(); ++I)
+      Outcomes[I] = proveOne(Files[I], Opts);
+  } else {
+    ThreadPool Pool(llvm::hardware_concurrency(Threads));
+    for (size_t I = 0; I < Files.size(); ++I)
+      Pool.async([&, I] { Outcomes[I] = proveOne(Files[I], Opts); });
+    Pool.wait();
+  }
+
+  uint64_t Read = 0, Proved = 0, Refuted = 0, Unknown = 0;
+  std::vector<ProofResult> All;
+  for (FileOutcome &O : Outcomes) {
+    if (!O.InputError.empty()) {
+      WithColor::error(errs(), "pyverify") << O.InputError << "\n";
+      Status = ExitUsage;
+      continue;
+    }
+    ++Read;
+    for (ProofResult &R : O.Results) {
+      Proved += R.V == Verdict::Proved;
+      Refuted += R.V == Verdict::Refuted;
+      Unknown += R.V == Verdict::Unknown;
+      All.push_back(std::move(R));
+    }
+  }
+  double Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
+
+  switch (OutputFormat) {
+  case Format::Text:
+    for (const ProofResult &R : All)
+      printProofResult(outs(), R);
+    outs() << "pyverify: " << Read << " bundle(s): " << Proved << " proved, "
+           << Refuted << " refuted, " << Unknown << " unknown\n";
+    break;
+  case Format::Json: {
+    json::Array Results;
+    for (const ProofResult &R : All)
+      Results.push_back(proofResultToJSON(R));
+    json::Object Out{{"results", std::move(Results)},
+                     {"summary", json::Object{{"bundles", int64_t(Read)},
+                                              {"proved", int64_t(Proved)},
+                                              {"refuted", int64_t(Refuted)},
+                                              {"unknown", int64_t(Unknown)},
+                                              {"seconds", Seconds}}}};
+    outs() << formatv("{0:2}", json::Value(std::move(Out))) << "\n";
+    break;
+  }
+  case Format::Sarif:
+    outs() << formatv("{0:2}", proofResultsToSARIF(All, "0.1.0")) << "\n";
+    break;
+  }
+  if (Status != ExitClean)
+    return Status;
+  if (Refuted)
+    return ExitFindings;
+  if (Unknown)
+    return ExitUnknown;
+  return ExitClean;
+}
+
+} // namespace pyverify::tool
