@@ -795,7 +795,9 @@ void Side::execPlain(const Instruction &I) {
   std::vector<SVal> In(size_t(std::max<int64_t>(E.Pops, 0)));
   for (size_t K = In.size(); K-- > 0;)
     In[K] = pop();
-  std::string OpName = (I.name() + ":" + llvm::Twine(I.Arg)).str();
+  // The argument as `dis` resolves it (names, constants, locals): code
+  // objects number their tables differently.
+  std::string OpName = (I.name() + ":" + describeArgument(*C->Code, I)).str();
   for (int64_t K = 0; K < E.Pushes; ++K) {
     std::vector<SVal> A = In;
     A.push_back(sym(std::to_string(K)));
@@ -1478,6 +1480,77 @@ struct Prover {
   }
 };
 
+/// Which locals of \p Code are assigned on every path (Must) and on some
+/// path (May) to instruction \p At: forward dataflow over the CFG (exception
+/// edges carry the raising block's entry state for Must, everything the
+/// block may store for May).
+struct Assigned {
+  llvm::BitVector Must, May;
+};
+Assigned assignedBefore(const CFG &G, const CodeObject &Code, uint32_t At) {
+  const InstructionStream &Insts = G.code().Insts;
+  size_t N = Code.LocalsPlusNames.size();
+  unsigned NArgs = unsigned(Code.ArgCount + Code.KwOnlyArgCount) +
+                   ((Code.Flags & CoVarArgs) ? 1 : 0) +
+                   ((Code.Flags & CoVarKeywords) ? 1 : 0);
+  size_t NB = G.blocks().size();
+  std::vector<std::optional<Assigned>> In(NB);
+  Assigned Entry{llvm::BitVector(N), llvm::BitVector(N)};
+  for (unsigned I = 0; I < NArgs && I < N; ++I) {
+    Entry.Must.set(I);
+    Entry.May.set(I);
+  }
+  auto Transfer = [&](Assigned S, uint32_t From, uint32_t To) {
+    for (uint32_t I = From; I < To; ++I) {
+      const Instruction &In_ = Insts[I];
+      if (!In_.Valid || In_.Arg >= N)
+        continue;
+      if (In_.is(Opcode::STORE_FAST)) {
+        S.Must.set(In_.Arg);
+        S.May.set(In_.Arg);
+      } else if (In_.is(Opcode::DELETE_FAST)) {
+        S.Must.reset(In_.Arg);
+      }
+    }
+    return S;
+  };
+  In[G.entry().Id] = Entry;
+  std::vector<unsigned> Work{G.entry().Id};
+  while (!Work.empty()) {
+    unsigned B = Work.back();
+    Work.pop_back();
+    const BasicBlock &Blk = G.blocks()[B];
+    Assigned Out = Transfer(*In[B], Blk.Begin, Blk.End);
+    for (unsigned EI : Blk.Succs) {
+      const CFGEdge &E = G.edge(EI);
+      Assigned S = Out;
+      if (E.isException()) {
+        S.Must = Transfer(*In[B], Blk.Begin, Blk.Begin).Must;
+        for (uint32_t I = Blk.Begin; I < Blk.End; ++I)
+          if (Insts[I].is(Opcode::DELETE_FAST) && Insts[I].Arg < N)
+            S.Must.reset(Insts[I].Arg);
+      }
+      std::optional<Assigned> &T = In[E.Target];
+      if (!T) {
+        T = S;
+        Work.push_back(E.Target);
+        continue;
+      }
+      llvm::BitVector Must = T->Must, May = T->May;
+      Must &= S.Must;
+      May |= S.May;
+      if (Must != T->Must || May != T->May) {
+        T = Assigned{Must, May};
+        Work.push_back(E.Target);
+      }
+    }
+  }
+  uint32_t B = G.blockOf(At);
+  if (!In[B])
+    return Entry;
+  return Transfer(*In[B], G.blocks()[B].Begin, At);
+}
+
 CodeInfo makeInfo(std::string Name, const CodeObject &Code) {
   CodeInfo C;
   C.Name = std::move(Name);
@@ -1664,10 +1737,21 @@ std::vector<ProofResult> pyverify::proveBundle(const Bundle &B,
         } else {
           Side A(Orig, Terms);
           A.CurrentSuppress = !O.AssumeNoSuppress;
+          // The original's locals at p: bound when assigned on every path
+          // there; unbound when on none; when on some paths only, as the
+          // resume function receives them (the rewriter's reading).
           A.initLocals();
-          for (size_t K = 0; K < A.Locals.size(); ++K)
-            A.Locals[K] =
-                A.sym(Side::symbolForName(B.Original->LocalsPlusNames[K]));
+          Assigned AS = assignedBefore(G, *B.Original, uint32_t(OI));
+          for (size_t K = 0; K < A.Locals.size(); ++K) {
+            const std::string &Name = B.Original->LocalsPlusNames[K];
+            bool Bound = AS.Must.test(K);
+            if (!Bound && AS.May.test(K)) {
+              int64_t RK = B2.localIndex(Name);
+              Bound = RK >= 0 && B2.Locals[RK].has_value();
+            }
+            if (Bound)
+              A.Locals[K] = A.sym(Side::symbolForName(Name));
+          }
           A.Pc = uint32_t(OI);
           int64_t D = *Depth->Before[OI];
           for (size_t K = 0; K < Active->size(); ++K) {

@@ -63,6 +63,12 @@ cl::opt<unsigned> TimeoutMs("timeout",
                                      "(default 5000)"),
                             cl::init(ProveOptions().TimeoutMs),
                             cl::sub(ProveCmd));
+cl::opt<uint64_t> MaxPaths("max-paths",
+                           cl::desc("Paths (or path pairs) explored per "
+                                    "property before giving up with "
+                                    "'unknown' (default 5000)"),
+                           cl::init(ProveOptions().MaxPaths),
+                           cl::sub(ProveCmd));
 cl::opt<unsigned> Jobs("jobs",
                        cl::desc("Files proved in parallel (0: all cores)"),
                        cl::init(1), cl::sub(ProveCmd));
@@ -106,6 +112,7 @@ int runProve() {
   }
   ProveOptions Opts;
   Opts.Unroll = Unroll;
+  Opts.MaxPaths = MaxPaths;
   Opts.Rlimit = Rlimit;
   Opts.TimeoutMs = TimeoutMs;
   for (const std::string &A : NoAssume) {

@@ -51,7 +51,7 @@ struct ProveOptions {
   uint64_t Rlimit = 2'000'000;  ///< Z3 resource limit per query.
   unsigned TimeoutMs = 5000;    ///< Time limit per query.
   bool AssumeNoSuppress = true; ///< __exit__ never suppresses.
-  uint64_t MaxPaths = 50'000;   ///< Paths explored per property.
+  uint64_t MaxPaths = 5'000;    ///< Paths explored per property.
 };
 
 /// One step of a path. Code is "original", "frame" or "resume:<i>".
