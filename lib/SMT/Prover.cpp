@@ -1115,11 +1115,11 @@ struct SingleExplorer {
           Names += (Names.empty() ? "" : ", ") + S.describe(L);
         S.violate(
             "exactly-once",
-            llvm::formatv("{0} {1} {2} with {3} still active: never "
+            llvm::formatv("{0} {1} with {2} still active: never "
                           "exited on this path",
                           S.C->Name,
                           S.End == EndKind::Return ? "returns" : "raises out",
-                          "", Names));
+                          Names));
       }
     }
     if (S.Bad && (!Worst || S.Steps.size() < Worst->Steps.size()))
@@ -1376,9 +1376,10 @@ std::vector<std::string> assumptions(const ProveOptions &O, bool Pair) {
     A.push_back("__exit__ never suppresses an exception (the split contexts "
                 "are re-entrant and non-suppressing)");
   A.push_back("an exception raised by an exit call means the exit was called");
-  A.push_back("a context manager has __enter__ and __exit__; the globals a "
-              "rewriter installs (resume functions, compiled graphs, "
-              "imports, helpers) exist; mode-stack operations succeed");
+  A.push_back("a context manager has __enter__ and __exit__");
+  A.push_back("the globals a rewriter installs (resume functions, compiled "
+              "graphs, imports, helpers) exist");
+  A.push_back("mode-stack operations succeed");
   if (Pair) {
     A.push_back("the resume function receives the original's stack values "
                 "and live locals at original_offset");

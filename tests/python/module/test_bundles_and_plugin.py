@@ -165,3 +165,37 @@ def test_assert_verified_fixture(tmp_path):
     assert "1 failed, 1 passed" in r.stdout
     assert "pyverify found errors" in r.stdout
     assert "[stacksize-too-small]" in r.stdout
+
+
+def test_prove_bundle_matches_cli(cli, tmp_path):
+    # prove_bundle gives the CLI's JSON results (file and time aside), and
+    # the verdicts the rewriter's variants call for.
+    by_variant = {}
+    for name, bundle in BUNDLES:
+        variant = name.split("-", 1)[1]
+        if variant in by_variant:
+            continue
+        by_variant[variant] = bundle
+        res = pyverify.prove_bundle(bundle)
+        assert res["summary"]["bundles"] == 1
+        path = tmp_path / (variant + ".pvb")
+        pyverify.dump_bundle(str(path), bundle)
+        out = subprocess.run([cli, "prove", "--format=json", str(path)],
+                             capture_output=True, text=True)
+        cli_json = __import__("json").loads(out.stdout)
+
+        def strip(rs):
+            return [{k: v for k, v in r.items()
+                     if k not in ("file", "seconds")} for r in rs]
+
+        assert strip(res["results"]) == strip(cli_json["results"])
+        verdicts = {r["verdict"] for r in res["results"]}
+        if variant == "correct":
+            assert verdicts == {"proved"}, res
+        elif variant in ("exit-missing-on-exception",
+                         "uncovered-body-instruction",
+                         "stacksize-no-exc-edges"):
+            assert "refuted" in verdicts, res
+            assert all(r["property"] for r in res["results"]
+                       if r["verdict"] == "refuted")
+    assert "correct" in by_variant
