@@ -9,7 +9,8 @@ import types
 
 from . import runtime
 from .analysis import (assigned_locals, block_chain, handler_kind,
-                       index_of, liveness, simulate, stack_depths)
+                       index_of, liveness, simulate, stack_depths,
+                       successors)
 from .asm import (Entry, Instr, Local, assemble, decode,
                   ranges_to_entries)
 from .opcodes import (CO_VARARGS, CO_VARKEYWORDS, GENERATOR_LIKE, OP,
@@ -25,6 +26,7 @@ VARIANTS = (
     "redirected-wrong-depth",
     "uncovered-body-instruction",
     "handler-reads-first-frame-local",
+    "mode-leaked-on-exception",
 )
 
 # What pyverify reports for each variant (see README.md, "Expected check
@@ -44,6 +46,7 @@ EXPECT = {
     "redirected-wrong-depth": "with-handler-mismatch",
     "uncovered-body-instruction": "context-not-exited",
     "handler-reads-first-frame-local": "with-handler-mismatch",
+    "mode-leaked-on-exception": "smt:mode-leaked",
 }
 
 MODESTACK_GLOBAL = "__import_pyverify_rewriter_dot_modestack"
@@ -583,10 +586,14 @@ def build_frame(info, variant, graph_name, resume_name):
             cl = I("COPY", 3)
             out += [end, I("LOAD_CONST", pools.const(None)),
                     I("JUMP_FORWARD", target=done),
-                    h, I("POP_TOP"), load_global(pools, MODESTACK_GLOBAL),
-                    I("LOAD_METHOD", pools.name("pop")), I("PRECALL", 0),
-                    I("CALL", 0), I("POP_TOP"), raise0,
-                    cl, I("POP_EXCEPT"), I("RERAISE", 1),
+                    h, I("POP_TOP")]
+            if variant != "mode-leaked-on-exception":
+                out += [load_global(pools, MODESTACK_GLOBAL),
+                        I("LOAD_METHOD", pools.name("pop")), I("PRECALL", 0),
+                        I("CALL", 0), I("POP_TOP")]
+            # mode-leaked-on-exception: re-raise without popping (the
+            # leaked-mode bug of emitted-code section 8)
+            out += [raise0, cl, I("POP_EXCEPT"), I("RERAISE", 1),
                     done, I("POP_TOP")]
             ranges.append((starts[c.index], end, Entry(h, si, False)))
             ranges.append((h, raise0, Entry(cl, si + 1, True)))
@@ -733,6 +740,16 @@ def build_resume(info, variant, name):
         _wrong_depth(info, all_instrs, m, is_redirected, notes)
     if variant == "uncovered-body-instruction":
         _uncover(info, all_instrs, m, is_redirected, notes)
+    if variant == "handler-reads-first-frame-local":
+        live = _reachable_by_raising(all_instrs)
+        index = index_of(all_instrs)
+        if not any(c.kind == "mode" and index[id(h)] in live
+                   for c, h in new_handlers.values()):
+            raise VariantNotApplicable(
+                "no instruction that can raise reaches the mode's new "
+                "handler in the resume function (the with body ends at the "
+                "break), so the bad handler never runs",
+                reason="mode-handler-unreachable")
     argnames = stack_args + list(info.live_locals)
     varnames = list(argnames)
     for v in code.co_varnames:
@@ -755,6 +772,28 @@ def build_resume(info, variant, name):
     return resume, sd, all_instrs, notes
 
 
+def _reachable_by_raising(instrs):
+    """Indices reachable from the first instruction by normal edges and by
+    the exception edges of instructions that can raise (a LOAD_FAST is taken
+    not to: the resume function's locals are bound where they are read)."""
+    idx = index_of(instrs)
+    succ = successors(instrs, idx)
+    seen = {0}
+    work = [0]
+    while work:
+        k = work.pop()
+        ins = instrs[k]
+        nxt = [t for t, _ in succ[k]]
+        if ins.entry is not None and may_raise(ins.op, ins.arg) and \
+                ins.op != OP["LOAD_FAST"]:
+            nxt.append(idx[id(ins.entry.handler)])
+        for t in nxt:
+            if t not in seen:
+                seen.add(t)
+                work.append(t)
+    return seen
+
+
 def _body_candidates(info, all_instrs, m, is_redirected):
     """Instructions of a with body reachable from the resume point and covered
     by a redirected entry: (calls that are not a with's exit call, other
@@ -775,7 +814,10 @@ def _body_candidates(info, all_instrs, m, is_redirected):
                 continue        # a with's own exit call
             calls.append(k)
         elif may_raise(ins.op, ins.arg) and ins.op not in (
-                OP["PRECALL"], OP["KW_NAMES"], OP["CALL"]):
+                OP["PRECALL"], OP["KW_NAMES"], OP["CALL"], OP["LOAD_FAST"]):
+            # LOAD_FAST is left out: it raises only for an unbound local, and
+            # the locals of a resume function at its body are bound (passed
+            # or stored), so uncovering one would change nothing
             others.append(k)
     return calls, others, every
 
@@ -926,7 +968,8 @@ def rewrite(func, break_offset, *, modes=(), variant="correct",
     info = analyze_break(code, break_offset, modes, assume_bound)
     ordinary = [c for c in info.contexts if c.kind == "with"]
     tfm = [c for c in info.contexts if c.kind == "mode"]
-    if variant in ("entered-twice", "handler-reads-first-frame-local") and not tfm:
+    if variant in ("entered-twice", "handler-reads-first-frame-local",
+                   "mode-leaked-on-exception") and not tfm:
         raise VariantNotApplicable("%s needs an active torch-function mode"
                                    % variant, reason="no-mode")
     if variant == "exit-missing-on-exception" and not ordinary:

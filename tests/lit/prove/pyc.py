@@ -8,7 +8,7 @@
 # CHECK:      pyc.pyc: [original] proved
 # CHECK:      pyc.pyc: [code:1] proved
 # CHECK:      pyc.pyc: [code:2] proved
-# CHECK:      pyverify: 1 bundle(s): 3 proved, 0 refuted, 0 unknown
+# CHECK:      pyverify: 1 file(s), 3 result(s): 3 proved, 0 refuted, 0 unknown
 
 def one(cm, g):
     with cm:

@@ -16,15 +16,18 @@
 # CORRECT-NEXT:   assuming: {{.*}}suppress
 # CORRECT-NEXT: correct.pvb: [resume:0] proved
 # CORRECT-NEXT:   assuming: {{.+}}
-# CORRECT-NEXT: pyverify: 1 bundle(s): 2 proved, 0 refuted, 0 unknown
+# CORRECT-NEXT: pyverify: 1 file(s), 2 result(s): 2 proved, 0 refuted, 0 unknown
 
-# --no-assume=suppress drops the assumption that __exit__ never suppresses
-# (the verdicts may then change; only the assumptions are checked).
-# RUN: %pyverify prove --no-assume=suppress %t/correct.pvb > %t.nosuppress || true
+# --no-assume=suppress drops the assumption that __exit__ never suppresses:
+# the rewriter-shaped resume function is refuted on the suppress path (its
+# new handler reaches the "raise None" sentinel where eager goes on).
+# RUN: %not --code 1 %pyverify prove --no-assume=suppress %t/correct.pvb > %t.nosuppress
 # RUN: FileCheck %s --check-prefix=NOSUPPRESS < %t.nosuppress
-# NOSUPPRESS:     correct.pvb: [frame] {{proved|refuted|unknown}}
+# NOSUPPRESS:     correct.pvb: [frame] proved
 # NOSUPPRESS-NOT: assuming: {{.*}}suppress
-# NOSUPPRESS:     pyverify: 1 bundle(s):
+# NOSUPPRESS:     correct.pvb: [resume:0] refuted: matches-eager: {{.*}}resume function raises out
+# NOSUPPRESS:     WITH_EXCEPT_START [exit ctx#0]
+# NOSUPPRESS:     pyverify: 1 file(s), 2 result(s): 1 proved, 1 refuted, 0 unknown
 
 # The frame never exits cm1 when the graph call raises: exactly-once is
 # refuted with a counterexample path, exit 1.
@@ -35,7 +38,7 @@
 # MISSING:      {{^>> +[0-9]+ [A-Z_]+}}
 # MISSING-NEXT:   first divergence: {{.+}}
 # MISSING:      exit-missing-on-exception.pvb: [resume:0] proved
-# MISSING:      pyverify: 1 bundle(s): 1 proved, 1 refuted, 0 unknown
+# MISSING:      pyverify: 1 file(s), 2 result(s): 1 proved, 1 refuted, 0 unknown
 
 # The resume function leaves a body instruction outside its with-handler.
 # RUN: %not --code 1 %pyverify prove %t/uncovered-body-instruction.pvb | FileCheck %s --check-prefix=UNCOVERED

@@ -12,7 +12,7 @@
 # CORRECT-NEXT:   assuming: {{.+}}
 # CORRECT-NEXT: modes-correct.pvb: [resume:0] proved
 # CORRECT-NEXT:   assuming: {{.+}}
-# CORRECT-NEXT: pyverify: 1 bundle(s): 2 proved, 0 refuted, 0 unknown
+# CORRECT-NEXT: pyverify: 1 file(s), 2 result(s): 2 proved, 0 refuted, 0 unknown
 
 # The mode stays pushed when the graph call raises: refuted with a
 # counterexample (the rewriter's expectation: smt:mode-leaked), and only
@@ -25,4 +25,4 @@
 # LEAKED-NEXT:   first divergence: {{.+}}
 # LEAKED:      modes-leaked-on-exception.pvb: [resume:0] proved
 # LEAKED-NEXT:   assuming: {{.+}}
-# LEAKED-NEXT: pyverify: 1 bundle(s): 1 proved, 1 refuted, 0 unknown
+# LEAKED-NEXT: pyverify: 1 file(s), 2 result(s): 1 proved, 1 refuted, 0 unknown
