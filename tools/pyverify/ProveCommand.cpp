@@ -173,8 +173,9 @@ int runProve() {
   case Format::Text:
     for (const ProofResult &R : All)
       printProofResult(outs(), R);
-    outs() << "pyverify: " << Read << " bundle(s): " << Proved << " proved, "
-           << Refuted << " refuted, " << Unknown << " unknown\n";
+    outs() << "pyverify: " << Read << " file(s), " << All.size()
+           << " result(s): " << Proved << " proved, " << Refuted
+           << " refuted, " << Unknown << " unknown\n";
     break;
   case Format::Json: {
     json::Array Results;
