@@ -98,13 +98,14 @@ static bool frozenSetInMarshalOrder(PyObject *Set,
       Unkeyed.push_back(Key);
       continue;
     }
-    Keyed.emplace_back(std::string(PyBytes_AS_STRING(Bytes),
-                                   size_t(PyBytes_GET_SIZE(Bytes))),
-                       Key);
+    Keyed.emplace_back(
+        std::string(PyBytes_AS_STRING(Bytes), size_t(PyBytes_GET_SIZE(Bytes))),
+        Key);
     Py_DECREF(Bytes);
   }
-  std::stable_sort(Keyed.begin(), Keyed.end(),
-                   [](const auto &A, const auto &B) { return A.first < B.first; });
+  std::stable_sort(
+      Keyed.begin(), Keyed.end(),
+      [](const auto &A, const auto &B) { return A.first < B.first; });
   for (auto &KV : Keyed)
     Out.push_back(KV.second);
   Out.insert(Out.end(), Unkeyed.begin(), Unkeyed.end());
@@ -119,8 +120,7 @@ Value Reader::opaque(PyObject *Obj, std::string Repr) {
 bool Reader::readValue(PyObject *Obj, unsigned Depth,
                        std::optional<Value> &Out) {
   if (Depth > pyverify::python::MaxConstDepth) {
-    PyErr_Format(PyExc_ValueError,
-                 "constants nested deeper than %u levels",
+    PyErr_Format(PyExc_ValueError, "constants nested deeper than %u levels",
                  pyverify::python::MaxConstDepth);
     return false;
   }
@@ -251,10 +251,9 @@ bool Reader::readValue(PyObject *Obj, unsigned Depth,
         return false;
       Items.push_back(std::move(*V));
     }
-    Out.emplace(SequenceValue{Type == &PyTuple_Type ? SequenceKind::Tuple
-                                                    : SequenceKind::FrozenSet,
-                              std::make_shared<const std::vector<Value>>(
-                                  std::move(Items))});
+    Out.emplace(SequenceValue{
+        Type == &PyTuple_Type ? SequenceKind::Tuple : SequenceKind::FrozenSet,
+        std::make_shared<const std::vector<Value>>(std::move(Items))});
     Seen.try_emplace(Obj, *Out);
     return true;
   }

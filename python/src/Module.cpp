@@ -51,9 +51,10 @@ struct Report {
     llvm::raw_string_ostream OS(S);
     for (const Diagnostic &D : Diags)
       printDiagnostic(OS, D);
-    OS << "pyverify: " << CodeObjects << " code object(s): "
-       << count(Severity::Error) << " error(s), " << count(Severity::Warning)
-       << " warning(s), " << count(Severity::Remark) << " remark(s)\n";
+    OS << "pyverify: " << CodeObjects
+       << " code object(s): " << count(Severity::Error) << " error(s), "
+       << count(Severity::Warning) << " warning(s), " << count(Severity::Remark)
+       << " remark(s)\n";
     return OS.str();
   }
 
@@ -114,8 +115,7 @@ std::shared_ptr<const CodeObject> readOrThrow(const py::object &Code,
   return C;
 }
 
-Report verify(const py::object &Obj, const py::object &Checks,
-              bool Recursive) {
+Report verify(const py::object &Obj, const py::object &Checks, bool Recursive) {
   CheckOptions Opts = parseChecks(Checks);
   auto Root = readOrThrow(codeOf(Obj, "verify() argument"), Recursive);
   Report R;
@@ -247,7 +247,8 @@ std::string diagnosticText(const Diagnostic &D) {
 /// what the marshal reader makes of \p Marshalled (marshal.dumps(code)).
 /// Returns None when every field of every nested code object agrees, else
 /// the first difference.
-py::object compareWithMarshal(const py::object &Code, const py::bytes &Marshalled) {
+py::object compareWithMarshal(const py::object &Code,
+                              const py::bytes &Marshalled) {
   auto Live = readOrThrow(codeOf(Code, "code"), true);
   llvm::Expected<Value> V = readMarshal(std::string_view(Marshalled));
   if (!V)
@@ -262,7 +263,8 @@ py::object compareWithMarshal(const py::object &Code, const py::bytes &Marshalle
           Diff = A.QualName + ": " + Field + " differs";
           return false;
         };
-        if (A.ArgCount != B.ArgCount || A.PosOnlyArgCount != B.PosOnlyArgCount ||
+        if (A.ArgCount != B.ArgCount ||
+            A.PosOnlyArgCount != B.PosOnlyArgCount ||
             A.KwOnlyArgCount != B.KwOnlyArgCount)
           return Fail("argument counts");
         if (A.StackSize != B.StackSize)
@@ -365,24 +367,22 @@ PYBIND11_MODULE(_pyverify, M) {
                      "object, offset and check id.")
       .def_property_readonly("ok", &Report::ok,
                              "True when no diagnostic is an error.")
-      .def_property_readonly(
-          "errors",
-          [](const Report &R) {
-            std::vector<Diagnostic> Out;
-            for (const Diagnostic &D : R.Diags)
-              if (D.Sev == Severity::Error)
-                Out.push_back(D);
-            return Out;
-          })
-      .def_property_readonly(
-          "warnings",
-          [](const Report &R) {
-            std::vector<Diagnostic> Out;
-            for (const Diagnostic &D : R.Diags)
-              if (D.Sev == Severity::Warning)
-                Out.push_back(D);
-            return Out;
-          })
+      .def_property_readonly("errors",
+                             [](const Report &R) {
+                               std::vector<Diagnostic> Out;
+                               for (const Diagnostic &D : R.Diags)
+                                 if (D.Sev == Severity::Error)
+                                   Out.push_back(D);
+                               return Out;
+                             })
+      .def_property_readonly("warnings",
+                             [](const Report &R) {
+                               std::vector<Diagnostic> Out;
+                               for (const Diagnostic &D : R.Diags)
+                                 if (D.Sev == Severity::Warning)
+                                   Out.push_back(D);
+                               return Out;
+                             })
       .def_readonly("code_objects", &Report::CodeObjects)
       .def("__len__", [](const Report &R) { return R.Diags.size(); })
       .def("__getitem__",

@@ -135,8 +135,8 @@ void exerciseCode(const CodeObject &C) {
   FUZZ_CHECK(D.TableDecoded || D.Table.empty(), "undecoded table has entries");
   if (C.Code.size() >= 2)
     FUZZ_CHECK(D.positions().empty() == PositionsError,
-               "positions empty %d, decode error %d", int(D.positions().empty()),
-               int(PositionsError));
+               "positions empty %d, decode error %d",
+               int(D.positions().empty()), int(PositionsError));
   FUZZ_CHECK(D.isWellFormed() == !AnyError, "isWellFormed() disagrees");
   for (const Instruction &I : D.Insts.instructions())
     (void)D.positionAt(I.Offset);

@@ -174,8 +174,8 @@ int runProve() {
     for (const ProofResult &R : All)
       printProofResult(outs(), R);
     outs() << "pyverify: " << Read << " file(s), " << All.size()
-           << " result(s): " << Proved << " proved, " << Refuted
-           << " refuted, " << Unknown << " unknown\n";
+           << " result(s): " << Proved << " proved, " << Refuted << " refuted, "
+           << Unknown << " unknown\n";
     break;
   case Format::Json: {
     json::Array Results;

@@ -43,7 +43,6 @@ private:
   mutable std::optional<std::vector<Position>> PositionCache;
 
 public:
-
   /// Position of the unit at byte \p Offset (an instruction's opcode unit),
   /// or an empty Position when the location table did not decode.
   Position positionAt(uint32_t Offset) const {
