@@ -9,6 +9,7 @@ PYTHON    ?= /usr/bin/python3.11
 CMAKE_FLAGS ?=
 PYVERIFY  := $(BUILD)/tools/pyverify/pyverify
 STDLIB_PYC := $(BUILD)/corpus/stdlib
+FIXTURE_BUNDLES := $(BUILD)/bundles/fixtures
 
 .PHONY: all deps configure build run test corpus bench fuzz-smoke fuzz-build format clean
 
@@ -32,6 +33,17 @@ corpus: build
 run: corpus
 	@echo "== pyverify stats over the CPython 3.11 standard library =="
 	$(PYVERIFY) stats $(STDLIB_PYC)
+	@echo "== pyverify prove over the rewriter's fixture bundles =="
+	@if $(PYVERIFY) prove --help 2>&1 | grep -q "Unknown command"; then \
+	  echo "prove: skipped ($(PYVERIFY) has no prove command)"; exit 0; fi; \
+	test -f $(FIXTURE_BUNDLES)/manifest.json || \
+	  PYTHONPATH=python $(PYTHON) -m pyverify_rewriter gen-fixtures \
+	    $(FIXTURE_BUNDLES) >/dev/null || exit $$?; \
+	$(PYVERIFY) prove --format=json --jobs=$(JOBS) $(FIXTURE_BUNDLES) \
+	  > $(BUILD)/bundles/prove-fixtures.json; rc=$$?; \
+	if [ $$rc -ne 0 ] && [ $$rc -ne 1 ] && [ $$rc -ne 3 ]; then \
+	  echo "pyverify prove failed (exit $$rc)"; exit $$rc; fi; \
+	$(PYTHON) tests/prove/summarize.py $(BUILD)/bundles/prove-fixtures.json
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -46,7 +46,9 @@ in one run, so it says something on any machine, and never fails a build):
     ratio of the issue 4 check to the issue 3 check (no goal, a figure).
 
 Then it runs benchmarks/bench_python_module.py (`import pyverify`: verify()
-per code object from Python against dis, and the import time).
+per code object from Python against dis, and the import time), and
+benchmarks/bench_prove.py (issue 7: `pyverify prove` time and Z3 rlimit per
+fixture bundle, goal median < 50 ms and no timeout).
 
 Finally it runs the Google Benchmark codec benchmarks briefly (skip with
 --no-gbench) and writes everything to BUILD/bench/results.json.
@@ -631,6 +633,22 @@ def main():
             with open(mod_json) as f:
                 module = json.load(f)
 
+    # `pyverify prove` (issue 7): proof time per fixture bundle.
+    prove = None
+    prove_json = os.path.join(build, "bench", "prove.json")
+    print("\n`pyverify prove` (benchmarks/bench_prove.py)")
+    sys.stdout.flush()
+    r = subprocess.run(
+        [sys.executable,
+         os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                      "bench_prove.py"),
+         "--pyverify", os.path.join(build, "tools", "pyverify", "pyverify"),
+         "--fixtures-dir", os.path.join(build, "bundles", "fixtures"),
+         "--json", prove_json])
+    if r.returncode == 0 and os.path.exists(prove_json):
+        with open(prove_json) as f:
+            prove = json.load(f)
+
     if survey:
         py["marshal_bytecode"] = samples["marshal_bytecode"].to_json()
         py["marshal_bytecode"]["rounds"] = bytecode_rounds
@@ -659,6 +677,7 @@ def main():
                    **(bc_result or {})},
         "gbench": gb,
         "python_module": module,
+        "prove": prove,
     }
     with open(output, "w") as f:
         json.dump(results, f, indent=2)

@@ -1,0 +1,504 @@
+#!/usr/bin/env python3.11
+"""`pyverify prove` on the fixture corpus, the correlated cases and the stdlib.
+
+Fixture mode (default):
+
+    test_prove.py --pyverify BIN --python-dir python WORKDIR
+
+  generates into WORKDIR
+    fixtures/     `python3.11 -m pyverify_rewriter gen-fixtures` (every
+                  variant of every eligible break point of
+                  tests/python/rewriter_cases.py, with manifest.json)
+    correlated/   tests/prove/gen_correlated.py (correlated/ and flipped/)
+  runs `pyverify prove --format=json --jobs=N` once on both, and requires:
+    (a) every correct bundle whose expect is "ok" is proved (all its results);
+    (b) every bundle of a buggy variant is refuted, each refuted result naming
+        its property and carrying a counterexample (a well-formed refutation
+        may have none) -- except entries-not-redirected, which the rewriter
+        README documents as semantically equivalent: it must be proved;
+    (c) every correlated case is proved and every flipped one refuted;
+    (d) for the fixture break points with a torch-function mode active:
+        correct proved, entered-twice and mode-leaked-on-exception refuted;
+    (e) determinism: `--format=text` gives the same stdout with --jobs=1
+        (twice) and --jobs=2.
+  Bundles whose expect is "stack-depth-conflict" in the correct and
+  entries-not-redirected variants (the rewriter's documented join conflict)
+  are reported, not judged.  Prints per-variant verdict counts, the refuted
+  properties, and the event at the first divergence of each counterexample.
+
+Stdlib mode:
+
+    test_prove.py --pyverify BIN --python-dir python --stdlib \
+        --pyc-dir build/corpus/stdlib WORKDIR
+
+  generates the correct bundle of every CALL inside a with body of the
+  compiled stdlib (gen-stdlib) into WORKDIR/stdlib, proves them, and reports
+  the proportions proved / unknown / refuted with the unknown reasons.  Fails
+  only if a bundle is refuted (a bundle the rewriter itself marks
+  "stack-depth-conflict" is listed, not failed).
+
+A bundle's verdict: proved if all its results are proved, refuted if any is
+refuted, else unknown (also when it has no result at all).  Exit 0 on
+success, 1 on any violation (listed) or when the binary has no `prove`
+command.
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROVE_TIMEOUT = 5400        # seconds for one prove run (--prove-timeout)
+
+BUGGY_EQUIVALENT = "entries-not-redirected"
+MODE_VARIANTS_REFUTED = ("entered-twice", "mode-leaked-on-exception")
+
+
+# ---------------------------------------------------------------------------
+# Running things
+
+class SetupError(Exception):
+    pass
+
+
+def run(cmd, env=None, timeout=None):
+    timeout = timeout or PROVE_TIMEOUT
+    try:
+        return subprocess.run(cmd, env=env, capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise SetupError("timed out after %d s: %s" % (timeout, " ".join(cmd)))
+
+
+def has_prove(pyverify):
+    p = run([pyverify, "prove", "--help"], timeout=60)
+    text = p.stdout + p.stderr
+    return p.returncode == 0 and "Unknown command" not in text
+
+
+def gen_rewriter(python_dir, what, outdir, extra=()):
+    if os.path.isdir(outdir):
+        shutil.rmtree(outdir)
+    os.makedirs(outdir)
+    env = dict(os.environ, PYTHONPATH=python_dir or "")
+    p = run([sys.executable, "-m", "pyverify_rewriter", what, outdir,
+             *extra], env=env)
+    if p.returncode != 0:
+        raise SetupError("%s failed:\n%s%s" % (what, p.stdout, p.stderr))
+    return p.stdout
+
+
+def gen_correlated(outdir):
+    if os.path.isdir(outdir):
+        shutil.rmtree(outdir)
+    p = run([sys.executable, os.path.join(HERE, "gen_correlated.py"), outdir])
+    if p.returncode != 0:
+        raise SetupError("gen_correlated.py failed:\n%s%s"
+                         % (p.stdout, p.stderr))
+    with open(os.path.join(outdir, "manifest.json")) as f:
+        return json.load(f)
+
+
+def prove(pyverify, paths, fmt="json", jobs=2, extra=()):
+    """(returncode, parsed JSON or text stdout, seconds)."""
+    cmd = [pyverify, "prove", "--format=" + fmt, "--jobs=%d" % jobs,
+           *extra, *paths]
+    t0 = time.monotonic()
+    p = run(cmd)
+    dt = time.monotonic() - t0
+    if p.returncode not in (0, 1, 3):
+        raise SetupError("pyverify prove exited %d:\n%s" % (
+            p.returncode, p.stderr[-3000:]))
+    if fmt != "json":
+        return p.returncode, p.stdout, dt
+    try:
+        data = json.loads(p.stdout)
+    except ValueError as e:
+        raise SetupError("pyverify prove --format=json printed no JSON (%s):"
+                         "\n%s\n%s" % (e, p.stdout[:2000], p.stderr[-2000:]))
+    if not isinstance(data, dict) or "results" not in data:
+        raise SetupError("pyverify prove JSON has no 'results'")
+    return p.returncode, data, dt
+
+
+# ---------------------------------------------------------------------------
+# Results per bundle
+
+def norm(path):
+    return os.path.realpath(path)
+
+
+def group_results(data):
+    by = collections.defaultdict(list)
+    for r in data["results"]:
+        by[norm(r["file"])].append(r)
+    return by
+
+
+def bundle_verdict(results):
+    vs = [r.get("verdict") for r in results]
+    if not vs:
+        return "unknown"
+    if "refuted" in vs:
+        return "refuted"
+    if all(v == "proved" for v in vs):
+        return "proved"
+    return "unknown"
+
+
+def divergence_event(r):
+    """The event at the first divergence of a counterexample (emitted side,
+    else eager), or a placeholder."""
+    cex = r.get("counterexample")
+    if not cex:
+        return "(no counterexample)"
+    i = cex.get("divergence", -1)
+    for side in ("emitted", "eager"):
+        steps = cex.get(side) or []
+        if 0 <= i < len(steps):
+            s = steps[i]
+            return "%s %s" % (s.get("opname"), "[%s]" % s["event"]
+                              if s.get("event") else "(no event)")
+    return "(past the end of both traces)"
+
+
+def refuted_signature(results):
+    """{(target, property, reason, step at the first divergence)} of the
+    refuted results."""
+    def step(r):
+        cex = r.get("counterexample") or {}
+        i = cex.get("divergence", -1)
+        steps = cex.get("emitted") or []
+        if 0 <= i < len(steps):
+            return (steps[i].get("code"), steps[i].get("offset"),
+                    steps[i].get("opname"), steps[i].get("event"))
+        return None
+    return {(r.get("target"), r.get("property"), r.get("reason"), step(r))
+            for r in results if r.get("verdict") == "refuted"}
+
+
+def refutation_problems(results):
+    """What is wrong with the refuted results of a bundle that must be
+    refuted (empty list: fine)."""
+    refuted = [r for r in results if r.get("verdict") == "refuted"]
+    if not refuted:
+        return ["not refuted (%s)" % ", ".join(
+            "%s: %s%s" % (r.get("target"), r.get("verdict"),
+                          (" (%s)" % r["reason"]) if r.get("reason") else "")
+            for r in results) or "no results"]
+    out = []
+    for r in refuted:
+        if not r.get("property"):
+            out.append("[%s] refuted without a property" % r.get("target"))
+        elif r["property"] != "well-formed" and not r.get("counterexample"):
+            out.append("[%s] refuted (%s) without a counterexample"
+                       % (r.get("target"), r["property"]))
+    return out
+
+
+def short(results):
+    return "; ".join("[%s] %s%s%s" % (
+        r.get("target"), r.get("verdict"),
+        (" " + r["property"]) if r.get("property") else "",
+        (": " + r["reason"]) if r.get("reason") else "") for r in results) \
+        or "no results"
+
+
+# ---------------------------------------------------------------------------
+# Fixture mode
+
+def fixture_mode(a, work):
+    violations = []
+    fx = os.path.join(work, "fixtures")
+    co = os.path.join(work, "correlated")
+    out = gen_rewriter(a.python_dir, "gen-fixtures", fx)
+    print("gen-fixtures: " + next((line for line in out.splitlines()
+                                   if line.startswith("total:")), "?"))
+    with open(os.path.join(fx, "manifest.json")) as f:
+        manifest = json.load(f)
+    cmanifest = gen_correlated(co)
+    print("gen_correlated: %d bundles" % len(cmanifest))
+
+    rc, data, dt = prove(a.pyverify, [fx, co], jobs=a.jobs)
+    by = group_results(data)
+    nres = len(data["results"])
+    print("pyverify prove --jobs=%d: %d results for %d bundles in %.1f s "
+          "(exit %d)" % (a.jobs, nres, len(manifest) + len(cmanifest), dt, rc))
+    if nres == 0:
+        violations.append("pyverify prove returned no results")
+
+    # --- the fixtures, per variant ----------------------------------------
+    counts = collections.defaultdict(collections.Counter)
+    props = collections.defaultdict(collections.Counter)
+    events = collections.defaultdict(collections.Counter)
+    reasons = collections.defaultdict(collections.Counter)
+    reported = []
+    mode_table = collections.defaultdict(collections.Counter)
+    # refutation signatures of the correct rewrite, per break point: a buggy
+    # bundle refuted only for reasons its correct twin is refuted for too
+    # is no evidence of the variant's own bug (reported, see below)
+    correct_sig = {}
+    for m in manifest:
+        if m["variant"] == "correct":
+            res = by.get(norm(os.path.join(fx, m["file"])), [])
+            correct_sig[(m["case"], m["break_offset"])] = refuted_signature(res)
+    same_as_correct = collections.defaultdict(list)
+    for m in manifest:
+        path = norm(os.path.join(fx, m["file"]))
+        res = by.get(path, [])
+        v, variant, expect = bundle_verdict(res), m["variant"], m["expect"]
+        key = "%s/%s@%d" % (variant, m["case"], m["break_offset"])
+        counts[variant][v] += 1
+        for r in res:
+            if r.get("verdict") == "refuted":
+                props[variant][r.get("property") or "(none)"] += 1
+                events[variant]["%s: %s" % (r.get("property"),
+                                            divergence_event(r))] += 1
+            elif r.get("verdict") == "unknown":
+                reasons[variant][r.get("reason") or "(none)"] += 1
+        has_mode = any(c["kind"] == "mode" for c in m["contexts"])
+        if has_mode:
+            mode_table[variant][v] += 1
+        # (a), (b), (d)
+        if variant in ("correct", BUGGY_EQUIVALENT):
+            if expect != "ok":
+                reported.append("%s: expect %s, %s (%s)"
+                                % (key, expect, v, short(res)))
+            elif v != "proved":
+                violations.append("%s%s: expected proved, got %s: %s" % (
+                    "(d) " if has_mode else "(a) " if variant == "correct"
+                    else "(b) ", key, v, short(res)))
+        else:
+            for p in refutation_problems(res):
+                violations.append("%s%s: %s" % (
+                    "(d) " if variant in MODE_VARIANTS_REFUTED else "(b) ",
+                    key, p))
+            sig = refuted_signature(res)
+            if sig and sig <= correct_sig.get((m["case"], m["break_offset"]),
+                                              set()):
+                same_as_correct[variant].append(key)
+
+    print("\nfixtures: bundle verdicts per variant")
+    print("  %-34s %7s %7s %7s" % ("variant", "proved", "refuted", "unknown"))
+    for variant in sorted(counts, key=lambda v: (v != "correct", v)):
+        c = counts[variant]
+        print("  %-34s %7d %7d %7d" % (variant, c["proved"], c["refuted"],
+                                       c["unknown"]))
+    print("\nrefuted results: property histogram per variant")
+    for variant in sorted(props):
+        print("  %-34s %s" % (variant, dict(sorted(props[variant].items()))))
+    print("\nrefuted results: property and the step at the first divergence")
+    for variant in sorted(events):
+        print("  %s" % variant)
+        for e, n in events[variant].most_common():
+            print("    %4d  %s" % (n, e))
+    if reasons:
+        print("\nunknown results: reasons per variant")
+        for variant in sorted(reasons):
+            for why, n in reasons[variant].most_common():
+                print("  %-34s %4d  %s" % (variant, n, why))
+    if same_as_correct:
+        print("\nbuggy bundles refuted only for reasons the correct rewrite "
+              "of the same break point is refuted for too (no evidence of "
+              "the variant's own bug):")
+        for variant in sorted(same_as_correct):
+            keys = same_as_correct[variant]
+            print("  %-34s %4d  e.g. %s" % (variant, len(keys), keys[0]))
+    print("\nentries-not-redirected (documented as semantically equivalent): "
+          "%s" % dict(counts.get(BUGGY_EQUIVALENT, {})))
+    print("torch-function-mode break points: %s" % {
+        v: dict(c) for v, c in sorted(mode_table.items())})
+    if not mode_table.get("mode-leaked-on-exception"):
+        violations.append("(d) no mode-leaked-on-exception fixture "
+                          "(rewriter variant missing?)")
+    if reported:
+        print("\nreported, not judged (the rewriter's stack-depth conflict):")
+        for line in reported:
+            print("  " + line)
+
+    # --- (c) correlated / flipped ----------------------------------------
+    cc = collections.defaultdict(collections.Counter)
+    print("\ncorrelated cases:")
+    for m in cmanifest:
+        path = norm(os.path.join(co, m["pvb"]))
+        res = by.get(path, [])
+        v = bundle_verdict(res)
+        cc[m["kind"]][v] += 1
+        extra = ""
+        if v == "refuted":
+            extra = "  (%s)" % "; ".join(
+                "%s: %s" % (r.get("property"), divergence_event(r))
+                for r in res if r.get("verdict") == "refuted")
+        elif v == "unknown":
+            extra = "  (%s)" % short(res)
+        print("  %-10s %-38s %s%s" % (m["kind"], m["name"], v, extra))
+        if m["kind"] == "correlated" and v != "proved":
+            violations.append("(c) correlated %s: expected proved, got %s: %s"
+                              % (m["name"], v, short(res)))
+        if m["kind"] == "flipped":
+            for p in refutation_problems(res):
+                violations.append("(c) flipped %s: %s" % (m["name"], p))
+    print("  correlated: %s, flipped: %s" % (dict(cc["correlated"]),
+                                             dict(cc["flipped"])))
+
+    # --- (e) determinism ---------------------------------------------------
+    if a.skip_determinism:
+        print("\ndeterminism: skipped (--skip-determinism)")
+    else:
+        outs = []
+        for jobs in (1, 1, 2):
+            _, text, dt = prove(a.pyverify, [fx, co], fmt="text", jobs=jobs)
+            outs.append(strip_timing(text))
+            print("prove --format=text --jobs=%d: %d lines, %.1f s"
+                  % (jobs, text.count("\n"), dt))
+        if not outs[0].strip():
+            violations.append("(e) --format=text printed nothing")
+        for i, label in ((1, "second --jobs=1 run"), (2, "--jobs=2 run")):
+            if outs[i] != outs[0]:
+                violations.append("(e) %s differs from the first --jobs=1 "
+                                  "run: %s" % (label, first_diff(outs[0],
+                                                                 outs[i])))
+        print("determinism: %s" % ("identical" if outs[0] == outs[1] == outs[2]
+                                   else "DIFFERENT"))
+
+    total = len(manifest) + len(cmanifest)
+    return violations, "%d bundles (%d fixtures, %d correlated)" % (
+        total, len(manifest), len(cmanifest))
+
+
+_TIMING = re.compile(r"\d+(\.\d+)?\s*(s|ms|seconds)\b")
+
+
+def strip_timing(text):
+    lines = text.splitlines()
+    if lines and _TIMING.search(lines[-1]):
+        lines = lines[:-1]
+    return "\n".join(lines)
+
+
+def first_diff(x, y):
+    xl, yl = x.splitlines(), y.splitlines()
+    for i in range(max(len(xl), len(yl))):
+        p = xl[i] if i < len(xl) else "<end>"
+        q = yl[i] if i < len(yl) else "<end>"
+        if p != q:
+            return "line %d: %r vs %r" % (i + 1, p[:160], q[:160])
+    return "(same lines, different line endings)"
+
+
+# ---------------------------------------------------------------------------
+# Stdlib mode
+
+def stdlib_mode(a, work):
+    violations = []
+    if not a.pyc_dir or not os.path.isdir(a.pyc_dir):
+        raise SetupError("--stdlib needs --pyc-dir (the compiled stdlib, "
+                         "`make corpus`): %r" % a.pyc_dir)
+    sd = os.path.join(work, "stdlib")
+    out = gen_rewriter(a.python_dir, "gen-stdlib", sd,
+                       ["--pyc-dir", a.pyc_dir])
+    for line in out.splitlines():
+        if line.strip().startswith(("bundles", "expect:")):
+            print("gen-stdlib: " + line.strip())
+    files = sorted(norm(os.path.join(r, f)) for r, _, fs in os.walk(sd)
+                   for f in fs if f.endswith(".pvb"))
+    if not files:
+        raise SetupError("gen-stdlib wrote no bundle under %s" % sd)
+    rc, data, dt = prove(a.pyverify, [sd], jobs=a.jobs)
+    by = group_results(data)
+    print("pyverify prove --jobs=%d: %d results for %d bundles in %.1f s "
+          "(exit %d)" % (a.jobs, len(data["results"]), len(files), dt, rc))
+    import marshal
+    counts = collections.Counter()
+    reasons = collections.Counter()
+    props = collections.Counter()
+    listed = []
+    for f in files:
+        res = by.get(f, [])
+        v = bundle_verdict(res)
+        counts[v] += 1
+        for r in res:
+            if r.get("verdict") == "unknown":
+                reasons[r.get("reason") or "(none)"] += 1
+            if r.get("verdict") == "refuted":
+                props[r.get("property") or "(none)"] += 1
+        if v == "refuted":
+            with open(f, "rb") as fh:
+                expect = marshal.load(fh).get("expect", "ok")
+            line = "%s: %s" % (os.path.relpath(f, sd), short(res))
+            if expect == "ok":
+                violations.append("refuted: " + line)
+            else:
+                listed.append("(expect %s) %s" % (expect, line))
+    n = len(files)
+    print("\nstdlib: %d bundles" % n)
+    for v in ("proved", "unknown", "refuted"):
+        print("  %-8s %6d  %5.1f%%" % (v, counts[v], 100.0 * counts[v] / n))
+    if reasons:
+        print("unknown results by reason:")
+        for why, k in reasons.most_common():
+            print("  %6d  %s" % (k, why))
+    if props:
+        print("refuted results by property: %s" % dict(props))
+    for line in listed:
+        print("  refuted as the rewriter expects: " + line)
+    return violations, "%d stdlib bundles" % n
+
+
+# ---------------------------------------------------------------------------
+
+def main(argv=None):
+    global PROVE_TIMEOUT
+    ap = argparse.ArgumentParser(
+        description="pyverify prove on the fixtures, correlated cases and "
+                    "stdlib bundles")
+    ap.add_argument("--pyverify", required=True)
+    ap.add_argument("--python-dir", help="directory holding pyverify_rewriter")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--stdlib", action="store_true",
+                    help="prove the stdlib bundles instead of the fixtures")
+    ap.add_argument("--pyc-dir", help="compiled stdlib for --stdlib")
+    ap.add_argument("--prove-timeout", type=int, default=PROVE_TIMEOUT,
+                    help="seconds allowed for one `pyverify prove` run "
+                         "(default %(default)s)")
+    ap.add_argument("--skip-determinism", action="store_true",
+                    help="skip check (e) (three more prove runs)")
+    ap.add_argument("workdir")
+    a = ap.parse_args(argv)
+    PROVE_TIMEOUT = a.prove_timeout
+    if not a.python_dir:
+        a.python_dir = os.path.normpath(os.path.join(HERE, "..", "..",
+                                                     "python"))
+    a.python_dir = os.path.abspath(a.python_dir)
+    a.pyverify = os.path.abspath(a.pyverify)
+    work = os.path.abspath(a.workdir)
+    os.makedirs(work, exist_ok=True)
+    if not os.access(a.pyverify, os.X_OK):
+        print("test_prove: %s is not an executable" % a.pyverify)
+        return 1
+    if not has_prove(a.pyverify):
+        print("test_prove: FAIL: %s has no `prove` command" % a.pyverify)
+        return 1
+    try:
+        violations, what = (stdlib_mode if a.stdlib else fixture_mode)(a, work)
+    except SetupError as e:
+        print("test_prove: ERROR: %s" % e)
+        return 1
+    print()
+    if violations:
+        print("test_prove: FAIL: %d violation(s) over %s" % (len(violations),
+                                                             what))
+        for v in violations:
+            print("  " + v)
+        return 1
+    print("test_prove: PASS: %s" % what)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
