@@ -2,7 +2,7 @@
 
     python3.11 -m pip install --no-build-isolation --no-index .
 
-builds the _pyverify extension with CMake (the same CMakeLists.txt as the
+builds the _pyverify and _pyverify_prove extensions with CMake (the same CMakeLists.txt as the
 rest of the project, tests and benchmarks off) for the interpreter running
 pip, and installs the `pyverify` package from python/pyverify. The build
 needs the packages scripts/install-deps.sh installs; nothing is downloaded.
@@ -36,12 +36,13 @@ class CMakeBuild(build_ext):
              "-DPython3_EXECUTABLE=" + sys.executable,
              "-DPYVERIFY_BUILD_TESTS=OFF", "-DPYVERIFY_BUILD_BENCHMARKS=OFF",
              "-DPYVERIFY_BUILD_PYTHON=ON"])
+        target_name = ext.name.rsplit(".", 1)[1]
         subprocess.check_call(
-            ["cmake", "--build", build_dir, "--target", "_pyverify",
+            ["cmake", "--build", build_dir, "--target", target_name,
              "-j", str(os.cpu_count() or 2)])
         suffix = sysconfig.get_config_var("EXT_SUFFIX")
         built = os.path.join(build_dir, "python", "pyverify",
-                             "_pyverify" + suffix)
+                             target_name + suffix)
         target = self.get_ext_fullpath(ext.name)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         shutil.copyfile(built, target)
@@ -54,7 +55,8 @@ setup(
     python_requires="~=3.11.0",
     packages=["pyverify"],
     package_dir={"": "python"},
-    ext_modules=[CMakeExtension("pyverify._pyverify")],
+    ext_modules=[CMakeExtension("pyverify._pyverify"),
+                 CMakeExtension("pyverify._pyverify_prove")],
     cmdclass={"build_ext": CMakeBuild},
     zip_safe=False,
 )

@@ -14,7 +14,7 @@ See docs/python.md.
 import marshal as _marshal
 
 from ._pyverify import Diagnostic, Note, Report, verify
-from ._pyverify import _check_ids, _prove_bundle, _verify_bundle
+from ._pyverify import _check_ids, _verify_bundle
 
 __all__ = [
     "Diagnostic", "Note", "Report", "VerificationError", "check",
@@ -157,6 +157,9 @@ def prove_bundle(bundle=None, *, unroll=2, rlimit=2_000_000, timeout=5000,
 
     "verdict" is "proved", "refuted" or "unknown"; unknown is never proved.
     The GIL is released while the prover runs."""
+    # The prover is a module of its own (it loads libz3): imported here, on
+    # first use, not by `import pyverify`.
+    from ._pyverify_prove import _prove_bundle
     original, frame, break_offset, resumes, _ = _bundle_fields(bundle, fields)
     results = _prove_bundle(original, frame, break_offset,
                             _normalise_resumes(resumes), unroll=int(unroll),

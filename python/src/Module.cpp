@@ -1,15 +1,18 @@
 //===- Module.cpp - The pyverify._pyverify extension module ---------------===//
 //
 // The native half of `import pyverify`: verify() on live code objects and
-// bundles, _prove_bundle() (the SMT prover), and the Report / Diagnostic /
-// Note types. Fields are read under the GIL (LiveCode.h); decoding, every
-// analysis and every proof run with the GIL released, so several threads
-// verify in parallel. The pure-Python package
+// bundles, and the Report / Diagnostic / Note types. Fields are read under
+// the GIL (LiveCode.h); decoding and every analysis run with the GIL
+// released, so several threads verify in parallel. It does not link the
+// prover (lib/SMT, libz3): _pyverify_prove (ProveModule.cpp) does, and is
+// imported only when prove_bundle() is called -- loading libz3 would
+// otherwise cost every `import pyverify` about 4 ms. The pure-Python package
 // (python/pyverify/__init__.py) adds check(), install(), the bundle helpers
 // and the pytest plugin.
 //
 //===----------------------------------------------------------------------===//
 
+#include "BundleArgs.h"
 #include "LiveCode.h"
 
 #include "pyverify/Bytecode/Bundle.h"
@@ -17,8 +20,6 @@
 #include "pyverify/Check/BundleVerifier.h"
 #include "pyverify/Check/DiagnosticPrinter.h"
 #include "pyverify/Check/Verifier.h"
-#include "pyverify/SMT/ProofPrinter.h"
-#include "pyverify/SMT/Prover.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -27,9 +28,11 @@
 #include <pybind11/stl.h>
 
 #include <functional>
+#include <optional>
 
 namespace py = pybind11;
 using namespace pyverify;
+using namespace pyverify::python;
 
 namespace {
 
@@ -92,35 +95,24 @@ CheckOptions parseChecks(const py::object &Checks) {
   return O;
 }
 
-/// The code object of \p Obj: a code object, or anything with __code__
-/// (functions, methods).
-py::object codeOf(const py::handle &Obj, const char *What) {
-  if (PyCode_Check(Obj.ptr()))
-    return py::reinterpret_borrow<py::object>(Obj);
-  if (PyObject_HasAttrString(Obj.ptr(), "__code__")) {
-    py::object Code = Obj.attr("__code__");
-    if (PyCode_Check(Code.ptr()))
-      return Code;
-  }
-  throw py::type_error(std::string(What) +
-                       " must be a code object or a function, not " +
-                       Py_TYPE(Obj.ptr())->tp_name);
-}
-
-std::shared_ptr<const CodeObject> readOrThrow(const py::object &Code,
-                                              bool Recursive) {
-  auto C = python::readLiveCode(Code.ptr(), Recursive);
-  if (!C)
-    throw py::error_already_set();
-  return C;
-}
+/// Code size (bytes of co_code over the tree) from which verify() releases
+/// the GIL.
+constexpr size_t ReleaseGilFromBytes = 512;
 
 Report verify(const py::object &Obj, const py::object &Checks, bool Recursive) {
   CheckOptions Opts = parseChecks(Checks);
   auto Root = readOrThrow(codeOf(Obj, "verify() argument"), Recursive);
   Report R;
   {
-    py::gil_scoped_release Release;
+    // Releasing and taking back the GIL costs two thread hand-offs when
+    // other threads run Python: more than verifying a small code object.
+    // Keep it for those (a few microseconds); release it for the rest.
+    size_t Bytes = 0;
+    forEachCodeObject(
+        *Root, [&](const CodeObject &C, unsigned) { Bytes += C.Code.size(); });
+    std::optional<py::gil_scoped_release> Release;
+    if (Bytes >= ReleaseGilFromBytes)
+      Release.emplace();
     if (Recursive) {
       CodeFile F;
       F.Path = Root->Filename;
@@ -139,53 +131,6 @@ Report verify(const py::object &Obj, const py::object &Checks, bool Recursive) {
   return R;
 }
 
-ContextKind parseKind(const std::string &Kind) {
-  if (Kind == "with")
-    return ContextKind::With;
-  if (Kind == "mode")
-    return ContextKind::Mode;
-  throw py::value_error("context kind must be 'with' or 'mode', not '" + Kind +
-                        "'");
-}
-
-uint32_t offsetArg(const py::handle &V, const std::string &Where) {
-  long long N = py::cast<long long>(V);
-  if (N < 0 || N > UINT32_MAX)
-    throw py::value_error(Where + " is out of range: " + std::to_string(N));
-  return uint32_t(N);
-}
-
-/// The Bundle of a _verify_bundle / _prove_bundle call. \p Resumes: a
-/// sequence of (code, original_offset, [(kind, handler, stack_index)])
-/// tuples; the Python wrapper normalises dicts to this. Reads the code
-/// objects, so the GIL must be held.
-Bundle buildBundle(const py::object &Original, const py::object &Frame,
-                   const py::object &BreakOffset, const py::list &Resumes) {
-  Bundle B;
-  B.Original = readOrThrow(codeOf(Original, "original"), true);
-  B.Path = B.Original->Filename;
-  if (!Frame.is_none())
-    B.Frame = readOrThrow(codeOf(Frame, "frame"), true);
-  B.BreakOffset = offsetArg(BreakOffset, "break_offset");
-  for (size_t I = 0; I < Resumes.size(); ++I) {
-    std::string Where = "resumes[" + std::to_string(I) + "]";
-    py::tuple T = Resumes[I].cast<py::tuple>();
-    BundleResume R;
-    R.Code = readOrThrow(codeOf(T[0], Where.c_str()), true);
-    R.OriginalOffset = offsetArg(T[1], Where + ".original_offset");
-    py::list Ctxs = T[2].cast<py::list>();
-    for (size_t J = 0; J < Ctxs.size(); ++J) {
-      std::string CW = Where + ".contexts[" + std::to_string(J) + "]";
-      py::tuple C = Ctxs[J].cast<py::tuple>();
-      R.Contexts.push_back({parseKind(C[0].cast<std::string>()),
-                            offsetArg(C[1], CW + ".handler"),
-                            offsetArg(C[2], CW + ".stack_index")});
-    }
-    B.Resumes.push_back(std::move(R));
-  }
-  return B;
-}
-
 Report verifyBundleCall(const py::object &Original, const py::object &Frame,
                         const py::object &BreakOffset, const py::list &Resumes,
                         const py::object &Checks) {
@@ -199,37 +144,6 @@ Report verifyBundleCall(const py::object &Original, const py::object &Frame,
     Rep.CodeObjects = FR.CodeObjects;
   }
   return Rep;
-}
-
-/// proveBundle() on a bundle built like verifyBundleCall's; the results as
-/// a list of dicts with the keys of `pyverify prove --format=json`
-/// (proofResultToJSON, decoded by the json module).
-py::list proveBundleCall(const py::object &Original, const py::object &Frame,
-                         const py::object &BreakOffset, const py::list &Resumes,
-                         long long Unroll, long long Rlimit, long long Timeout,
-                         bool AssumeNoSuppress) {
-  if (Unroll < 0 || Unroll > UINT32_MAX)
-    throw py::value_error("unroll is out of range: " + std::to_string(Unroll));
-  if (Rlimit < 0)
-    throw py::value_error("rlimit is out of range: " + std::to_string(Rlimit));
-  if (Timeout < 0 || Timeout > UINT32_MAX)
-    throw py::value_error("timeout is out of range: " +
-                          std::to_string(Timeout));
-  ProveOptions Opts;
-  Opts.Unroll = unsigned(Unroll);
-  Opts.Rlimit = uint64_t(Rlimit);
-  Opts.TimeoutMs = unsigned(Timeout);
-  Opts.AssumeNoSuppress = AssumeNoSuppress;
-  Bundle B = buildBundle(Original, Frame, BreakOffset, Resumes);
-  std::string Text;
-  {
-    py::gil_scoped_release Release;
-    llvm::json::Array Items;
-    for (const ProofResult &R : proveBundle(B, Opts))
-      Items.push_back(proofResultToJSON(R));
-    Text = llvm::formatv("{0}", llvm::json::Value(std::move(Items)));
-  }
-  return py::module_::import("json").attr("loads")(Text);
 }
 
 py::object optionalInt(const std::optional<int32_t> &V) {
@@ -421,16 +335,10 @@ PYBIND11_MODULE(_pyverify, M) {
         "Runs every enabled check on a live code object (or a function's "
         "__code__) and, with recursive, on every nested code object.\n"
         "checks: a spec like the CLI's --checks ('-*,stack-*') or a list of "
-        "entries. The GIL is released during the analysis.");
+        "entries. The GIL is released during the analysis (kept for code "
+        "under 512 bytes of co_code in all, where a hand-off would cost "
+        "more than the analysis).");
   M.def("_verify_bundle", &verifyBundleCall);
-  M.def("_prove_bundle", &proveBundleCall, py::arg("original"),
-        py::arg("frame"), py::arg("break_offset"), py::arg("resumes"),
-        py::kw_only(), py::arg("unroll") = 2, py::arg("rlimit") = 2'000'000,
-        py::arg("timeout") = 5000, py::arg("assume_no_suppress") = true,
-        "_prove_bundle(original, frame, break_offset, resumes, *, unroll=2, "
-        "rlimit=2000000, timeout=5000, assume_no_suppress=True) -> list\n\n"
-        "Proves the bundle's emitted code objects (docs/prove-cli.md); one "
-        "dict per result. The GIL is released during the proof.");
   M.def("_compare_with_marshal", &compareWithMarshal);
   M.def("_check_ids", [] {
     py::list Out;

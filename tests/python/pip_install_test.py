@@ -7,7 +7,9 @@ pytest are used; nothing is downloaded), runs
     <venv>/bin/python -m pip install --no-build-isolation --no-index --no-deps SRC
 
 with the CMake build in a temporary directory, then imports pyverify from
-another directory and verifies a clean and a broken code object.
+another directory, verifies a clean and a broken code object, and proves a
+bundle with only an original (the prover is the second extension module,
+_pyverify_prove, which must be installed too).
 """
 import argparse
 import os
@@ -32,6 +34,10 @@ except pyverify.VerificationError as e:
     assert "[stacksize-too-small]" in str(e), str(e)
 else:
     raise SystemExit("broken code passed")
+# exactly-once of a balanced original: proved, through _pyverify_prove.
+r = pyverify.prove_bundle(original=f, break_offset=0, resumes=[])
+assert len(r["results"]) >= 1 and r["summary"]["proved"] == len(r["results"]), r
+assert "_pyverify_prove" in sys.modules["pyverify._pyverify_prove"].__name__
 print("installed pyverify OK:", pyverify.__file__)
 '''
 
