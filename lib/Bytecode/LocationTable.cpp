@@ -189,7 +189,7 @@ pyverify::decodeLocationTable(llvm::StringRef Table, int32_t FirstLineNo,
                               for (unsigned K = 1; K < Length; ++K)
                                 Out.push_back(Out.back());
                             }))
-    return std::move(E);
+    return E;
   return Out;
 }
 

@@ -970,6 +970,9 @@ bool Side::advance(unsigned Unroll) {
 /// Is the path condition plus \p L satisfiable? Literals on atoms already
 /// decided are settled without the solver.
 struct Feasibility {
+  Feasibility(PathSolver &S, std::string Prefix)
+      : S(S), Prefix(std::move(Prefix)) {}
+
   PathSolver &S;
   std::string Prefix;
   unsigned Count = 0;
