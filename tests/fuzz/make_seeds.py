@@ -16,6 +16,8 @@ tree or outside the source tree, and never under /usr:
                          co_exceptiontable   (the fuzz_exception_table layout)
   fuzz_instructions/     co_code
   fuzz_location_table/   i32 co_firstlineno | u32 code units | co_linetable
+  fuzz_bundle/           .pvb bundles of the rewriter's fixtures (every
+                         variant, python -m pyverify_rewriter gen-fixtures)
 
 The sample is deterministic (sorted file lists, evenly spaced picks) and the
 total stays well under 20 MB. Files are named by the SHA-1 of their content,
@@ -28,16 +30,18 @@ import importlib.util
 import marshal
 import os
 import struct
+import subprocess
 import sys
+import tempfile
 from importlib import _bootstrap_external
 
 STDLIB = "/usr/lib/python3.11"
 SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 TARGETS = ("fuzz_marshal", "fuzz_exception_table", "fuzz_instructions",
-           "fuzz_location_table")
+           "fuzz_location_table", "fuzz_bundle")
 # Bump when the seed layout changes so run_fuzz_smoke.py regenerates.
-SEED_VERSION = "2"
+SEED_VERSION = "3"
 
 
 def evenly(items, n):
@@ -121,7 +125,8 @@ def main():
                  sys.version_info[:2])
     out = check_out_dir(args.out)
     budgets = {"fuzz_marshal": 10 << 20, "fuzz_exception_table": 3 << 20,
-               "fuzz_instructions": 3 << 20, "fuzz_location_table": 1 << 20}
+               "fuzz_instructions": 3 << 20, "fuzz_location_table": 1 << 20,
+               "fuzz_bundle": 2 << 20}
     dirs = {t: SeedDir(os.path.join(out, t), budgets[t]) for t in TARGETS}
     magic = importlib.util.MAGIC_NUMBER
     max_seed = args.max_seed_bytes
@@ -216,6 +221,24 @@ def main():
         dirs["fuzz_location_table"].add(
             struct.pack("<iI", c.co_firstlineno, len(code) // 2) +
             c.co_linetable)
+
+    # Bundles: the rewriter's fixture corpus, an even pick per variant.
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, "-m", "pyverify_rewriter",
+                        "gen-fixtures", tmp], check=True,
+                       stdout=subprocess.DEVNULL,
+                       env=dict(os.environ, PYTHONPATH=os.path.join(
+                           SOURCE_ROOT, "python")))
+        for variant in sorted(os.listdir(tmp)):
+            vdir = os.path.join(tmp, variant)
+            if not os.path.isdir(vdir):
+                continue
+            files = sorted(f for f in os.listdir(vdir) if f.endswith(".pvb"))
+            for f in evenly(files, 20):
+                with open(os.path.join(vdir, f), "rb") as fh:
+                    data = fh.read()
+                if len(data) <= max_seed:
+                    dirs["fuzz_bundle"].add(data)
 
     total = 0
     for t in TARGETS:
