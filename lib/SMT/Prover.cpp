@@ -1802,7 +1802,11 @@ std::vector<ProofResult> pyverify::proveBundle(const Bundle &B,
             C.Explanation = "the resume body does not start with the "
                             "original's instruction at original_offset: " +
                             DA + " vs " + DB;
-            conclude(R, {}, F, std::move(C), "matches-eager", C.Explanation);
+            // The reason is copied before C is moved into conclude(): the
+            // order in which arguments are evaluated is unspecified (with
+            // clang the reason came out empty; found by fuzz_bundle).
+            std::string Reason = C.Explanation;
+            conclude(R, {}, F, std::move(C), "matches-eager", Reason);
           } else {
             B2.Steps.clear();
             PairExplorer X{O, F, {}, {}};
