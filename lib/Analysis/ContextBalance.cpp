@@ -1069,7 +1069,14 @@ llvm::Expected<ContextBalanceResult>
 pyverify::checkContextBalance(const CFG &G, const StackDepthResult &Depth,
                               BlockStack &Blocks,
                               const ContextBalanceOptions &Opts) {
-  (void)Depth;
+  if (Depth.MaxDepth > Opts.MaxStackDepth)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the stack reaches depth %lld (at offset %u), above the %lld slots "
+        "the context analysis models; not analysed",
+        static_cast<long long>(Depth.MaxDepth),
+        G.code().Insts[Depth.MaxDepthInst].Offset,
+        static_cast<long long>(Opts.MaxStackDepth));
   Balance B(G, Blocks);
   return B.run(Opts.SkipWithoutContexts);
 }

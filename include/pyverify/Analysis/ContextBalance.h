@@ -69,6 +69,12 @@ struct ContextBalanceOptions {
   /// stay untagged, so the result is the same (a unit test runs both ways
   /// over the stdlib). Most code objects have no context.
   bool SkipWithoutContexts = true;
+  /// The interpretation keeps the whole operand stack per state: a code
+  /// object whose stack-depth result goes deeper than this (a corrupt
+  /// exception-table depth reaches 2^32) is refused with an llvm::Error
+  /// instead of allocating slots for it. CPython's compiler stays far below
+  /// (the deepest stdlib code object needs a few dozen slots).
+  int64_t MaxStackDepth = 1 << 16;
 };
 
 /// Also fills in the NormalExits of \p Blocks' with sites.
