@@ -9,9 +9,10 @@ the SMT prover (``pyverify prove``) correlates the two tests and proves that
 every path, including every exception path, exits exactly once what it
 entered.
 
-Every case ``NAME`` has a FLIPPED twin ``NAME__flipped`` in which exactly one
-``if`` is inverted, so one path enters without exiting (or exits without
-entering): the prover must refute it with a counterexample.
+Every case ``NAME`` has a FLIPPED twin ``NAME__flipped``, made by
+``flipped()``: the one ``if`` marked ``# flip`` is inverted, so one path
+enters without exiting (or exits without entering): the prover must refute
+it with a counterexample.
 
 Assumptions the cases rely on (those of docs/context-balance.md): a local
 holding an entered manager is bound and has ``__enter__``/``__exit__``; the
@@ -22,6 +23,9 @@ truthiness at all (``POP_JUMP_FORWARD_IF_[NOT_]NONE`` cannot raise).
 
 ``CASES`` maps a name to ``(function, flipped_function, what)``.
 """
+import ast
+import inspect
+import textwrap
 
 
 # 1. The example of the brief: the same flag tested twice.
@@ -31,17 +35,7 @@ def enter_if_flag(flag, cm, work):
     try:
         work()
     finally:
-        if flag:
-            cm.__exit__(None, None, None)
-
-
-def enter_if_flag__flipped(flag, cm, work):
-    if flag:
-        cm.__enter__()
-    try:
-        work()
-    finally:
-        if not flag:
+        if flag:  # flip
             cm.__exit__(None, None, None)
 
 
@@ -52,17 +46,7 @@ def enter_unless_flag(flag, cm, work):
     try:
         work()
     finally:
-        if not flag:
-            cm.__exit__(None, None, None)
-
-
-def enter_unless_flag__flipped(flag, cm, work):
-    if not flag:
-        cm.__enter__()
-    try:
-        work()
-    finally:
-        if flag:
+        if not flag:  # flip
             cm.__exit__(None, None, None)
 
 
@@ -73,17 +57,7 @@ def enter_if_not_none(cm, work):
     try:
         return work()
     finally:
-        if cm is not None:
-            cm.__exit__(None, None, None)
-
-
-def enter_if_not_none__flipped(cm, work):
-    if cm is not None:
-        cm.__enter__()
-    try:
-        return work()
-    finally:
-        if cm is None:
+        if cm is not None:  # flip
             cm.__exit__(None, None, None)
 
 
@@ -95,36 +69,14 @@ def enter_if_copied_flag(flag, cm, work):
     try:
         work()
     finally:
-        if flag:
-            cm.__exit__(None, None, None)
-
-
-def enter_if_copied_flag__flipped(flag, cm, work):
-    use = flag
-    if use:
-        cm.__enter__()
-    try:
-        work()
-    finally:
-        if not flag:
+        if flag:  # flip
             cm.__exit__(None, None, None)
 
 
 # 5. A bool computed once (IS_OP result) and stored in a local.
 def enter_if_enabled(cm, work):
     enabled = cm is not None
-    if enabled:
-        cm.__enter__()
-    try:
-        work()
-    finally:
-        if enabled:
-            cm.__exit__(None, None, None)
-
-
-def enter_if_enabled__flipped(cm, work):
-    enabled = cm is not None
-    if not enabled:
+    if enabled:  # flip
         cm.__enter__()
     try:
         work()
@@ -143,23 +95,7 @@ def two_flags(a, b, cm1, cm2, work):
         try:
             work()
         finally:
-            if b:
-                cm2.__exit__(None, None, None)
-    finally:
-        if a:
-            cm1.__exit__(None, None, None)
-
-
-def two_flags__flipped(a, b, cm1, cm2, work):
-    if a:
-        cm1.__enter__()
-    try:
-        if b:
-            cm2.__enter__()
-        try:
-            work()
-        finally:
-            if not b:
+            if b:  # flip
                 cm2.__exit__(None, None, None)
     finally:
         if a:
@@ -182,47 +118,14 @@ def nested_flags(outer, inner, cm1, cm2, work):
         else:
             work()
     finally:
-        if outer:
-            cm1.__exit__(None, None, None)
-
-
-def nested_flags__flipped(outer, inner, cm1, cm2, work):
-    if outer:
-        cm1.__enter__()
-    try:
-        if outer:
-            if inner:
-                cm2.__enter__()
-            try:
-                work()
-            finally:
-                if inner:
-                    cm2.__exit__(None, None, None)
-        else:
-            work()
-    finally:
-        if not outer:
+        if outer:  # flip
             cm1.__exit__(None, None, None)
 
 
 # 8. A `with` inside `if flag`, plus an explicit manager entered and exited
 #    under the same flag around it.
 def with_inside_if(flag, cm, res, work):
-    if flag:
-        res.__enter__()
-    try:
-        if flag:
-            with cm:
-                work()
-        else:
-            work()
-    finally:
-        if flag:
-            res.__exit__(None, None, None)
-
-
-def with_inside_if__flipped(flag, cm, res, work):
-    if not flag:
+    if flag:  # flip
         res.__enter__()
     try:
         if flag:
@@ -249,21 +152,7 @@ def exit_in_except_and_after(flag, cm, work):
         if flag:
             cm.__exit__(None, None, None)
         raise
-    if flag:
-        cm.__exit__(None, None, None)
-    return r
-
-
-def exit_in_except_and_after__flipped(flag, cm, work):
-    if flag:
-        cm.__enter__()
-    try:
-        r = work()
-    except:  # noqa: E722
-        if flag:
-            cm.__exit__(None, None, None)
-        raise
-    if not flag:
+    if flag:  # flip
         cm.__exit__(None, None, None)
     return r
 
@@ -278,22 +167,7 @@ def early_return(flag, cm, work, other):
         other()
         return 2
     finally:
-        if flag:
-            cm.__exit__(None, None, None)
-
-
-def early_return__flipped(flag, cm, work, other):
-    if flag:
-        cm.__enter__()
-    try:
-        if work():
-            return 1
-        other()
-        return 2
-    finally:
-        if flag:
-            pass
-        else:
+        if flag:  # flip
             cm.__exit__(None, None, None)
 
 
@@ -307,21 +181,7 @@ def one_of_two(flag, cm1, cm2, work):
     try:
         work()
     finally:
-        if flag:
-            cm1.__exit__(None, None, None)
-        else:
-            cm2.__exit__(None, None, None)
-
-
-def one_of_two__flipped(flag, cm1, cm2, work):
-    if flag:
-        cm1.__enter__()
-    else:
-        cm2.__enter__()
-    try:
-        work()
-    finally:
-        if not flag:
+        if flag:  # flip
             cm1.__exit__(None, None, None)
         else:
             cm2.__exit__(None, None, None)
@@ -339,21 +199,7 @@ def with_or_explicit(flag, cm, work):
     try:
         work()
     finally:
-        if not flag:
-            cm.__exit__(None, None, None)
-
-
-def with_or_explicit__flipped(flag, cm, work):
-    if flag:
-        with cm:
-            work()
-        return
-    if not flag:
-        cm.__enter__()
-    try:
-        work()
-    finally:
-        if flag:
+        if not flag:  # flip
             cm.__exit__(None, None, None)
 
 
@@ -367,49 +213,56 @@ def flag_with_other_branch(flag, verbose, cm, work, log):
             log()
         work()
     finally:
-        if flag:
+        if flag:  # flip
             cm.__exit__(None, None, None)
 
 
-def flag_with_other_branch__flipped(flag, verbose, cm, work, log):
-    if flag:
-        cm.__enter__()
-    try:
-        if verbose:
-            log()
-        work()
-    finally:
-        if not flag:
-            cm.__exit__(None, None, None)
+def flipped(func):
+    """The twin of case ``func`` with its ``if`` marked ``# flip`` inverted
+    (``not x`` <-> ``x``, ``is`` <-> ``is not``), compiled from this file
+    so that its line numbers are those of the case, and named
+    ``NAME__flipped``."""
+    lines, first = inspect.getsourcelines(func)
+    tree = ast.parse(textwrap.dedent("".join(lines)))
+    ast.increment_lineno(tree, first - 1)
+    marked = [first + k for k, line in enumerate(lines)
+              if line.rstrip().endswith("# flip")]
+    ifs = [n for n in ast.walk(tree)
+           if isinstance(n, ast.If) and n.lineno in marked]
+    assert len(marked) == 1 and len(ifs) == 1, (
+        "%s: exactly one `if ...:  # flip` line" % func.__name__)
+    test = ifs[0].test
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        ifs[0].test = test.operand
+    elif (isinstance(test, ast.Compare) and len(test.ops) == 1
+          and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
+        test.ops = [ast.IsNot() if isinstance(test.ops[0], ast.Is)
+                    else ast.Is()]
+    else:
+        ifs[0].test = ast.copy_location(
+            ast.UnaryOp(op=ast.Not(), operand=test), test)
+    tree.body[0].name = func.__name__ + "__flipped"
+    namespace = {}
+    exec(compile(ast.fix_missing_locations(tree), __file__, "exec"),
+         globals(), namespace)
+    return namespace[tree.body[0].name]
 
 
-CASES = {
-    "enter_if_flag": (enter_if_flag, enter_if_flag__flipped,
-                      "the same flag tested twice"),
-    "enter_unless_flag": (enter_unless_flag, enter_unless_flag__flipped,
-                          "`not flag` both times"),
-    "enter_if_not_none": (enter_if_not_none, enter_if_not_none__flipped,
-                          "`cm is not None` (IF_NONE jumps)"),
-    "enter_if_copied_flag": (enter_if_copied_flag,
-                             enter_if_copied_flag__flipped,
-                             "a local copied from the argument"),
-    "enter_if_enabled": (enter_if_enabled, enter_if_enabled__flipped,
-                         "a bool computed once into a local"),
-    "two_flags": (two_flags, two_flags__flipped, "two flags, two managers"),
-    "nested_flags": (nested_flags, nested_flags__flipped,
-                     "the inner enter under both flags"),
-    "with_inside_if": (with_inside_if, with_inside_if__flipped,
-                       "a with inside `if flag` and an explicit manager"),
-    "exit_in_except_and_after": (exit_in_except_and_after,
-                                 exit_in_except_and_after__flipped,
-                                 "exit in a re-raising except and after"),
-    "early_return": (early_return, early_return__flipped,
-                     "returns inside the protected region"),
-    "one_of_two": (one_of_two, one_of_two__flipped,
-                   "if/else choice of the manager"),
-    "with_or_explicit": (with_or_explicit, with_or_explicit__flipped,
-                         "a with or an explicit enter"),
-    "flag_with_other_branch": (flag_with_other_branch,
-                               flag_with_other_branch__flipped,
-                               "an unrelated branch in between"),
+_WHAT = {
+    "enter_if_flag": "the same flag tested twice",
+    "enter_unless_flag": "`not flag` both times",
+    "enter_if_not_none": "`cm is not None` (IF_NONE jumps)",
+    "enter_if_copied_flag": "a local copied from the argument",
+    "enter_if_enabled": "a bool computed once into a local",
+    "two_flags": "two flags, two managers",
+    "nested_flags": "the inner enter under both flags",
+    "with_inside_if": "a with inside `if flag` and an explicit manager",
+    "exit_in_except_and_after": "exit in a re-raising except and after",
+    "early_return": "returns inside the protected region",
+    "one_of_two": "if/else choice of the manager",
+    "with_or_explicit": "a with or an explicit enter",
+    "flag_with_other_branch": "an unrelated branch in between",
 }
+
+CASES = {name: (globals()[name], flipped(globals()[name]), what)
+         for name, what in _WHAT.items()}
