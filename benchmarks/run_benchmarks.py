@@ -323,6 +323,21 @@ def fmt_row(name, wall, cpu, n, ref=None, over_ref=False):
     return out
 
 
+def run_bench_script(title, script, args, json_path, env=None):
+    """Runs benchmarks/SCRIPT ARGS --json JSON_PATH with this interpreter;
+    its figures (None if it failed: its output says why)."""
+    print(f"\n{title} (benchmarks/{script})")
+    sys.stdout.flush()
+    r = subprocess.run(
+        [sys.executable,
+         os.path.join(os.path.dirname(os.path.abspath(__file__)), script),
+         *args, "--json", json_path], env=env)
+    if r.returncode != 0 or not os.path.exists(json_path):
+        return None
+    with open(json_path) as f:
+        return json.load(f)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build", help="CMake build directory")
@@ -614,40 +629,21 @@ def main():
                       "packages it so; only its harness is affected, not the "
                       "code measured)")
 
-    # `import pyverify` from Python (issue 6): its own script, in a child
-    # process with the build tree's module on the path.
+    # `import pyverify` from Python (issue 6) and `pyverify prove` (issue 7):
+    # their own scripts, in child processes.
     module = None
     mod_dir = os.path.join(build, "python")
     if os.path.isdir(os.path.join(mod_dir, "pyverify")):
-        mod_json = os.path.join(build, "bench", "python_module.json")
-        print("\n`import pyverify` (benchmarks/bench_python_module.py)")
-        sys.stdout.flush()
-        r = subprocess.run(
-            [sys.executable,
-             os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                          "bench_python_module.py"),
-             "--corpus", corpus, "--repeat", str(a.repeat),
-             "--json", mod_json],
+        module = run_bench_script(
+            "`import pyverify`", "bench_python_module.py",
+            ["--corpus", corpus, "--repeat", str(a.repeat)],
+            os.path.join(build, "bench", "python_module.json"),
             env=dict(os.environ, PYTHONPATH=mod_dir))
-        if r.returncode == 0:
-            with open(mod_json) as f:
-                module = json.load(f)
-
-    # `pyverify prove` (issue 7): proof time per fixture bundle.
-    prove = None
-    prove_json = os.path.join(build, "bench", "prove.json")
-    print("\n`pyverify prove` (benchmarks/bench_prove.py)")
-    sys.stdout.flush()
-    r = subprocess.run(
-        [sys.executable,
-         os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                      "bench_prove.py"),
-         "--pyverify", os.path.join(build, "tools", "pyverify", "pyverify"),
-         "--fixtures-dir", os.path.join(build, "bundles", "fixtures"),
-         "--json", prove_json])
-    if r.returncode == 0 and os.path.exists(prove_json):
-        with open(prove_json) as f:
-            prove = json.load(f)
+    prove = run_bench_script(
+        "`pyverify prove`", "bench_prove.py",
+        ["--pyverify", os.path.join(build, "tools", "pyverify", "pyverify"),
+         "--fixtures-dir", os.path.join(build, "bundles", "fixtures")],
+        os.path.join(build, "bench", "prove.json"))
 
     if survey:
         py["marshal_bytecode"] = samples["marshal_bytecode"].to_json()

@@ -48,6 +48,13 @@ struct Report {
     return N;
   }
   bool ok() const { return count(Severity::Error) == 0; }
+  std::vector<Diagnostic> only(Severity S) const {
+    std::vector<Diagnostic> Out;
+    for (const Diagnostic &D : Diags)
+      if (D.Sev == S)
+        Out.push_back(D);
+    return Out;
+  }
 
   std::string text() const {
     std::string S;
@@ -281,22 +288,10 @@ PYBIND11_MODULE(_pyverify, M) {
                      "object, offset and check id.")
       .def_property_readonly("ok", &Report::ok,
                              "True when no diagnostic is an error.")
-      .def_property_readonly("errors",
-                             [](const Report &R) {
-                               std::vector<Diagnostic> Out;
-                               for (const Diagnostic &D : R.Diags)
-                                 if (D.Sev == Severity::Error)
-                                   Out.push_back(D);
-                               return Out;
-                             })
-      .def_property_readonly("warnings",
-                             [](const Report &R) {
-                               std::vector<Diagnostic> Out;
-                               for (const Diagnostic &D : R.Diags)
-                                 if (D.Sev == Severity::Warning)
-                                   Out.push_back(D);
-                               return Out;
-                             })
+      .def_property_readonly(
+          "errors", [](const Report &R) { return R.only(Severity::Error); })
+      .def_property_readonly(
+          "warnings", [](const Report &R) { return R.only(Severity::Warning); })
       .def_readonly("code_objects", &Report::CodeObjects)
       .def("__len__", [](const Report &R) { return R.Diags.size(); })
       .def("__getitem__",
