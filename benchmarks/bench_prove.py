@@ -36,6 +36,9 @@ TIMEOUT_WORDS = ("timeout", "timed out", "time limit", "canceled",
                  "cancelled")
 RLIMIT_WORDS = ("rlimit", "resource limit", "resource-limit")
 
+sys.path.insert(0, os.path.join(ROOT, "tests", "prove"))
+from summarize import bundle_verdict, group_results  # noqa: E402
+
 
 def percentile(values, p):
     """Nearest-rank percentile (p in 0..100) of a non-empty list."""
@@ -121,9 +124,7 @@ def main(argv=None):
         print("bench_prove: no JSON from pyverify prove\n" + p.stderr[-2000:])
         return 1
 
-    bundles = collections.OrderedDict()
-    for r in data.get("results", []):
-        bundles.setdefault(os.path.realpath(r["file"]), []).append(r)
+    bundles = group_results(data)
     if not bundles:
         print("bench_prove: pyverify prove returned no results")
         return 1
@@ -139,9 +140,7 @@ def main(argv=None):
         v = os.path.basename(os.path.dirname(f))
         per_variant[v][0].append(s)
         per_variant[v][1].append(q)
-        vs = [r.get("verdict") for r in rs]
-        verdicts["refuted" if "refuted" in vs else "proved"
-                 if all(x == "proved" for x in vs) else "unknown"] += 1
+        verdicts[bundle_verdict(rs)] += 1
         for r in rs:
             if r.get("verdict") == "unknown":
                 unknown[r.get("reason") or "(none)"] += 1

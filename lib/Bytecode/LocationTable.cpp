@@ -176,19 +176,17 @@ pyverify::decodeLocationTable(llvm::StringRef Table, int32_t FirstLineNo,
   // can never reach more units than this: memory stays bounded by the table,
   // not by a caller-supplied count (found by fuzz_location_table).
   Out.reserve(std::min<uint64_t>(NumCodeUnits, 8 * uint64_t(Table.size())));
+  // The later copies copy the element just written, not P: GCC assembles P
+  // from narrow stores and reloads it 16 bytes at a time, a store-forwarding
+  // stall per copy that was two thirds of this function's cycles
+  // (benchmarks/, perf annotate).
+  auto Append = [&](const Position &P, unsigned Length) {
+    Out.push_back(P);
+    for (unsigned K = 1; K < Length; ++K)
+      Out.push_back(Out.back());
+  };
   if (llvm::Error E =
-          walkLocationTable(Table, FirstLineNo, NumCodeUnits,
-                            [&](const Position &P, unsigned Length) {
-                              // The later copies copy the element just written,
-                              // not P: GCC assembles P from narrow stores and
-                              // reloads it 16 bytes at a time, a
-                              // store-forwarding stall per copy that was two
-                              // thirds of this function's cycles (benchmarks/,
-                              // perf annotate).
-                              Out.push_back(P);
-                              for (unsigned K = 1; K < Length; ++K)
-                                Out.push_back(Out.back());
-                            }))
+          walkLocationTable(Table, FirstLineNo, NumCodeUnits, Append))
     return E;
   return Out;
 }

@@ -1393,14 +1393,14 @@ std::vector<std::string> assumptions(const ProveOptions &O, bool Pair) {
   return A;
 }
 
-/// Fills V/Reason/Property/Cex from one exploration's outcome.
+/// Fills V/Reason/Property/Cex from one exploration's outcome; a refuted
+/// result's reason is its counterexample's explanation.
 void conclude(ProofResult &R, const ExploreStats &St, const Feasibility &F,
-              std::optional<Counterexample> Cex, llvm::StringRef Property,
-              llvm::StringRef Why) {
+              std::optional<Counterexample> Cex, llvm::StringRef Property) {
   if (Cex) {
     R.V = Verdict::Refuted;
     R.Property = Property.str();
-    R.Reason = Why.str();
+    R.Reason = Cex->Explanation;
     R.Cex = std::move(Cex);
     return;
   }
@@ -1454,15 +1454,14 @@ struct Prover {
     R.Paths += X.Stats.Paths;
     R.Queries += F.Count;
     std::optional<Counterexample> Cex;
-    std::string Prop, Why;
+    std::string Prop;
     if (X.Worst) {
       Prop = X.Worst->Bad->Property;
-      Why = X.Worst->Bad->Explanation;
       Cex = singleCex(
           *X.Worst, Prop == "matches-eager" ? Eager : std::vector<ProofStep>{});
       // The counterexample path must be feasible on its own too.
     }
-    conclude(R, X.Stats, F, std::move(Cex), Prop, Why);
+    conclude(R, X.Stats, F, std::move(Cex), Prop);
   }
 
   ProofResult start(const CodeInfo &C) {
@@ -1802,19 +1801,14 @@ std::vector<ProofResult> pyverify::proveBundle(const Bundle &B,
             C.Explanation = "the resume body does not start with the "
                             "original's instruction at original_offset: " +
                             DA + " vs " + DB;
-            // The reason is copied before C is moved into conclude(): the
-            // order in which arguments are evaluated is unspecified (with
-            // clang the reason came out empty; found by fuzz_bundle).
-            std::string Reason = C.Explanation;
-            conclude(R, {}, F, std::move(C), "matches-eager", Reason);
+            conclude(R, {}, F, std::move(C), "matches-eager");
           } else {
             B2.Steps.clear();
             PairExplorer X{O, F, {}, {}};
             X.run(std::move(A), std::move(B2));
             R.Paths += X.Stats.Paths;
             R.Queries += F.Count;
-            std::string E = X.Best ? X.Best->Explanation : "";
-            conclude(R, X.Stats, F, std::move(X.Best), "matches-eager", E);
+            conclude(R, X.Stats, F, std::move(X.Best), "matches-eager");
           }
         }
       }

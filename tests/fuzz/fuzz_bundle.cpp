@@ -1,5 +1,4 @@
-//===- fuzz_bundle.cpp - Fuzz the bundle reader, the checks and the prover
-//-===//
+//===- fuzz_bundle.cpp - Fuzz bundles through the checks and prover -------===//
 //
 // Input: any bytes, read as a .pvb bundle (parseBundle); the seeds are the
 // rewriter's fixture bundles, correct and buggy (make_seeds.py). A bundle

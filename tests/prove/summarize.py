@@ -17,19 +17,35 @@ not.
 """
 import collections
 import json
+import os
 import sys
 
 
-def summarize(data):
+def group_results(data):
+    """The results of `pyverify prove --format=json` by bundle file (real
+    path), in output order."""
     by = collections.OrderedDict()
     for r in data.get("results", []):
-        by.setdefault(r.get("file"), []).append(r)
+        by.setdefault(os.path.realpath(r["file"]), []).append(r)
+    return by
+
+
+def bundle_verdict(results):
+    """proved if all results are, refuted if any is, else unknown (also
+    with no result at all)."""
+    vs = [r.get("verdict") for r in results]
+    if "refuted" in vs:
+        return "refuted"
+    if vs and all(v == "proved" for v in vs):
+        return "proved"
+    return "unknown"
+
+
+def summarize(data):
     counts = collections.Counter()
     reasons = collections.Counter()
-    for rs in by.values():
-        vs = [r.get("verdict") for r in rs]
-        counts["refuted" if "refuted" in vs else "proved"
-               if vs and all(v == "proved" for v in vs) else "unknown"] += 1
+    for rs in group_results(data).values():
+        counts[bundle_verdict(rs)] += 1
         for r in rs:
             if r.get("verdict") == "unknown":
                 reasons[r.get("reason") or "no reason given"] += 1

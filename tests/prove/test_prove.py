@@ -52,6 +52,8 @@ import subprocess
 import sys
 import time
 
+from summarize import bundle_verdict, group_results  # same directory
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROVE_TIMEOUT = 5400        # seconds for one prove run (--prove-timeout)
 
@@ -128,28 +130,6 @@ def prove(pyverify, paths, fmt="json", jobs=2, extra=()):
 
 # ---------------------------------------------------------------------------
 # Results per bundle
-
-def norm(path):
-    return os.path.realpath(path)
-
-
-def group_results(data):
-    by = collections.defaultdict(list)
-    for r in data["results"]:
-        by[norm(r["file"])].append(r)
-    return by
-
-
-def bundle_verdict(results):
-    vs = [r.get("verdict") for r in results]
-    if not vs:
-        return "unknown"
-    if "refuted" in vs:
-        return "refuted"
-    if all(v == "proved" for v in vs):
-        return "proved"
-    return "unknown"
-
 
 def divergence_event(r):
     """The event at the first divergence of a counterexample (emitted side,
@@ -245,11 +225,11 @@ def fixture_mode(a, work):
     correct_sig = {}
     for m in manifest:
         if m["variant"] == "correct":
-            res = by.get(norm(os.path.join(fx, m["file"])), [])
+            res = by.get(os.path.realpath(os.path.join(fx, m["file"])), [])
             correct_sig[(m["case"], m["break_offset"])] = refuted_signature(res)
     same_as_correct = collections.defaultdict(list)
     for m in manifest:
-        path = norm(os.path.join(fx, m["file"]))
+        path = os.path.realpath(os.path.join(fx, m["file"]))
         res = by.get(path, [])
         v, variant, expect = bundle_verdict(res), m["variant"], m["expect"]
         key = "%s/%s@%d" % (variant, m["case"], m["break_offset"])
@@ -325,7 +305,7 @@ def fixture_mode(a, work):
     cc = collections.defaultdict(collections.Counter)
     print("\ncorrelated cases:")
     for m in cmanifest:
-        path = norm(os.path.join(co, m["pvb"]))
+        path = os.path.realpath(os.path.join(co, m["pvb"]))
         res = by.get(path, [])
         v = bundle_verdict(res)
         cc[m["kind"]][v] += 1
@@ -405,7 +385,7 @@ def stdlib_mode(a, work):
     for line in out.splitlines():
         if line.strip().startswith(("bundles", "expect:")):
             print("gen-stdlib: " + line.strip())
-    files = sorted(norm(os.path.join(r, f)) for r, _, fs in os.walk(sd)
+    files = sorted(os.path.realpath(os.path.join(r, f)) for r, _, fs in os.walk(sd)
                    for f in fs if f.endswith(".pvb"))
     if not files:
         raise SetupError("gen-stdlib wrote no bundle under %s" % sd)
