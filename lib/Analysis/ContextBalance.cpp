@@ -1,6 +1,6 @@
 //===- ContextBalance.cpp - Every context entered and exited once ---------===//
 //
-// The abstract state is the real operand stack (getRealStackEffect: CALL n
+// The abstract state is the real operand stack (getStackIO: CALL n
 // pops n + 2) with a tag per slot, the context state of locals that hold an
 // entered context manager, and the contexts active in entry order. The
 // fixpoint runs without reporting; a replay over the final states reports
@@ -11,7 +11,7 @@
 #include "pyverify/Analysis/ContextBalance.h"
 #include "pyverify/Analysis/CFGFixpointGraph.h"
 #include "pyverify/Analysis/FixpointIterator.h"
-#include "pyverify/Bytecode/RealStackEffect.h"
+#include "pyverify/Bytecode/Opcode.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -690,7 +690,7 @@ void Balance::step(CtxState &S, uint32_t I, bool Jump, Reporter *R) const {
     leaving(S, I, /*ByException=*/false, R);
     return;
   default: {
-    RealStackEffect E = getRealStackEffect(In.op(), In.Arg, Jump);
+    StackIO E = getStackIO(In.op(), In.Arg, Jump);
     for (int64_t K = 0; K < E.Pops; ++K)
       dropped(S, pop(S), I, R);
     for (int64_t K = 0; K < E.Pushes && K < (1 << 20); ++K)

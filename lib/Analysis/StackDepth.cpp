@@ -17,18 +17,27 @@ int64_t pyverify::entryStackDepth(const CodeObject &C) {
 namespace {
 
 /// Opcode facts the analysis asks about every instruction (at least twice:
-/// the fixpoint and the replay), read from a table built once.
-/// Instruction::info() and getStackEffect() each look the opcode up through
-/// two out-of-line calls and a static guard.
+/// the fixpoint and the replay), read from the opcode table once: the real
+/// stack effects (getStackIO) of opcodes whose counts do not depend on the
+/// argument are cached per byte.
 class OpcodeFacts {
 public:
   OpcodeFacts() {
     for (unsigned B = 0; B < 256; ++B) {
       Infos[B] = getOpcodeInfo(uint8_t(B));
-      if (Infos[B] && Infos[B]->Effect == EffectKind::Const) {
-        Fall[B] = int8_t(getStackEffect(Opcode(B), 0, false));
-        Jump[B] = int8_t(getStackEffect(Opcode(B), 0, true));
-      }
+      if (!Infos[B])
+        continue;
+      const OpcodeInfo &I = *Infos[B];
+      Const[B] = I.Pops.Formula == CountFormula::Zero &&
+                 I.Pushes.Formula == CountFormula::Zero &&
+                 I.JumpPops.Formula == CountFormula::Zero &&
+                 I.JumpPushes.Formula == CountFormula::Zero &&
+                 I.Reads.Formula == CountFormula::Zero;
+      if (Const[B])
+        for (bool J : {false, true}) {
+          StackIO E = getStackIO(Opcode(B), 0, J);
+          Cached[J][B] = {int8_t(E.Pops), int8_t(E.net()), int8_t(E.Reads)};
+        }
     }
   }
   static const OpcodeFacts &get() {
@@ -39,16 +48,33 @@ public:
     assert(I.Valid && "well-formed code has base opcodes only");
     return *Infos[I.OpByte];
   }
-  /// getStackEffect(I.op(), I.Arg, J).
-  int64_t effect(const Instruction &I, bool J) const {
-    if (info(I).Effect == EffectKind::Const)
-      return J ? Jump[I.OpByte] : Fall[I.OpByte];
-    return getStackEffect(I.op(), I.Arg, J);
+  struct Effect {
+    int64_t Pops, Net, Reads;
+    /// The depth after the instruction from \p D. After an underflow the
+    /// missing values count as popped (the interpreter reads whatever lies
+    /// below), so the code after it is analysed at a defined depth and the
+    /// underflow is reported once, where it happens.
+    int64_t after(int64_t D) const {
+      return std::max<int64_t>(D - Pops, 0) + Pops + Net;
+    }
+  };
+  /// getStackIO(I.op(), I.Arg, J), as pops, net and reads.
+  Effect effect(const Instruction &I, bool J) const {
+    if (Const[I.OpByte]) {
+      const Small &C = Cached[J][I.OpByte];
+      return {C.Pops, C.Net, C.Reads};
+    }
+    StackIO E = getStackIO(I.op(), I.Arg, J);
+    return {E.Pops, E.net(), E.Reads};
   }
 
 private:
+  struct Small {
+    int8_t Pops, Net, Reads;
+  };
   std::array<const OpcodeInfo *, 256> Infos{};
-  std::array<int8_t, 256> Fall{}, Jump{}; ///< Effect == Const only.
+  std::array<bool, 256> Const{};
+  std::array<std::array<Small, 256>, 2> Cached{};
 };
 
 /// Which edge effect applies to an edge leaving a block.
@@ -75,9 +101,7 @@ public:
     const BasicBlock &B = G.block(Node);
     int64_t D = In.value();
     for (uint32_t I = B.Begin; I + 1 < B.End; ++I) {
-      D += F.effect(Insts[I], false);
-      if (D < 0)
-        return DepthValue::conflict(0); // underflow: reported by the replay
+      D = F.effect(Insts[I], false).after(D); // underflows: by the replay
     }
     return In.isConflict() ? DepthValue::conflict(D) : DepthValue::of(D);
   }
@@ -90,9 +114,7 @@ public:
     if (Out.isBottom())
       return Out;
     const Instruction &Last = Insts[G.block(E.Source).last()];
-    int64_t D = Out.value() + F.effect(Last, usesJumpEffect(E.Kind));
-    if (D < 0)
-      return DepthValue::conflict(0);
+    int64_t D = F.effect(Last, usesJumpEffect(E.Kind)).after(Out.value());
     return Out.isConflict() ? DepthValue::conflict(D) : DepthValue::of(D);
   }
 
@@ -169,12 +191,10 @@ llvm::Expected<StackDepthResult> pyverify::computeStackDepth(const CFG &G) {
       NoteMax(D, I);
       if (I + 1 < B.End) {
         // Inside the block only the fall-through effect applies.
-        int64_t Eff = F.effect(In_, false);
-        int64_t After = D + Eff;
-        if (After < 0) {
-          R.Underflows.push_back({I, D, Eff});
-          break; // The rest of the block is unknown.
-        }
+        OpcodeFacts::Effect Eff = F.effect(In_, false);
+        if (D < Eff.Reads)
+          R.Underflows.push_back({I, D, Eff.Pops, Eff.Reads});
+        int64_t After = Eff.after(D);
         NoteMax(After, I);
         R.After[I] = After;
         D = After;
@@ -190,14 +210,12 @@ llvm::Expected<StackDepthResult> pyverify::computeStackDepth(const CFG &G) {
       for (bool J : {false, true}) {
         if (J ? !JumpEffect : !FallEffect)
           continue;
-        int64_t Eff = F.effect(In_, J);
-        int64_t After = D + Eff;
-        if (After < 0) {
-          if (!Under)
-            R.Underflows.push_back({I, D, Eff});
+        OpcodeFacts::Effect Eff = F.effect(In_, J);
+        if (D < Eff.Reads && !Under) {
+          R.Underflows.push_back({I, D, Eff.Pops, Eff.Reads});
           Under = true;
-          continue;
         }
+        int64_t After = Eff.after(D);
         NoteMax(After, I);
         MinAfter = MinAfter ? std::min(*MinAfter, After) : After;
       }

@@ -4,6 +4,7 @@
 
 #include "llvm/Support/ErrorHandling.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cassert>
@@ -21,12 +22,15 @@ struct Table {
   Table() {
     enum : uint8_t {
 #define PYV_OPCODE(Name, Num, Caches, JumpK, Term, RaisesK, EffectK, FT, JT,   \
-                   OperandK)                                                   \
+                   OperandK, Pops, Pushes, JPops, JPushes, Reads, NullIn,      \
+                   NullOut)                                                    \
   Num_##Name = Num,
 #include "pyverify/Bytecode/Opcodes.def"
     };
+#define PYV_COUNT(Formula, K) StackCount{CountFormula::Formula, K}
 #define PYV_OPCODE(Name, Num, Caches, JumpK, Term, RaisesK, EffectK, FT, JT,   \
-                   OperandK)                                                   \
+                   OperandK, Pops, Pushes, JPops, JPushes, Reads, NullIn,      \
+                   NullOut)                                                    \
   Infos[Num] = OpcodeInfo{#Name,                                               \
                           Num,                                                 \
                           Caches,                                              \
@@ -36,12 +40,20 @@ struct Table {
                           EffectKind::EffectK,                                 \
                           FT,                                                  \
                           JT,                                                  \
-                          OperandKind::OperandK};                              \
+                          OperandKind::OperandK,                               \
+                          PYV_COUNT Pops,                                      \
+                          PYV_COUNT Pushes,                                    \
+                          PYV_COUNT JPops,                                     \
+                          PYV_COUNT JPushes,                                   \
+                          PYV_COUNT Reads,                                     \
+                          PYV_COUNT NullIn,                                    \
+                          PYV_COUNT NullOut};                                  \
   Valid[Num] = true;
 #define PYV_SPECIALIZED(Name, Num, Base)                                       \
   Specialized[Num] = #Name;                                                    \
   Deopt[Num] = Num_##Base;
 #include "pyverify/Bytecode/Opcodes.def"
+#undef PYV_COUNT
   }
 };
 
@@ -105,6 +117,40 @@ int64_t pyverify::getStackEffect(Opcode Op, uint32_t Arg, bool Jump) {
     return (A & 4) ? -1 : 0;
   }
   llvm_unreachable("unknown effect kind");
+}
+
+int64_t StackCount::eval(uint32_t Arg) const {
+  int64_t A = Arg;
+  switch (Formula) {
+  case CountFormula::Zero:
+    return K;
+  case CountFormula::Arg:
+    return A + K;
+  case CountFormula::TwoArg:
+    return 2 * A + K;
+  case CountFormula::ArgBit0:
+    return (A & 1) + K;
+  case CountFormula::ArgBit2:
+    return ((A >> 2) & 1) + K;
+  case CountFormula::Popcount4:
+    return int64_t(std::popcount(Arg & 0xFu)) + K;
+  case CountFormula::UnpackEx:
+    return (A & 0xFF) + (A >> 8) + K;
+  case CountFormula::ArgIs3:
+    return (A == 3 ? 1 : 0) + K;
+  }
+  llvm_unreachable("unknown count formula");
+}
+
+StackIO pyverify::getStackIO(Opcode Op, uint32_t Arg, bool Jump) {
+  const OpcodeInfo &I = getOpcodeInfo(Op);
+  StackIO R;
+  R.Pops = (Jump ? I.JumpPops : I.Pops).eval(Arg);
+  R.Pushes = (Jump ? I.JumpPushes : I.Pushes).eval(Arg);
+  R.Reads = std::max(R.Pops, I.Reads.eval(Arg));
+  R.NullIn = uint64_t(I.NullIn.eval(Arg));
+  R.NullOut = uint64_t(I.NullOut.eval(Arg));
+  return R;
 }
 
 bool pyverify::mayRaise(Opcode Op, uint32_t Arg) {

@@ -85,10 +85,17 @@ void pyverify::checkStack(const CFG &G, const StackDepthResult &R,
 
   for (const StackUnderflow &U : R.Underflows) {
     const Instruction &I = Insts[U.Inst];
-    Finding F(CheckId::StackUnderflow, I.Offset,
-              llvm::formatv("{0} needs {1} stack value(s) but only {2} are on "
+    std::string Msg =
+        U.Pops > U.Depth
+            ? llvm::formatv("{0} needs {1} stack value(s) but only {2} are on "
                             "the stack",
-                            describeInstruction(I), -U.Effect, U.Depth));
+                            describeInstruction(I), U.Pops, U.Depth)
+                  .str()
+            : llvm::formatv("{0} reads the stack {1} value(s) deep (PEEK({1})) "
+                            "but only {2} are on the stack",
+                            describeInstruction(I), U.Reads, U.Depth)
+                  .str();
+    Finding F(CheckId::StackUnderflow, I.Offset, Msg);
     const BasicBlock &B = G.block(G.blockOf(U.Inst));
     if (!B.Preds.empty()) {
       const CFGEdge &E = G.edge(B.Preds.front());

@@ -27,7 +27,7 @@
 #include "pyverify/Analysis/StackDepth.h"
 #include "pyverify/Bytecode/DecodedCode.h"
 #include "pyverify/Bytecode/Listing.h"
-#include "pyverify/Bytecode/RealStackEffect.h"
+#include "pyverify/Bytecode/Opcode.h"
 #include "pyverify/CFG/CFG.h"
 #include "pyverify/Check/BundleVerifier.h"
 #include "pyverify/Check/Verifier.h"
@@ -771,7 +771,7 @@ void Side::execSync(bool Taken) {
 
 void Side::execPlain(const Instruction &I) {
   Opcode Op = I.op();
-  RealStackEffect E = getRealStackEffect(Op, I.Arg, false);
+  StackIO E = getStackIO(Op, I.Arg, false);
   if (I.info().isJump() || I.info().Terminator) {
     Unsupported = ("opcode " + I.name()).str();
     return;

@@ -1,7 +1,7 @@
 //===- AnalysisTest.cpp - Real stack effects, block stack, contexts, checks
 //===//
 //
-// RealStackEffect against the compiler's accounting for every opcode; the
+// StackIO (the real stack columns of Opcodes.def) against the compiler's accounting for every opcode; the
 // block stack and context balance on functions python3.11 compiles at test
 // time (offsets as `dis` shows them, reproduced in the comments);
 // parseCheckSpec; and a determinism test in the style of LLVM's
@@ -17,7 +17,6 @@
 #include "pyverify/Analysis/StackDepth.h"
 #include "pyverify/Bytecode/CodeFile.h"
 #include "pyverify/Bytecode/Opcode.h"
-#include "pyverify/Bytecode/RealStackEffect.h"
 #include "pyverify/CFG/CFG.h"
 #include "pyverify/Check/CheckOptions.h"
 #include "pyverify/Check/DiagnosticPrinter.h"
@@ -29,6 +28,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <latch>
 #include <map>
 #include <memory>
@@ -44,10 +44,10 @@ using namespace pyverify::test;
 namespace {
 
 //===----------------------------------------------------------------------===//
-// RealStackEffect
+// StackIO: the real stack columns of Opcodes.def
 //===----------------------------------------------------------------------===//
 
-TEST(RealStackEffect, NetIsTheCompilersEffectExceptForCalls) {
+TEST(StackIO, NetIsTheCompilersEffectExceptForCalls) {
   // Small arguments, every byte boundary, and the bit fields some opcodes
   // decode (UNPACK_EX's two bytes, MAKE_FUNCTION's flags, FORMAT_VALUE's
   // spec bit, LOAD_GLOBAL's push-null bit).
@@ -70,7 +70,7 @@ TEST(RealStackEffect, NetIsTheCompilersEffectExceptForCalls) {
           continue;
         SCOPED_TRACE(std::string(Info->Name) + " " + std::to_string(Arg) +
                      (Jump ? " (jump)" : ""));
-        RealStackEffect R = getRealStackEffect(Op, Arg, Jump);
+        StackIO R = getStackIO(Op, Arg, Jump);
         EXPECT_GE(R.Pops, 0);
         EXPECT_GE(R.Pushes, 0);
         if (Op == Opcode::PRECALL) {
@@ -88,10 +88,10 @@ TEST(RealStackEffect, NetIsTheCompilersEffectExceptForCalls) {
   EXPECT_GE(Opcodes, 100u) << "the opcode table looks empty";
 }
 
-TEST(RealStackEffect, PrecallAndCallTogetherNetTheSame) {
+TEST(StackIO, PrecallAndCallTogetherNetTheSame) {
   for (uint32_t N : {0u, 1u, 2u, 3u, 10u, 255u, 300u}) {
-    int64_t Real = getRealStackEffect(Opcode::PRECALL, N, false).net() +
-                   getRealStackEffect(Opcode::CALL, N, false).net();
+    int64_t Real = getStackIO(Opcode::PRECALL, N, false).net() +
+                   getStackIO(Opcode::CALL, N, false).net();
     int64_t Compiler = getStackEffect(Opcode::PRECALL, N, false) +
                        getStackEffect(Opcode::CALL, N, false);
     EXPECT_EQ(Real, Compiler) << "PRECALL " << N << "; CALL " << N;
@@ -99,14 +99,60 @@ TEST(RealStackEffect, PrecallAndCallTogetherNetTheSame) {
   }
 }
 
-TEST(RealStackEffect, SlotsThatMatter) {
+TEST(StackIO, ReadsCoverPopsAndPeeks) {
+  for (unsigned B = 0; B < 256; ++B) {
+    const OpcodeInfo *Info = getOpcodeInfo(uint8_t(B));
+    if (!Info)
+      continue;
+    for (uint32_t Arg : {0u, 1u, 2u, 3u, 7u, 300u})
+      for (bool Jump : {false, true}) {
+        StackIO R = getStackIO(Opcode(B), Arg, Jump);
+        EXPECT_GE(R.Reads, R.Pops) << Info->Name << " " << Arg;
+        // NULL masks name only values that exist.
+        EXPECT_EQ(R.NullIn >> std::min<int64_t>(R.Pops, 63), 0u) << Info->Name;
+        EXPECT_EQ(R.NullOut >> std::min<int64_t>(R.Pushes, 63), 0u)
+            << Info->Name;
+      }
+  }
+  // PRECALL n tests PEEK(n + 2) for a method (is_method) and moves nothing.
+  StackIO Pre = getStackIO(Opcode::PRECALL, 1, false);
+  EXPECT_EQ(Pre.Pops, 0);
+  EXPECT_EQ(Pre.Reads, 3);
+  // LIST_APPEND i: v = POP(); list = PEEK(i).
+  EXPECT_EQ(getStackIO(Opcode::LIST_APPEND, 2, false).Reads, 3);
+  // MAP_ADD i: two pops, then PEEK(i).
+  EXPECT_EQ(getStackIO(Opcode::MAP_ADD, 1, false).Reads, 3);
+  // WITH_EXCEPT_START calls PEEK(4), pushes the result.
+  StackIO W = getStackIO(Opcode::WITH_EXCEPT_START, 0, false);
+  EXPECT_EQ(W.Pops, 0);
+  EXPECT_EQ(W.Reads, 4);
+  EXPECT_EQ(getStackIO(Opcode::SWAP, 3, false).Reads, 3);
+  EXPECT_EQ(getStackIO(Opcode::COPY, 2, false).Reads, 2);
+}
+
+TEST(StackIO, NullableSlots) {
+  // CALL n: [method-or-NULL, self-or-callable, args...]; only the deepest
+  // may be NULL.
+  EXPECT_EQ(getStackIO(Opcode::CALL, 2, false).NullIn, 1u);
+  EXPECT_EQ(getStackIO(Opcode::CALL_FUNCTION_EX, 1, false).NullIn, 1u);
+  EXPECT_EQ(getStackIO(Opcode::PUSH_NULL, 0, false).NullOut, 1u);
+  // LOAD_GLOBAL pushes NULL below the global only when bit 0 is set.
+  EXPECT_EQ(getStackIO(Opcode::LOAD_GLOBAL, 5, false).NullOut, 1u);
+  EXPECT_EQ(getStackIO(Opcode::LOAD_GLOBAL, 4, false).NullOut, 0u);
+  EXPECT_EQ(getStackIO(Opcode::LOAD_GLOBAL, 4, false).Pushes, 1);
+  // LOAD_METHOD: [meth, self] or [NULL, attr].
+  EXPECT_EQ(getStackIO(Opcode::LOAD_METHOD, 0, false).NullOut, 1u);
+  EXPECT_EQ(getStackIO(Opcode::POP_TOP, 0, false).NullIn, 0u);
+}
+
+TEST(StackIO, SlotsThatMatter) {
   // BEFORE_WITH consumes the manager and pushes __exit__ and the result.
-  RealStackEffect W = getRealStackEffect(Opcode::BEFORE_WITH, 0, false);
+  StackIO W = getStackIO(Opcode::BEFORE_WITH, 0, false);
   EXPECT_EQ(W.Pops, 1);
   EXPECT_EQ(W.Pushes, 2);
   // FOR_ITER keeps the iterator on the fall-through, pops it at the end.
-  RealStackEffect Next = getRealStackEffect(Opcode::FOR_ITER, 7, false);
-  RealStackEffect Done = getRealStackEffect(Opcode::FOR_ITER, 7, true);
+  StackIO Next = getStackIO(Opcode::FOR_ITER, 7, false);
+  StackIO Done = getStackIO(Opcode::FOR_ITER, 7, true);
   EXPECT_EQ(Next.Pops, 0);
   EXPECT_EQ(Next.Pushes, 1);
   EXPECT_EQ(Done.Pops, 1);

@@ -8,9 +8,16 @@
 //
 // Rules (bytecode notes sections 4 and 5): the entry starts at 0, or at 1 for
 // generator, coroutine and async-generator code (RETURN_GENERATOR's result
-// is popped by the next POP_TOP); fall-through and jump edges apply
-// dis.stack_effect with jump=False / jump=True; an exception edge enters the
-// handler at depth + lasti + 1 whatever the source depth. The domain is the
+// is popped by the next POP_TOP); fall-through and jump edges apply the real
+// stack effect (getStackIO: what the interpreter pops and pushes; its net is
+// dis.stack_effect except between PRECALL n and CALL n, where the real stack
+// still holds the n arguments, so the maximum depth is the compiler's); an
+// exception edge enters the handler at depth + lasti + 1 whatever the source
+// depth. Before each instruction its real pops and its deepest read are
+// checked against the depth: an instruction that takes or reads a value
+// below the bottom of the stack is an underflow *at that instruction*, and
+// the analysis goes on as if the missing values had been there (one finding
+// per underflow, none after it). The domain is the
 // flat lattice of depths: two different depths joined give Conflict, which
 // is then propagated without further findings.
 //
@@ -82,10 +89,13 @@ private:
   int64_t V;
 };
 
+/// An instruction that pops or reads below the bottom of the stack: its
+/// real pops or its deepest read (getStackIO) exceed the depth before it.
 struct StackUnderflow {
-  uint32_t Inst;  ///< Instruction index.
-  int64_t Depth;  ///< Depth before it.
-  int64_t Effect; ///< Its (negative) effect on the edge that underflows.
+  uint32_t Inst; ///< Instruction index.
+  int64_t Depth; ///< Depth before it.
+  int64_t Pops;  ///< What it pops on the edge that underflows.
+  int64_t Reads; ///< The deepest slot it reads there (>= Pops).
 };
 
 struct StackDepthConflict {
@@ -96,7 +106,8 @@ struct StackDepthConflict {
 
 struct StackDepthResult {
   /// Per instruction: depth before it (after a conflict: the representative
-  /// depth); std::nullopt if unreachable or after an underflow in its block.
+  /// depth; after an underflow: as if the missing values had been there);
+  /// std::nullopt if unreachable.
   std::vector<std::optional<int64_t>> Before;
   /// Per instruction: the lowest depth it leaves on any of its normal edges
   /// (for terminators: the depth after its pops).

@@ -11,6 +11,13 @@
 // n + 2 (see the bytecode notes, section 4.5). They are computed in 64 bits,
 // so a huge argument gives a huge (never a wrapped) effect.
 //
+// What an instruction really does to the operand stack -- how many values it
+// pops and pushes on each edge, how deep it reads, which of its inputs and
+// outputs may be NULL -- is getStackIO(), from the same table (Python/ceval.c;
+// the generator checks that pushes - pops is dis.stack_effect on both edges,
+// PRECALL/CALL as a pair). Every analysis that moves values (stack depth,
+// context balance, the prover) uses it; none has its own list.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef PYVERIFY_BYTECODE_OPCODE_H
@@ -23,7 +30,8 @@
 namespace pyverify {
 
 enum class Opcode : uint8_t {
-#define PYV_OPCODE(Name, Num, Caches, Jump, Term, Raises, Effect, FT, JT, Op)  \
+#define PYV_OPCODE(Name, Num, Caches, Jump, Term, Raises, Effect, FT, JT, Op,  \
+                   Pops, Pushes, JPops, JPushes, Reads, NullIn, NullOut)       \
   Name = Num,
 #include "pyverify/Bytecode/Opcodes.def"
 };
@@ -58,6 +66,24 @@ enum class EffectKind : uint8_t {
   FormatValue,
 };
 
+/// A count of stack slots as a function of the argument: Formula(arg) + K.
+enum class CountFormula : uint8_t {
+  Zero,      ///< 0
+  Arg,       ///< arg
+  TwoArg,    ///< 2 * arg
+  ArgBit0,   ///< arg & 1
+  ArgBit2,   ///< (arg >> 2) & 1
+  Popcount4, ///< the number of bits set in arg & 0xF
+  UnpackEx,  ///< (arg & 0xFF) + (arg >> 8)
+  ArgIs3,    ///< arg == 3
+};
+
+struct StackCount {
+  CountFormula Formula;
+  int8_t K;
+  int64_t eval(uint32_t Arg) const;
+};
+
 /// What an instruction's argument means (dis's hasconst/hasname/... lists).
 enum class OperandKind : uint8_t {
   None,         ///< No argument.
@@ -85,6 +111,10 @@ struct OpcodeInfo {
   int8_t FallThroughEffect; ///< Used when Effect == Const.
   int8_t JumpEffect;        ///< Used when Effect == Const.
   OperandKind Operand;
+  /// The real stack: pops and pushes on the fall-through and the jump edge,
+  /// the deepest slot read, NULL-able inputs and outputs (bit masks, bit 0 =
+  /// the deepest popped / pushed value).
+  StackCount Pops, Pushes, JumpPops, JumpPushes, Reads, NullIn, NullOut;
 
   bool hasArg() const { return Number >= HaveArgument; }
   bool isJump() const { return Jump != JumpKind::None; }
@@ -105,6 +135,23 @@ llvm::StringRef getOpcodeName(Opcode Op);
 /// Stack effect of \p Op with argument \p Arg on the fall-through edge
 /// (\p Jump false) or the jump edge (\p Jump true), as dis.stack_effect.
 int64_t getStackEffect(Opcode Op, uint32_t Arg, bool Jump);
+
+/// What an instruction really does to the operand stack on one edge.
+struct StackIO {
+  int64_t Pops = 0;    ///< Values taken off (one replaced in place counts).
+  int64_t Pushes = 0;  ///< Values put on.
+  int64_t Reads = 0;   ///< The deepest slot read, >= Pops (PEEK(Reads)).
+  uint64_t NullIn = 0; ///< Bit k: the k-th popped value (0 = deepest) may be
+                       ///< NULL.
+  uint64_t NullOut = 0; ///< Bit k: the k-th pushed value (0 = deepest) may
+                        ///< be NULL.
+  int64_t net() const { return Pushes - Pops; }
+};
+
+/// The real stack effect of \p Op with \p Arg on the fall-through (\p Jump
+/// false) or the jump edge. Differs from getStackEffect() only for PRECALL
+/// (pops nothing) and CALL (pops n + 2); the two sum to the same.
+StackIO getStackIO(Opcode Op, uint32_t Arg, bool Jump);
 
 /// Whether the instruction may raise, by the rules of the bytecode notes
 /// (section 1.3).

@@ -17,7 +17,7 @@ def gen(n):
 # CHECK-NEXT:  8 6 LOAD_GLOBAL 1 (NULL + range) ; depth 0
 # CHECK-NEXT:   18 LOAD_FAST 0 (n) ; depth 2
 # CHECK-NEXT:   20 PRECALL 1 ; depth 3
-# CHECK-NEXT:   24 CALL 1 ; depth 2
+# CHECK-NEXT:   24 CALL 1 ; depth 3
 # CHECK-NEXT:   34 GET_ITER ; depth 1
 # The loop head is reached from GET_ITER and from JUMP_BACKWARD at depth 1.
 # CHECK-NEXT: >> 36 FOR_ITER 6 (to 50) ; depth 1

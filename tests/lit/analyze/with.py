@@ -22,7 +22,7 @@ def f(cm):
 # CHECK-NEXT: 10 8 LOAD_GLOBAL 1 (NULL + body) ; depth 1
 # CHECK-NEXT:   20 LOAD_FAST 1 (x) ; depth 3
 # CHECK-NEXT:   22 PRECALL 1 ; depth 4
-# CHECK-NEXT:   26 CALL 1 ; depth 3
+# CHECK-NEXT:   26 CALL 1 ; depth 4
 # CHECK-NEXT:   36 POP_TOP ; depth 2
 # Normal exit: __exit__(None, None, None).
 # CHECK:        44 PRECALL 2 ; depth 4
