@@ -2,16 +2,19 @@
 //
 // The abstract state is the real operand stack (getStackIO: CALL n
 // pops n + 2) with a tag per slot, the context state of locals that hold an
-// entered context manager, and the contexts active in entry order. The
-// fixpoint runs without reporting; a replay over the final states reports
-// each problem once, at the instruction where it happens.
+// entered context manager, and the contexts active in entry order (the
+// domain, pyverify/Domain/ContextDomain.h). The fixpoint runs without
+// reporting; its post-visit hook then walks each reached block once from
+// its final entry state and reports each problem once, at the instruction
+// where it happens.
 //
 //===----------------------------------------------------------------------===//
 
 #include "pyverify/Analysis/ContextBalance.h"
 #include "pyverify/Analysis/CFGFixpointGraph.h"
-#include "pyverify/Analysis/FixpointIterator.h"
 #include "pyverify/Bytecode/Opcode.h"
+#include "pyverify/Domain/ContextDomain.h"
+#include "pyverify/Fixpoint/FixpointIterator.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -22,194 +25,6 @@
 using namespace pyverify;
 
 namespace {
-
-enum class Tag : uint8_t {
-  Other,
-  Exit,        ///< X: bound __exit__ of context Id, not yet called.
-  Pending,     ///< P: bound __aexit__ while __aenter__ is being awaited.
-  Called,      ///< C: __exit__ of context Id already called.
-  Mixed,       ///< Different tags on merged paths.
-  LocalRef,    ///< The value of local Id.
-  EnterMethod, ///< Bound __enter__ of the manager in local Id.
-  ExitMethod,  ///< Bound __exit__ of the manager in local Id.
-};
-
-struct Slot {
-  Tag T = Tag::Other;
-  uint32_t Id = 0;
-  bool operator==(const Slot &O) const { return T == O.T && Id == O.Id; }
-};
-
-enum class LocalCtx : uint8_t { Entered, Exited, Maybe };
-
-struct LocalEntry {
-  uint32_t Local;
-  LocalCtx S;
-  uint32_t Ctx;
-  bool operator==(const LocalEntry &O) const {
-    return Local == O.Local && S == O.S && Ctx == O.Ctx;
-  }
-};
-
-struct ActiveCtx {
-  uint32_t Ctx;
-  bool Maybe;
-  bool operator==(const ActiveCtx &O) const {
-    return Ctx == O.Ctx && Maybe == O.Maybe;
-  }
-};
-
-/// The abstract state. Bottom: unreached; Top: the stack shapes of merged
-/// paths disagree (a stack-depth-conflict). Like a DepthValue conflict, a Top
-/// state keeps the content of the first path that reached it as a
-/// representative, so the code after the join is still analysed along that
-/// path; equality ignores it, so the fixpoint still terminates.
-class CtxState {
-public:
-  static CtxState bottom() { return CtxState(Kind::Bottom); }
-  static CtxState top() { return CtxState(Kind::Top); }
-  static CtxState entry(unsigned Depth) {
-    CtxState S(Kind::Value);
-    S.Stack.resize(Depth);
-    return S;
-  }
-
-  bool isBottom() const { return K == Kind::Bottom; }
-  bool isTop() const { return K == Kind::Top; }
-  bool isValue() const { return K == Kind::Value; }
-
-  llvm::SmallVector<Slot, 8> Stack;
-  llvm::SmallVector<LocalEntry, 2> Locals; ///< Sorted by Local.
-  llvm::SmallVector<ActiveCtx, 4> Active;  ///< Entry order.
-
-  bool join(const CtxState &Other) {
-    if (Other.isBottom() || isTop())
-      return false;
-    if (isBottom()) {
-      *this = Other;
-      return true;
-    }
-    if (Other.isTop() || Stack.size() != Other.Stack.size()) {
-      K = Kind::Top; // keep this content as the representative
-      return true;
-    }
-    // The same with can be entered at two sites that meet at a join: a
-    // resume function's prologue re-enters a with that the original loop
-    // body enters on later iterations, into the same slot. A context is its
-    // slot: name the other path's contexts after ours slot by slot.
-    // Copy the other state only when a slot needs renaming (a hot path).
-    std::optional<CtxState> Renamed;
-    for (size_t I = 0; I < Stack.size(); ++I) {
-      const Slot &Mine = Stack[I];
-      const Slot &Theirs = (Renamed ? *Renamed : Other).Stack[I];
-      bool Ctx = Mine.T == Tag::Exit || Mine.T == Tag::Pending ||
-                 Mine.T == Tag::Called;
-      if (!Ctx || Theirs.T != Mine.T || Theirs.Id == Mine.Id)
-        continue;
-      if (!Renamed)
-        Renamed = Other;
-      Renamed->rename(Theirs.Id, Mine.Id);
-    }
-    const CtxState &O = Renamed ? *Renamed : Other;
-    bool Changed = false;
-    for (size_t I = 0; I < Stack.size(); ++I)
-      if (!(Stack[I] == O.Stack[I]) && Stack[I].T != Tag::Mixed) {
-        Stack[I] = Slot{Tag::Mixed, 0};
-        Changed = true;
-      }
-    for (const LocalEntry &L : O.Locals) {
-      LocalEntry *Mine = findLocal(L.Local);
-      if (!Mine) {
-        setLocal({L.Local, LocalCtx::Maybe, L.Ctx});
-        Changed = true;
-      } else if (!(*Mine == L) && Mine->S != LocalCtx::Maybe) {
-        Mine->S = LocalCtx::Maybe;
-        Changed = true;
-      }
-    }
-    for (LocalEntry &L : Locals)
-      if (L.S != LocalCtx::Maybe &&
-          !llvm::any_of(O.Locals, [&](const LocalEntry &X) {
-            return X.Local == L.Local;
-          })) {
-        L.S = LocalCtx::Maybe;
-        Changed = true;
-      }
-    for (ActiveCtx &A : Active) {
-      const ActiveCtx *Theirs = O.findActive(A.Ctx);
-      if (!A.Maybe && (!Theirs || Theirs->Maybe)) {
-        A.Maybe = true;
-        Changed = true;
-      }
-    }
-    for (const ActiveCtx &A : O.Active)
-      if (!findActive(A.Ctx)) {
-        Active.push_back({A.Ctx, true});
-        Changed = true;
-      }
-    return Changed;
-  }
-  bool widen(const CtxState &O) { return join(O); } // finite height
-  bool operator==(const CtxState &O) const {
-    return K == O.K &&
-           (K != Kind::Value ||
-            (Stack == O.Stack && Locals == O.Locals && Active == O.Active));
-  }
-
-  LocalEntry *findLocal(uint32_t L) {
-    for (LocalEntry &E : Locals)
-      if (E.Local == L)
-        return &E;
-    return nullptr;
-  }
-  void setLocal(LocalEntry E) {
-    if (LocalEntry *Mine = findLocal(E.Local)) {
-      *Mine = E;
-      return;
-    }
-    auto It = llvm::find_if(
-        Locals, [&](const LocalEntry &X) { return X.Local > E.Local; });
-    Locals.insert(It, E);
-  }
-  void eraseLocal(uint32_t L) {
-    llvm::erase_if(Locals, [&](const LocalEntry &X) { return X.Local == L; });
-  }
-  const ActiveCtx *findActive(uint32_t C) const {
-    for (const ActiveCtx &A : Active)
-      if (A.Ctx == C)
-        return &A;
-    return nullptr;
-  }
-  void removeActive(uint32_t C) {
-    llvm::erase_if(Active, [&](const ActiveCtx &A) { return A.Ctx == C; });
-  }
-  /// Renames context \p From to \p To everywhere in this state.
-  void rename(uint32_t From, uint32_t To) {
-    for (Slot &X : Stack)
-      if ((X.T == Tag::Exit || X.T == Tag::Pending || X.T == Tag::Called) &&
-          X.Id == From)
-        X.Id = To;
-    for (LocalEntry &L : Locals)
-      if (L.Ctx == From)
-        L.Ctx = To;
-    bool HaveTo = findActive(To) != nullptr;
-    for (ActiveCtx &A : Active)
-      if (A.Ctx == From)
-        A.Ctx = To;
-    if (HaveTo) // keep the first occurrence only
-      for (size_t I = 0; I < Active.size(); ++I)
-        for (size_t J = Active.size(); J-- > I + 1;)
-          if (Active[J].Ctx == Active[I].Ctx)
-            Active.erase(Active.begin() + J);
-  }
-
-private:
-  enum class Kind : uint8_t { Bottom, Value, Top };
-  explicit CtxState(Kind K) : K(K) {}
-  Kind K;
-};
-
-static_assert(AbstractDomain<CtxState>);
 
 /// How an event is reported: Definite findings are errors, Possible ones
 /// (a merged Mixed / Maybe state) warnings.
@@ -225,22 +40,22 @@ struct Reporter {
 
 class Balance {
 public:
-  using Domain = CtxState;
+  using Domain = ContextState;
 
   Balance(const CFG &G, BlockStack &BS)
       : G(G), D(G.code()), Insts(D.Insts), BS(BS) {
     findManagerLocals();
   }
 
-  Domain bottom() const { return CtxState::bottom(); }
+  Domain bottom() const { return ContextState::bottom(); }
   Domain entryState() const {
-    return CtxState::entry(unsigned(entryStackDepth(*D.Code)));
+    return ContextState::entry(unsigned(entryStackDepth(*D.Code)));
   }
 
   Domain transferNode(unsigned Node, const Domain &In) const {
     if (In.isBottom())
       return In;
-    CtxState S = In;
+    ContextState S = In;
     const BasicBlock &B = G.block(Node);
     for (uint32_t I = B.Begin; I + 1 < B.End; ++I)
       step(S, I, /*Jump=*/false, nullptr);
@@ -255,17 +70,26 @@ public:
     uint32_t Last = G.block(E.Source).last();
     if (E.isException()) {
       if (!E.FromBackEdge && !raisesHere(Out, Last))
-        return CtxState::bottom();
+        return ContextState::bottom();
       return unwind(Out, Last, E, nullptr);
     }
-    CtxState S = Out;
+    ContextState S = Out;
     step(S, Last, E.Kind == EdgeKind::Jump || E.Kind == EdgeKind::BranchTaken,
          nullptr);
     return S;
   }
 
-  /// Runs the fixpoint, then replays every reachable block to report.
+  /// Runs the fixpoint, reporting from every reached block's final state
+  /// in the engine's post-visit hook, then the structural checks.
   llvm::Expected<ContextBalanceResult> run(bool SkipWithoutContexts);
+  /// Reports the problems of block \p Node from its final entry state
+  /// \p Entry and records the contexts active before each instruction.
+  void reportBlock(unsigned Node, const ContextState &Entry,
+                   ContextBalanceResult &Res, Reporter &R) const;
+  /// The with-body checks that rest on the exception table alone.
+  void reportWithBodies(Reporter &R) const;
+  void reportSharedHandlers(Reporter &R) const;
+  void reportHandlerEntryDepths(Reporter &R) const;
   /// Whether anything in the code can enter or exit a context.
   bool involvesContexts() const;
 
@@ -273,28 +97,28 @@ public:
 
   /// Applies instruction \p I's normal semantics on the fall-through
   /// (\p Jump false) or jump edge.
-  void step(CtxState &S, uint32_t I, bool Jump, Reporter *R) const;
+  void step(ContextState &S, uint32_t I, bool Jump, Reporter *R) const;
 
   /// The state a handler sees when instruction \p I raises along \p E.
-  CtxState unwind(const CtxState &Pre, uint32_t I, const CFGEdge &E,
-                  Reporter *R) const;
+  ContextState unwind(const ContextState &Pre, uint32_t I, const CFGEdge &E,
+                      Reporter *R) const;
 
   /// Whether \p I may raise in state \p S (the bytecode notes' rules, less
   /// the documented assumptions about entered context managers).
-  bool raisesHere(const CtxState &S, uint32_t I) const;
+  bool raisesHere(const ContextState &S, uint32_t I) const;
 
   /// Exit events of \p I that happen even when \p I raises: the exit was
   /// called (CALL, a specialised PRECALL, WITH_EXCEPT_START).
-  void applyRaisingExitEvents(CtxState &S, uint32_t I) const;
+  void applyRaisingExitEvents(ContextState &S, uint32_t I) const;
 
   /// A taken backward jump runs the eval breaker, which looks a handler up
   /// at its target - 1 (bytecode notes 3.1): with no entry there, an
   /// interrupt leaves the frame with the state after the jump.
-  void escapesAtBackEdge(const CtxState &S, uint32_t I, Reporter *R) const {
+  void escapesAtBackEdge(const ContextState &S, uint32_t I, Reporter *R) const {
     const Instruction &In = Insts[I];
     if (In.Target < 2 || lookupHandler(D.Table, uint64_t(In.Target - 2)))
       return;
-    CtxState T = S;
+    ContextState T = S;
     step(T, I, /*Jump=*/true, nullptr);
     leaving(T, I, /*ByException=*/true, R);
   }
@@ -304,17 +128,18 @@ public:
   /// there: typically entered in a loop body and not exited before the back
   /// edge, once per iteration.
   void reportRejoins(const BasicBlock &B, Reporter &R) const {
-    const CtxState &Rep = In[B.Id];
+    const ContextState &Rep = In[B.Id];
     for (unsigned EI : B.Preds) {
       const CFGEdge &E = G.edge(EI);
-      const CtxState &Src = In[E.Source];
+      const ContextState &Src = In[E.Source];
       if (Src.isBottom())
         continue;
-      CtxState Arriving = transferEdge(EI, Src, transferNode(E.Source, Src));
+      ContextState Arriving =
+          transferEdge(EI, Src, transferNode(E.Source, Src));
       if (Arriving.isBottom())
         continue;
       uint32_t Last = G.block(E.Source).last();
-      for (const ActiveCtx &A : Arriving.Active)
+      for (const ActiveContext &A : Arriving.active())
         if (!A.Maybe && !Rep.findActive(A.Ctx))
           report(&R, CheckId::ContextNotExited, Certainty::Definite, Last,
                  A.Ctx,
@@ -358,7 +183,7 @@ public:
   }
 
   /// A path leaves the code object at \p I with \p S's active contexts.
-  void leaving(const CtxState &S, uint32_t I, bool ByException,
+  void leaving(const ContextState &S, uint32_t I, bool ByException,
                Reporter *R) const;
 
   // --- Reporting -------------------------------------------------------------
@@ -374,7 +199,8 @@ public:
   const DecodedCode &D;
   const InstructionStream &Insts;
   BlockStack &BS;
-  std::vector<CtxState> In; ///< Final block entry states (for witnesses).
+  /// Final block entry states (for witnesses), once the fixpoint is done.
+  llvm::ArrayRef<ContextState> In;
   /// Locals used with the explicit pattern: the code loads both their
   /// __enter__ and their __exit__. A lone `x.__enter__()` (a start() API
   /// that returns with the context entered on purpose) is an ordinary call.
@@ -399,18 +225,18 @@ public:
   }
 
 private:
-  Slot pop(CtxState &S) const {
+  ContextSlot pop(ContextState &S) const {
     if (S.Stack.empty())
-      return Slot{}; // underflow: reported by the stack-depth pass
-    Slot X = S.Stack.back();
+      return ContextSlot{}; // underflow: reported by the stack-depth pass
+    ContextSlot X = S.Stack.back();
     S.Stack.pop_back();
     return X;
   }
-  void push(CtxState &S, Slot X = {}) const { S.Stack.push_back(X); }
+  void push(ContextState &S, ContextSlot X = {}) const { S.Stack.push_back(X); }
 
   /// A slot consumed by something that is not an exit.
-  void dropped(CtxState &S, Slot X, uint32_t I, Reporter *R) const {
-    if (X.T != Tag::Exit)
+  void dropped(ContextState &S, ContextSlot X, uint32_t I, Reporter *R) const {
+    if (X.T != SlotTag::Exit)
       return;
     report(R, CheckId::ContextNotExited, Certainty::Definite, I, X.Id,
            llvm::formatv("{0} consumes the bound __exit__ of {1} without "
@@ -419,32 +245,36 @@ private:
     S.removeActive(X.Id);
   }
 
-  void enter(CtxState &S, uint32_t Ctx, uint32_t I, Reporter *R) const {
-    if (const ActiveCtx *A = S.findActive(Ctx); A && !A->Maybe)
+  void enter(ContextState &S, uint32_t Ctx, uint32_t I, Reporter *R) const {
+    if (const ActiveContext *A = S.findActive(Ctx); A && !A->Maybe)
       report(R, CheckId::ContextNotExited, Certainty::Definite, I, Ctx,
              llvm::formatv("{0} is entered again at {1} while still active "
                            "from an earlier pass: that entry is never exited",
                            ctxName(Ctx), describe(I)));
-    S.removeActive(Ctx);
-    S.Active.push_back({Ctx, false});
+    S.enterActive(Ctx);
   }
 
-  /// An exit of \p Ctx at \p I: checks LIFO order, then forgets it.
-  void exitCtx(CtxState &S, uint32_t Ctx, uint32_t I, Reporter *R) const {
-    auto It = llvm::find_if(S.Active,
-                            [&](const ActiveCtx &A) { return A.Ctx == Ctx; });
-    if (It != S.Active.end())
-      for (auto Later = It + 1; Later != S.Active.end(); ++Later)
+  /// An exit of \p Ctx at \p I: checks LIFO order, then forgets it. A
+  /// context entered after it on some path is still active: definitely if
+  /// it is active on every path and entered before it on none.
+  void exitCtx(ContextState &S, uint32_t Ctx, uint32_t I, Reporter *R) const {
+    if (S.findActive(Ctx))
+      for (const ActiveContext &Later : S.active()) {
+        if (!S.enteredBefore(Ctx, Later.Ctx))
+          continue;
+        bool Possible = Later.Maybe || S.enteredBefore(Later.Ctx, Ctx);
         report(R, CheckId::ContextExitOrder,
-               Later->Maybe ? Certainty::Possible : Certainty::Definite, I, Ctx,
+               Possible ? Certainty::Possible : Certainty::Definite, I, Ctx,
                llvm::formatv("{0} exits {1} while {2}, entered after it, is "
                              "still active: contexts must exit in LIFO order",
-                             describe(I), ctxName(Ctx), ctxName(Later->Ctx)));
+                             describe(I), ctxName(Ctx), ctxName(Later.Ctx)));
+      }
     S.removeActive(Ctx);
   }
 
-  void exitLocal(CtxState &S, uint32_t Local, uint32_t I, Reporter *R) const {
-    LocalEntry *L = S.findLocal(Local);
+  void exitLocal(ContextState &S, uint32_t Local, uint32_t I,
+                 Reporter *R) const {
+    ContextLocal *L = S.findLocal(Local);
     std::string Name = localName(Local);
     if (!L) {
       report(R, CheckId::ContextExitWithoutEnter, Certainty::Definite, I, {},
@@ -454,17 +284,17 @@ private:
       return;
     }
     switch (L->S) {
-    case LocalCtx::Entered:
+    case LocalStatus::Entered:
       exitCtx(S, L->Ctx, I, R);
-      L->S = LocalCtx::Exited;
+      L->S = LocalStatus::Exited;
       return;
-    case LocalCtx::Exited:
+    case LocalStatus::Exited:
       report(R, CheckId::ContextExitedTwice, Certainty::Definite, I, L->Ctx,
              llvm::formatv("{0} calls __exit__ of {1} (local '{2}') a second "
                            "time",
                            describe(I), ctxName(L->Ctx), Name));
       return;
-    case LocalCtx::Maybe:
+    case LocalStatus::Maybe:
       report(R, CheckId::ContextExitWithoutEnter, Certainty::Possible, I,
              L->Ctx,
              llvm::formatv("{0} calls __exit__ of the manager in local '{1}', "
@@ -472,7 +302,7 @@ private:
                            "on others",
                            describe(I), Name));
       S.removeActive(L->Ctx);
-      L->S = LocalCtx::Exited;
+      L->S = LocalStatus::Exited;
       return;
     }
   }
@@ -506,14 +336,14 @@ private:
     }
     return true;
   }
-  bool tracked(const CtxState &S, uint32_t Local) const {
-    return const_cast<CtxState &>(S).findLocal(Local) != nullptr;
+  bool tracked(const ContextState &S, uint32_t Local) const {
+    return S.findLocal(Local) != nullptr;
   }
 };
 
 // --- Transfer ---------------------------------------------------------------
 
-void Balance::step(CtxState &S, uint32_t I, bool Jump, Reporter *R) const {
+void Balance::step(ContextState &S, uint32_t I, bool Jump, Reporter *R) const {
   const Instruction &In = Insts[I];
   size_t N = S.Stack.size();
   switch (In.op()) {
@@ -521,7 +351,7 @@ void Balance::step(CtxState &S, uint32_t I, bool Jump, Reporter *R) const {
   case Opcode::BEFORE_ASYNC_WITH: {
     dropped(S, pop(S), I, R);
     bool Async = In.is(Opcode::BEFORE_ASYNC_WITH);
-    push(S, Slot{Async ? Tag::Pending : Tag::Exit, I});
+    push(S, ContextSlot{Async ? SlotTag::Pending : SlotTag::Exit, I});
     push(S);
     if (!Async)
       enter(S, I, I, R);
@@ -538,27 +368,27 @@ void Balance::step(CtxState &S, uint32_t I, bool Jump, Reporter *R) const {
     push(S);
     // The awaited __aenter__ returned: the pending __aexit__ is now live.
     size_t M = S.Stack.size();
-    if (M >= 2 && S.Stack[M - 2].T == Tag::Pending) {
-      S.Stack[M - 2].T = Tag::Exit;
+    if (M >= 2 && S.Stack[M - 2].T == SlotTag::Pending) {
+      S.Stack[M - 2].T = SlotTag::Exit;
       enter(S, S.Stack[M - 2].Id, I, R);
     }
     return;
   }
   case Opcode::WITH_EXCEPT_START: {
     if (N >= 4) {
-      Slot &X = S.Stack[N - 4];
+      ContextSlot &X = S.Stack[N - 4];
       switch (X.T) {
-      case Tag::Exit:
+      case SlotTag::Exit:
         exitCtx(S, X.Id, I, R);
-        X.T = Tag::Called;
+        X.T = SlotTag::Called;
         break;
-      case Tag::Called:
+      case SlotTag::Called:
         report(R, CheckId::ContextExitedTwice, Certainty::Definite, I, X.Id,
                llvm::formatv("{0} calls the __exit__ of {1}, which was "
                              "already called",
                              describe(I), ctxName(X.Id)));
         break;
-      case Tag::Mixed:
+      case SlotTag::Mixed:
         report(R, CheckId::WithHandlerMismatch, Certainty::Possible, I, {},
                llvm::formatv("{0} finds a bound __exit__ at PEEK(4) on some "
                              "paths to here and not on others",
@@ -584,34 +414,35 @@ void Balance::step(CtxState &S, uint32_t I, bool Jump, Reporter *R) const {
       return;
     }
     size_t MethodAt = N - Need, CallableAt = N - Need + 1;
-    Slot M = S.Stack[MethodAt], C = S.Stack[CallableAt];
+    ContextSlot M = S.Stack[MethodAt], C = S.Stack[CallableAt];
     bool Handled = false;
-    if (M.T == Tag::Exit) {
+    if (M.T == SlotTag::Exit) {
       exitCtx(S, M.Id, I, R);
       for (WithSite &W : BS.mutableWithSites())
         if (W.EnterInst == M.Id && R && !llvm::is_contained(W.NormalExits, I))
           W.NormalExits.push_back(I);
       Handled = true;
-    } else if (M.T == Tag::ExitMethod || C.T == Tag::ExitMethod) {
-      exitLocal(S, M.T == Tag::ExitMethod ? M.Id : C.Id, I, R);
+    } else if (M.T == SlotTag::ExitMethod || C.T == SlotTag::ExitMethod) {
+      exitLocal(S, M.T == SlotTag::ExitMethod ? M.Id : C.Id, I, R);
       Handled = true;
-    } else if (M.T == Tag::EnterMethod || C.T == Tag::EnterMethod) {
-      uint32_t Local = M.T == Tag::EnterMethod ? M.Id : C.Id;
-      if (LocalEntry *L = S.findLocal(Local); L && L->S == LocalCtx::Entered)
+    } else if (M.T == SlotTag::EnterMethod || C.T == SlotTag::EnterMethod) {
+      uint32_t Local = M.T == SlotTag::EnterMethod ? M.Id : C.Id;
+      if (ContextLocal *L = S.findLocal(Local);
+          L && L->S == LocalStatus::Entered)
         report(R, CheckId::ContextNotExited, Certainty::Definite, I, L->Ctx,
                llvm::formatv("{0} enters the manager in local '{1}' again "
                              "while {2} is still active",
                              describe(I), localName(Local), ctxName(L->Ctx)));
-      S.setLocal({Local, LocalCtx::Entered, I});
+      S.setLocal({Local, LocalStatus::Entered, I});
       enter(S, I, I, R);
       Handled = true;
     } else if (isExitCallSequence(I)) {
-      if (M.T == Tag::Called)
+      if (M.T == SlotTag::Called)
         report(R, CheckId::ContextExitedTwice, Certainty::Definite, I, M.Id,
                llvm::formatv("{0} calls the __exit__ of {1}, which was "
                              "already called",
                              describe(I), ctxName(M.Id)));
-      else if (M.T == Tag::Mixed)
+      else if (M.T == SlotTag::Mixed)
         report(R, CheckId::ContextExitWithoutEnter, Certainty::Possible, I, {},
                llvm::formatv("{0} calls __exit__(None, None, None) on a slot "
                              "that holds a bound __exit__ on some paths only",
@@ -632,20 +463,20 @@ void Balance::step(CtxState &S, uint32_t I, bool Jump, Reporter *R) const {
     return;
   }
   case Opcode::LOAD_FAST:
-    push(S, Slot{Tag::LocalRef, In.Arg});
+    push(S, ContextSlot{SlotTag::LocalRef, In.Arg});
     return;
   case Opcode::LOAD_METHOD:
   case Opcode::LOAD_ATTR: {
-    Slot T = pop(S);
+    ContextSlot T = pop(S);
     dropped(S, T, I, R);
     llvm::StringRef Name = nameArg(I);
-    Slot Result;
+    ContextSlot Result;
     bool Manager =
-        T.T == Tag::LocalRef && llvm::is_contained(ManagerLocals, T.Id);
+        T.T == SlotTag::LocalRef && llvm::is_contained(ManagerLocals, T.Id);
     if (Manager && Name == "__enter__")
-      Result = Slot{Tag::EnterMethod, T.Id};
+      Result = ContextSlot{SlotTag::EnterMethod, T.Id};
     else if (Manager && Name == "__exit__")
-      Result = Slot{Tag::ExitMethod, T.Id};
+      Result = ContextSlot{SlotTag::ExitMethod, T.Id};
     push(S, Result);
     if (In.is(Opcode::LOAD_METHOD))
       push(S);
@@ -655,11 +486,11 @@ void Balance::step(CtxState &S, uint32_t I, bool Jump, Reporter *R) const {
   case Opcode::DELETE_FAST: {
     if (In.is(Opcode::STORE_FAST))
       dropped(S, pop(S), I, R);
-    if (LocalEntry *L = S.findLocal(In.Arg)) {
-      if (L->S != LocalCtx::Exited)
+    if (ContextLocal *L = S.findLocal(In.Arg)) {
+      if (L->S != LocalStatus::Exited)
         report(R, CheckId::ContextNotExited,
-               L->S == LocalCtx::Entered ? Certainty::Definite
-                                         : Certainty::Possible,
+               L->S == LocalStatus::Entered ? Certainty::Definite
+                                            : Certainty::Possible,
                I, L->Ctx,
                llvm::formatv("{0} overwrites local '{1}', which holds {2}, "
                              "before its __exit__ is called",
@@ -674,10 +505,13 @@ void Balance::step(CtxState &S, uint32_t I, bool Jump, Reporter *R) const {
       push(S);
       return;
     }
-    Slot X = S.Stack[N - In.Arg];
-    // Only one slot owns an __exit__: a copy is just a value.
-    if (X.T == Tag::Exit || X.T == Tag::Pending || X.T == Tag::Called)
-      X = Slot{};
+    ContextSlot X = S.Stack[N - In.Arg];
+    // Only one slot owns an __exit__: a copy is just a value (a copy of a
+    // Mixed slot may be one, but names no context).
+    if (X.T == SlotTag::Mixed)
+      X = ContextSlot::mixed();
+    else if (X.context() != ContextSlot::NoContext)
+      X = ContextSlot{};
     push(S, X);
     return;
   }
@@ -700,7 +534,7 @@ void Balance::step(CtxState &S, uint32_t I, bool Jump, Reporter *R) const {
   }
 }
 
-bool Balance::raisesHere(const CtxState &S, uint32_t I) const {
+bool Balance::raisesHere(const ContextState &S, uint32_t I) const {
   const Instruction &In = Insts[I];
   if (In.is(Opcode::JUMP_BACKWARD))
     return false; // raises only at the back edge's target - 1
@@ -710,19 +544,19 @@ bool Balance::raisesHere(const CtxState &S, uint32_t I) const {
   if (In.is(Opcode::LOAD_FAST) && tracked(S, In.Arg))
     return false; // assumption: a local holding a context is bound
   if ((In.is(Opcode::LOAD_METHOD) || In.is(Opcode::LOAD_ATTR)) && N &&
-      S.Stack.back().T == Tag::LocalRef && tracked(S, S.Stack.back().Id) &&
+      S.Stack.back().T == SlotTag::LocalRef && tracked(S, S.Stack.back().Id) &&
       (nameArg(I) == "__exit__" || nameArg(I) == "__enter__"))
     return false; // assumption: an entered manager has __exit__
   return true;
 }
 
-void Balance::applyRaisingExitEvents(CtxState &S, uint32_t I) const {
+void Balance::applyRaisingExitEvents(ContextState &S, uint32_t I) const {
   const Instruction &In = Insts[I];
   size_t N = S.Stack.size();
   if (In.is(Opcode::WITH_EXCEPT_START)) {
-    if (N >= 4 && S.Stack[N - 4].T == Tag::Exit) {
+    if (N >= 4 && S.Stack[N - 4].T == SlotTag::Exit) {
       S.removeActive(S.Stack[N - 4].Id);
-      S.Stack[N - 4].T = Tag::Called;
+      S.Stack[N - 4].T = SlotTag::Called;
     }
     return;
   }
@@ -731,31 +565,31 @@ void Balance::applyRaisingExitEvents(CtxState &S, uint32_t I) const {
   size_t Need = size_t(In.Arg) + 2;
   if (N < Need)
     return;
-  Slot &M = S.Stack[N - Need];
-  Slot &C = S.Stack[N - Need + 1];
-  if (M.T == Tag::Exit) {
+  ContextSlot &M = S.Stack[N - Need];
+  ContextSlot &C = S.Stack[N - Need + 1];
+  if (M.T == SlotTag::Exit) {
     S.removeActive(M.Id);
-    M.T = Tag::Called;
-  } else if (M.T == Tag::ExitMethod || C.T == Tag::ExitMethod) {
-    uint32_t Local = M.T == Tag::ExitMethod ? M.Id : C.Id;
-    if (LocalEntry *L = S.findLocal(Local)) {
+    M.T = SlotTag::Called;
+  } else if (M.T == SlotTag::ExitMethod || C.T == SlotTag::ExitMethod) {
+    uint32_t Local = M.T == SlotTag::ExitMethod ? M.Id : C.Id;
+    if (ContextLocal *L = S.findLocal(Local)) {
       S.removeActive(L->Ctx);
-      L->S = LocalCtx::Exited;
+      L->S = LocalStatus::Exited;
     }
   }
 }
 
-CtxState Balance::unwind(const CtxState &Pre, uint32_t I, const CFGEdge &E,
-                         Reporter *R) const {
-  CtxState S = Pre;
+ContextState Balance::unwind(const ContextState &Pre, uint32_t I,
+                             const CFGEdge &E, Reporter *R) const {
+  ContextState S = Pre;
   if (E.FromBackEdge)
     step(S, I, /*Jump=*/true, nullptr); // the eval breaker runs after the jump
   else
     applyRaisingExitEvents(S, I);
   const ExceptionTableEntry &T = D.Table[E.Entry];
   for (size_t K = T.Depth; K < S.Stack.size(); ++K) {
-    const Slot &X = S.Stack[K];
-    if (X.T == Tag::Exit) {
+    const ContextSlot &X = S.Stack[K];
+    if (X.T == SlotTag::Exit) {
       report(R, CheckId::ContextNotExited, Certainty::Definite, I, X.Id,
              llvm::formatv("an exception raised by {0} unwinds to depth {1} "
                            "(entry {2} to {3} -> {4}) and drops the bound "
@@ -773,9 +607,9 @@ CtxState Balance::unwind(const CtxState &Pre, uint32_t I, const CFGEdge &E,
   return S;
 }
 
-void Balance::leaving(const CtxState &S, uint32_t I, bool ByException,
+void Balance::leaving(const ContextState &S, uint32_t I, bool ByException,
                       Reporter *R) const {
-  for (const ActiveCtx &A : S.Active) {
+  for (const ActiveContext &A : S.active()) {
     std::string How =
         ByException
             ? llvm::formatv("an exception raised by {0} propagates out of the "
@@ -823,7 +657,7 @@ std::string Balance::witness(uint32_t Ctx, uint32_t Fault,
         const CFGEdge &E = G.edge(EI);
         if ((E.isException() && !E.MayRaise) || Parent[E.Target] != -2)
           continue;
-        const CtxState &S = In[E.Target];
+        const ContextState &S = In[E.Target];
         if (S.isBottom() || (OnlyActive && !S.findActive(Ctx)))
           continue;
         Parent[E.Target] = EI;
@@ -904,60 +738,38 @@ static void finishFindings(std::vector<Finding> &Findings) {
                  Findings.end());
 }
 
-llvm::Expected<ContextBalanceResult> Balance::run(bool Skip) {
-  if (Skip && !involvesContexts()) {
-    // Nothing can enter or exit a context: every slot stays untagged, so
-    // the interpretation could only confirm that; only the block stack's
-    // own problems remain.
-    ContextBalanceResult Res;
-    Res.ActiveBefore.resize(Insts.size());
-    for (const auto &[At, Msg] : BS.problems())
-      Res.Findings.emplace_back(CheckId::BlockNesting, At, Msg);
-    finishFindings(Res.Findings);
-    return Res;
-  }
-  CFGFixpointGraph FG(G, /*OnlyRaising=*/true);
-  auto Fix = runForwardFixpoint(FG, *this);
-  if (!Fix)
-    return Fix.takeError();
-  In = std::move(Fix->In);
-  ContextBalanceResult Res;
-  Res.Visits = Fix->Visits;
-  Res.ActiveBefore.resize(Insts.size());
-  for (WithSite &W : BS.mutableWithSites())
-    W.NormalExits.clear();
-  Reporter R{*this, Res.Findings};
-
-  for (const BasicBlock &B : G.blocks()) {
-    if (In[B.Id].isBottom())
-      continue;
-    if (In[B.Id].isTop())
-      reportRejoins(B, R);
-    CtxState S = In[B.Id];
-    for (uint32_t I = B.Begin; I < B.End; ++I) {
-      for (const ActiveCtx &A : S.Active)
-        Res.ActiveBefore[I].push_back(A.Ctx);
-      if (G.coverOf(I) < 0 && raisesHere(S, I)) {
-        CtxState T = S;
-        applyRaisingExitEvents(T, I);
-        leaving(T, I, /*ByException=*/true, &R);
-      }
-      if (I + 1 == B.End)
-        for (unsigned EI : B.Succs) {
-          const CFGEdge &E = G.edge(EI);
-          if (E.isException() && E.MayRaise &&
-              (E.FromBackEdge || raisesHere(S, I)))
-            unwind(S, I, E, &R);
-        }
-      const OpcodeInfo &Info = Insts[I].info();
-      bool Jump = Info.isJump() && !Info.isConditionalJump();
-      if (I + 1 == B.End && Info.isBackwardJump())
-        escapesAtBackEdge(S, I, &R);
-      step(S, I, Jump, &R);
+void Balance::reportBlock(unsigned Node, const ContextState &Entry,
+                          ContextBalanceResult &Res, Reporter &R) const {
+  const BasicBlock &B = G.block(Node);
+  if (Entry.isTop())
+    reportRejoins(B, R);
+  ContextState S = Entry;
+  for (uint32_t I = B.Begin; I < B.End; ++I) {
+    for (const ActiveContext &A : S.active())
+      Res.ActiveBefore[I].push_back(A.Ctx);
+    if (G.coverOf(I) < 0 && raisesHere(S, I)) {
+      ContextState T = S;
+      applyRaisingExitEvents(T, I);
+      leaving(T, I, /*ByException=*/true, &R);
     }
+    if (I + 1 == B.End)
+      for (unsigned EI : B.Succs) {
+        const CFGEdge &E = G.edge(EI);
+        if (E.isException() && E.MayRaise &&
+            (E.FromBackEdge || raisesHere(S, I)))
+          unwind(S, I, E, &R);
+      }
+    const OpcodeInfo &Info = Insts[I].info();
+    bool Jump = Info.isJump() && !Info.isConditionalJump();
+    if (I + 1 == B.End && Info.isBackwardJump())
+      escapesAtBackEdge(S, I, &R);
+    step(S, I, Jump, &R);
   }
+}
 
-  // Structural with-body checks.
+/// The first protected instruction after each enter is covered by an entry
+/// with the depth before the enter, lasti and a with handler.
+void Balance::reportWithBodies(Reporter &R) const {
   for (const WithSite &W : BS.withSites()) {
     const Instruction &Enter = Insts[W.EnterInst];
     const Instruction &First = Insts[W.FirstProtected];
@@ -997,8 +809,11 @@ llvm::Expected<ContextBalanceResult> Balance::run(bool Skip) {
     Finding F(CheckId::WithHandlerMismatch, First.Offset, Msg);
     F.note(Enter.Offset, "the context is entered here");
     F.note(T.Target, "the entry's handler");
-    Res.Findings.push_back(std::move(F));
+    R.Out.push_back(std::move(F));
   }
+}
+
+void Balance::reportSharedHandlers(Reporter &R) const {
   // Each with needs its own handler: the suppress path of a shared one
   // continues after only one of the withs. Two sites are the same with --
   // a resume prologue re-entering the with the original loop body enters
@@ -1025,8 +840,11 @@ llvm::Expected<ContextBalanceResult> Balance::run(bool Skip) {
                               Insts[WB.EnterInst].Offset, *WA.Handler));
       F.note(Insts[WA.EnterInst].Offset, "the other with is entered here");
       F.note(*WA.Handler, "the shared handler");
-      Res.Findings.push_back(std::move(F));
+      R.Out.push_back(std::move(F));
     }
+}
+
+void Balance::reportHandlerEntryDepths(Reporter &R) const {
   // Every other entry that targets a with handler must keep that with's
   // __exit__ slot: depth = slot + 1.
   for (size_t E = 0; E < D.Table.size(); ++E) {
@@ -1053,8 +871,41 @@ llvm::Expected<ContextBalanceResult> Balance::run(bool Skip) {
                             W->ExitSlot, W->ExitSlot + 1));
     F.note(Insts[W->EnterInst].Offset, "the context is entered here");
     F.note(T.Target, "the with handler");
-    Res.Findings.push_back(std::move(F));
+    R.Out.push_back(std::move(F));
   }
+}
+
+llvm::Expected<ContextBalanceResult> Balance::run(bool Skip) {
+  if (Skip && !involvesContexts()) {
+    // Nothing can enter or exit a context: every slot stays untagged, so
+    // the interpretation could only confirm that; only the block stack's
+    // own problems remain.
+    ContextBalanceResult Res;
+    Res.ActiveBefore.resize(Insts.size());
+    for (const auto &[At, Msg] : BS.problems())
+      Res.Findings.emplace_back(CheckId::BlockNesting, At, Msg);
+    finishFindings(Res.Findings);
+    return Res;
+  }
+  ContextBalanceResult Res;
+  Res.ActiveBefore.resize(Insts.size());
+  for (WithSite &W : BS.mutableWithSites())
+    W.NormalExits.clear();
+  Reporter R{*this, Res.Findings};
+  CFGFixpointGraph FG(G, /*OnlyRaising=*/true);
+  auto Fix = runForwardFixpoint(FG, *this, {},
+                                [&](unsigned Node, const ContextState &Entry,
+                                    llvm::ArrayRef<ContextState> All) {
+                                  In = All;
+                                  reportBlock(Node, Entry, Res, R);
+                                });
+  if (!Fix)
+    return Fix.takeError();
+  In = Fix->In;
+  Res.Visits = Fix->Visits;
+  reportWithBodies(R);
+  reportSharedHandlers(R);
+  reportHandlerEntryDepths(R);
   for (const auto &[At, Msg] : BS.problems())
     Res.Findings.emplace_back(CheckId::BlockNesting, At, Msg);
 

@@ -2,7 +2,7 @@
 
 #include "pyverify/Analysis/StackDepth.h"
 #include "pyverify/Analysis/CFGFixpointGraph.h"
-#include "pyverify/Analysis/FixpointIterator.h"
+#include "pyverify/Fixpoint/FixpointIterator.h"
 
 #include <algorithm>
 #include <array>

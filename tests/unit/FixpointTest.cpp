@@ -14,9 +14,9 @@
 
 #include "LatticeLaws.h"
 
-#include "pyverify/Analysis/AbstractDomain.h"
-#include "pyverify/Analysis/FixpointIterator.h"
-#include "pyverify/Analysis/StackDepth.h"
+#include "pyverify/Domain/DepthDomain.h"
+#include "pyverify/Fixpoint/AbstractDomain.h"
+#include "pyverify/Fixpoint/FixpointIterator.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -390,6 +390,7 @@ void expectSound(const ToyGraph &G, const std::vector<Domain> &In, int64_t X0) {
 
 template <> struct pyverify::test::LatticeSamples<Interval> {
   static Interval bottom() { return Interval::bottom(); }
+  static Interval top() { return Interval::top(); }
   static std::vector<Interval> values() {
     return {Interval::constant(0),
             Interval::constant(5),
@@ -404,6 +405,7 @@ template <> struct pyverify::test::LatticeSamples<Interval> {
 
 template <> struct pyverify::test::LatticeSamples<Constant> {
   static Constant bottom() { return Constant::bottom(); }
+  static Constant top() { return Constant::top(); }
   static std::vector<Constant> values() {
     return {Constant::of(0), Constant::of(1), Constant::of(-7),
             Constant::top()};
@@ -412,6 +414,7 @@ template <> struct pyverify::test::LatticeSamples<Constant> {
 
 template <> struct pyverify::test::LatticeSamples<DepthValue> {
   static DepthValue bottom() { return DepthValue::bottom(); }
+  static DepthValue top() { return DepthValue::conflict(); }
   static std::vector<DepthValue> values() {
     return {DepthValue::of(0), DepthValue::of(1), DepthValue::of(5),
             DepthValue::of(1 << 20), DepthValue::conflict()};
@@ -548,6 +551,12 @@ TEST(LatticeLawsSelfTest, EachLawCatchesItsFlaw) {
                                flawedSamples<Flaw::BottomAbsorbs>());
       },
       "bottom join 1 = 0");
+  expectCaught(
+      [] {
+        laws::topIsAbsorbing(Flawed<Flaw::NonCommutative>::of(5),
+                             flawedSamples<Flaw::NonCommutative>());
+      },
+      "top join 1 = 1");
   expectCaught(
       [] { laws::joinIsUpperBound(flawedSamples<Flaw::NonCommutative>()); },
       "1 join 2 = 2, not above 1");
@@ -847,6 +856,43 @@ TEST(Fixpoint, VisitCapIsExact) {
   ASSERT_FALSE(bool(F));
   EXPECT_EQ(llvm::toString(F.takeError()),
             "fixpoint did not converge within 4 node visits (5 nodes)");
+}
+
+// The post-visit hook sees every reached node once, after the fixpoint, in
+// node index order, with its final state and all the others.
+TEST(Fixpoint, PostVisitSeesEachReachedNodeOnceWithItsFinalState) {
+  // The counting loop (1 is the head, revisited) plus an unreachable 4,
+  // listed out of order: 3 -> ... edges first.
+  ToyGraph G(5);
+  G.assign(0, 0).add(2, 1);
+  G.edge(0, 1).edge(1, 2, Guard::Less, 10).edge(1, 3, Guard::GreaterEq, 10);
+  G.edge(2, 1).edge(4, 3);
+  std::vector<unsigned> Seen;
+  std::vector<Interval> States;
+  auto R = runForwardFixpoint(
+      G, IntervalAnalysis<Interval>(G), {},
+      [&](unsigned Node, const Interval &In, llvm::ArrayRef<Interval> All) {
+        Seen.push_back(Node);
+        States.push_back(In);
+        EXPECT_EQ(All.size(), 5u);
+        EXPECT_EQ(All[Node], In);
+      });
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_EQ(Seen, (std::vector<unsigned>{0, 1, 2, 3}));
+  ASSERT_EQ(States.size(), 4u);
+  for (unsigned I = 0; I < 4; ++I)
+    EXPECT_EQ(States[I], R->In[I]) << "node " << I << ": not its final state";
+
+  // A fixpoint that fails reports nothing.
+  FixpointOptions Opts;
+  Opts.MaxVisits = 2;
+  bool Called = false;
+  auto F = runForwardFixpoint(G, IntervalAnalysis<Interval>(G), Opts,
+                              [&](unsigned, const Interval &,
+                                  llvm::ArrayRef<Interval>) { Called = true; });
+  EXPECT_FALSE(bool(F));
+  llvm::consumeError(F.takeError());
+  EXPECT_FALSE(Called);
 }
 
 //===----------------------------------------------------------------------===//

@@ -7,6 +7,9 @@
 //   JoinIsAssociative     (a ⊔ b) ⊔ c == a ⊔ (b ⊔ c)
 //   JoinIsIdempotent      a ⊔ a == a, and join reports no change
 //   BottomIsIdentity      ⊥ ⊔ a == a ⊔ ⊥ == a; isBottom() iff == ⊥
+//   TopIsAbsorbing        ⊤ ⊔ a == a ⊔ ⊤ == ⊤, and joining into ⊤ changes
+//                         nothing (only for a domain whose samples name a
+//                         top; skipped otherwise)
 //   JoinIsUpperBound      a ⊑ a ⊔ b and b ⊑ a ⊔ b
 //   JoinReportsChange     join's result == (value after != value before)
 //   WidenIsUpperBound     a ⊑ a ∇ b and b ⊑ a ∇ b
@@ -25,6 +28,7 @@
 //   template <> struct pyverify::test::LatticeSamples<MyDomain> {
 //     static MyDomain bottom() { return MyDomain::bottom(); }
 //     static std::vector<MyDomain> values() { return {...}; }
+//     static MyDomain top() { return MyDomain::top(); } // if it has one
 //   };
 //   namespace pyverify::test {
 //   INSTANTIATE_TYPED_TEST_SUITE_P(MyDomainLattice, LatticeLaws, ::MyDomain);
@@ -45,7 +49,7 @@
 #ifndef PYVERIFY_TESTS_UNIT_LATTICELAWS_H
 #define PYVERIFY_TESTS_UNIT_LATTICELAWS_H
 
-#include "pyverify/Analysis/AbstractDomain.h"
+#include "pyverify/Fixpoint/AbstractDomain.h"
 
 #include "gtest/gtest.h"
 
@@ -60,7 +64,7 @@ namespace pyverify::test {
 /// Specialise for each domain: `static D bottom()` and
 /// `static std::vector<D> values()` (a handful of distinct values: some
 /// incomparable pairs, some chains, top if there is one), and optionally
-/// `static std::string show(const D &)`.
+/// `static D top()` and `static std::string show(const D &)`.
 template <typename D> struct LatticeSamples;
 
 template <typename D> std::string show(const D &V) {
@@ -135,6 +139,18 @@ void bottomIsIdentity(const D &Bot, const std::vector<D> &Vs) {
     EXPECT_TRUE(X == A) << show(A) << " join bottom = " << show(X);
     EXPECT_EQ(A.isBottom(), A == Bot)
         << show(A) << ": isBottom() is " << A.isBottom();
+  }
+}
+
+template <typename D>
+void topIsAbsorbing(const D &Top, const std::vector<D> &Vs) {
+  for (const D &A : Vs) {
+    EXPECT_TRUE(joined(A, Top) == Top)
+        << show(A) << " join top = " << show(joined(A, Top));
+    EXPECT_TRUE(joined(Top, A) == Top)
+        << "top join " << show(A) << " = " << show(joined(Top, A));
+    D X = Top;
+    EXPECT_FALSE(X.join(A)) << "top join " << show(A) << " reports a change";
   }
 }
 
@@ -242,6 +258,17 @@ TYPED_TEST_P(LatticeLaws, JoinIsIdempotent) {
 TYPED_TEST_P(LatticeLaws, BottomIsIdentity) {
   laws::bottomIsIdentity(TestFixture::bottom(), TestFixture::values());
 }
+TYPED_TEST_P(LatticeLaws, TopIsAbsorbing) {
+  if constexpr (requires {
+                  {
+                    LatticeSamples<TypeParam>::top()
+                    } -> std::same_as<TypeParam>;
+                })
+    laws::topIsAbsorbing(LatticeSamples<TypeParam>::top(),
+                         TestFixture::values());
+  else
+    GTEST_SKIP() << "the samples name no top";
+}
 TYPED_TEST_P(LatticeLaws, JoinIsUpperBound) {
   laws::joinIsUpperBound(TestFixture::values());
 }
@@ -262,7 +289,7 @@ TYPED_TEST_P(LatticeLaws, WidenChainsStabilise) {
 }
 
 REGISTER_TYPED_TEST_SUITE_P(LatticeLaws, JoinIsCommutative, JoinIsAssociative,
-                            JoinIsIdempotent, BottomIsIdentity,
+                            JoinIsIdempotent, BottomIsIdentity, TopIsAbsorbing,
                             JoinIsUpperBound, JoinReportsChange,
                             WidenIsUpperBound, WidenReportsChange,
                             WidenIsStableBelow, WidenChainsStabilise);

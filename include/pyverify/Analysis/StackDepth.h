@@ -31,6 +31,7 @@
 #define PYVERIFY_ANALYSIS_STACKDEPTH_H
 
 #include "pyverify/CFG/CFG.h"
+#include "pyverify/Domain/DepthDomain.h"
 
 #include "llvm/Support/Error.h"
 
@@ -39,55 +40,6 @@
 #include <vector>
 
 namespace pyverify {
-
-/// Flat lattice of stack depths: Bottom < every depth < Conflict.
-///
-/// A Conflict keeps a *representative* depth -- the one the block had when
-/// the conflict arose -- so that later passes still see concrete depths for
-/// the code after a conflict (and a loop whose head conflicts is not mistaken
-/// for dead code). The representative is an annotation, not part of the
-/// abstract value: equality and the lattice laws ignore it.
-class DepthValue {
-public:
-  static DepthValue bottom() { return DepthValue(Kind::Bottom, 0); }
-  static DepthValue conflict(int64_t Representative = 0) {
-    return DepthValue(Kind::Conflict, Representative);
-  }
-  static DepthValue of(int64_t D) { return DepthValue(Kind::Value, D); }
-
-  bool isBottom() const { return K == Kind::Bottom; }
-  bool isConflict() const { return K == Kind::Conflict; }
-  bool isValue() const { return K == Kind::Value; }
-  /// The depth (Value) or the representative depth (Conflict).
-  int64_t value() const { return V; }
-
-  bool join(const DepthValue &O) {
-    if (O.K == Kind::Bottom || K == Kind::Conflict)
-      return false;
-    if (K == Kind::Bottom) {
-      *this = O;
-      return true;
-    }
-    if (O.K == Kind::Conflict) {
-      *this = conflict(V);
-      return true;
-    }
-    if (V == O.V)
-      return false;
-    *this = conflict(V);
-    return true;
-  }
-  bool widen(const DepthValue &O) { return join(O); } // finite height
-  bool operator==(const DepthValue &O) const {
-    return K == O.K && (K != Kind::Value || V == O.V);
-  }
-
-private:
-  enum class Kind : uint8_t { Bottom, Value, Conflict };
-  DepthValue(Kind K, int64_t V) : K(K), V(V) {}
-  Kind K;
-  int64_t V;
-};
 
 /// An instruction that pops or reads below the bottom of the stack: its
 /// real pops or its deepest read (getStackIO) exceed the depth before it.

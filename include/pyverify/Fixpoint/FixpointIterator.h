@@ -17,6 +17,13 @@
 // Bounded: after Options.MaxVisits node visits the result is an llvm::Error,
 // never a partial result presented as a fixpoint.
 //
+// Reporting: an optional post-visit callback is called after the fixpoint,
+// once per node whose final entry state is not bottom, in node index order
+// (deterministic, and for a CFG the order of the code), with that state and
+// every node's final state. A client reports its findings from the final
+// states there instead of writing its own replay loop; on an error it is
+// never called.
+//
 // Requirements on the graph G:
 //   unsigned numNodes() const;  unsigned entryNode() const;
 //   <range of EdgeRef> successors(unsigned Node) const;
@@ -33,12 +40,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PYVERIFY_ANALYSIS_FIXPOINTITERATOR_H
-#define PYVERIFY_ANALYSIS_FIXPOINTITERATOR_H
+#ifndef PYVERIFY_FIXPOINT_FIXPOINTITERATOR_H
+#define PYVERIFY_FIXPOINT_FIXPOINTITERATOR_H
 
-#include "pyverify/Analysis/AbstractDomain.h"
+#include "pyverify/Fixpoint/AbstractDomain.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -64,6 +73,11 @@ template <typename Domain> struct FixpointResult {
   std::vector<Domain> In; ///< Entry state per node.
   uint64_t Visits = 0;
 };
+
+/// The post-visit callback: (node, its final entry state, all of them).
+template <typename Domain>
+using PostVisitFn = llvm::function_ref<void(unsigned Node, const Domain &In,
+                                            llvm::ArrayRef<Domain> AllIn)>;
 
 /// The successor edges of every node, materialised once.
 template <typename Graph>
@@ -118,8 +132,8 @@ std::vector<unsigned> reversePostOrder(const Graph &G, const EdgeLists &Succ,
 
 template <typename Graph, typename Analysis>
 llvm::Expected<FixpointResult<typename Analysis::Domain>>
-runForwardFixpoint(const Graph &G, const Analysis &A,
-                   FixpointOptions Opts = {}) {
+runForwardFixpoint(const Graph &G, const Analysis &A, FixpointOptions Opts = {},
+                   PostVisitFn<typename Analysis::Domain> PostVisit = {}) {
   using Domain = typename Analysis::Domain;
   static_assert(AbstractDomain<Domain>,
                 "Analysis::Domain must satisfy AbstractDomain");
@@ -181,6 +195,10 @@ runForwardFixpoint(const Graph &G, const Analysis &A,
       }
     }
   }
+  if (PostVisit)
+    for (unsigned Node = 0; Node < N; ++Node)
+      if (!R.In[Node].isBottom())
+        PostVisit(Node, R.In[Node], R.In);
   return R;
 }
 

@@ -19,8 +19,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PYVERIFY_ANALYSIS_ABSTRACTDOMAIN_H
-#define PYVERIFY_ANALYSIS_ABSTRACTDOMAIN_H
+#ifndef PYVERIFY_FIXPOINT_ABSTRACTDOMAIN_H
+#define PYVERIFY_FIXPOINT_ABSTRACTDOMAIN_H
 
 #include <concepts>
 #include <type_traits>
