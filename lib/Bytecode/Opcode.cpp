@@ -27,7 +27,8 @@ struct Table {
   Num_##Name = Num,
 #include "pyverify/Bytecode/Opcodes.def"
     };
-#define PYV_COUNT(Formula, K) StackCount{CountFormula::Formula, K}
+#define PYV_COUNT(Formula, K)                                                  \
+  StackCount { CountFormula::Formula, K }
 #define PYV_OPCODE(Name, Num, Caches, JumpK, Term, RaisesK, EffectK, FT, JT,   \
                    OperandK, Pops, Pushes, JPops, JPushes, Reads, NullIn,      \
                    NullOut)                                                    \

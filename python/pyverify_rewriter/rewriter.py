@@ -27,6 +27,7 @@ VARIANTS = (
     "uncovered-body-instruction",
     "handler-reads-first-frame-local",
     "mode-leaked-on-exception",
+    "operand-flipped",
 )
 
 # What pyverify reports for each variant (see README.md, "Expected check
@@ -47,6 +48,29 @@ EXPECT = {
     "uncovered-body-instruction": "context-not-exited",
     "handler-reads-first-frame-local": "with-handler-mismatch",
     "mode-leaked-on-exception": "smt:mode-leaked",
+    "operand-flipped": "smt:operand-flipped",
+}
+
+# operand-flipped: the resume body differs from the original in one
+# instruction's argument only -- the opcode, the stack effect and every
+# table index stay (a prover that compares operations by opcode and resolved
+# operand alone takes the two for the same operation).  Each rule maps an
+# argument to another with the same stack effect.
+_CMP_NEGATION = {0: 5, 1: 4, 2: 3, 3: 2, 4: 1, 5: 0}     # < <= == != > >=
+
+
+def _flip_binary_op(a):
+    base, inplace = a % 13, a // 13
+    return inplace * 13 + (base + 1) % 13
+
+
+OPERAND_FLIPS = {
+    "IS_OP": lambda a: a ^ 1,                       # is <-> is not
+    "CONTAINS_OP": lambda a: a ^ 1,                 # in <-> not in
+    "COMPARE_OP": lambda a: _CMP_NEGATION.get(a, a),
+    "BINARY_OP": _flip_binary_op,                   # + -> &, ... (same arity)
+    "FORMAT_VALUE": lambda a: (a & 4) | (((a & 3) + 1) % 4),   # conversion
+    "UNPACK_EX": lambda a: ((a & 0xFF) << 8) | (a >> 8),       # swap counts
 }
 
 MODESTACK_GLOBAL = "__import_pyverify_rewriter_dot_modestack"
@@ -736,6 +760,8 @@ def build_resume(info, variant, name):
             id(ins.entry.handler) in new_h
 
     notes = {}
+    if variant == "operand-flipped":
+        _flip_operand(info, body, m, notes)
     if variant == "redirected-wrong-depth":
         _wrong_depth(info, all_instrs, m, is_redirected, notes)
     if variant == "uncovered-body-instruction":
@@ -770,6 +796,27 @@ def build_resume(info, variant, name):
     if "wrong_depth" in notes:
         notes["wrong_depth"]["covers"] = notes["wrong_depth"]["covers"].offset
     return resume, sd, all_instrs, notes
+
+
+def _flip_operand(info, body, m, notes):
+    """operand-flipped: the first instruction of the resume body from the
+    resume point on whose argument can be flipped (OPERAND_FLIPS) to a
+    different value."""
+    kr = body.index(m[id(info.instrs[info.k_resume])])
+    for ins in body[kr:]:
+        flip = OPERAND_FLIPS.get(ins.name)
+        if flip is None or not isinstance(ins.arg, int):
+            continue
+        new = flip(ins.arg)
+        if new != ins.arg:
+            notes["flipped"] = {"opname": ins.name, "orig": ins.orig,
+                                "from": ins.arg, "to": new}
+            ins.arg = new
+            return
+    raise VariantNotApplicable(
+        "no instruction after the resume point has an operand-only argument "
+        "to flip (%s)" % ", ".join(sorted(OPERAND_FLIPS)),
+        reason="no-flippable-operand")
 
 
 def _reachable_by_raising(instrs):

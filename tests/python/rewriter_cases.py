@@ -512,6 +512,24 @@ def with_return_in_loop(n):
     return -1
 
 
+def identity_in_with(x):
+    with Ctx("id"):
+        y = op("first", x)
+        if y is x:
+            with Ctx("same"):
+                op("same object")
+    return y
+
+
+def membership_in_with(x):
+    with Ctx("mem"):
+        y = op("first", x)
+        if y in (1, 2):
+            with Ctx("small"):
+                op("small")
+    return y
+
+
 CASES = {
     "running_example": (running_example, [(10,)]),
     "nested_two": (nested_two, [(1,)]),
@@ -563,6 +581,8 @@ CASES = {
     "loop_with_mode": (loop_with_mode, [(2,)]),
     "del_local": (del_local, [(1,)]),
     "with_return_in_loop": (with_return_in_loop, [(3,)]),
+    "identity_in_with": (identity_in_with, [(None,), (1,)]),
+    "membership_in_with": (membership_in_with, [(1,), (5,)]),
 }
 
 # call signatures that need keyword arguments

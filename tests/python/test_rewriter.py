@@ -577,7 +577,14 @@ def classify(variant, d):
     return "NOT DETECTED"
 
 
-@pytest.mark.parametrize("variant", [v for v in VARIANTS if v != "correct"])
+# operand-flipped is not run: a flipped comparison or operator can turn a
+# loop into one that never ends or grows without bound (`i < n` -> `i >= n`),
+# and what it changes is plain data flow, not a context; pyverify prove
+# refutes every one statically (tests/prove/test_prove.py).
+NOT_RUN = {"correct", "operand-flipped"}
+
+
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if v not in NOT_RUN])
 def test_buggy_variant_detected(variant, tmp_path):
     res = run_variant(variant, tmp_path)
     errors = {p: d["traceback"] for p, d in res.items() if d["status"] == "error"}

@@ -1,10 +1,10 @@
 //===- AnalysisTest.cpp - Real stack effects, block stack, contexts, checks
 //===//
 //
-// StackIO (the real stack columns of Opcodes.def) against the compiler's accounting for every opcode; the
-// block stack and context balance on functions python3.11 compiles at test
-// time (offsets as `dis` shows them, reproduced in the comments);
-// parseCheckSpec; and a determinism test in the style of LLVM's
+// StackIO (the real stack columns of Opcodes.def) against the compiler's
+// accounting for every opcode; the block stack and context balance on functions
+// python3.11 compiles at test time (offsets as `dis` shows them, reproduced in
+// the comments); parseCheckSpec; and a determinism test in the style of LLVM's
 // FlowSensitive DeterminismTest: verifyCode run 20 times and from 4 threads
 // at once must give exactly the same findings.
 //

@@ -138,11 +138,11 @@ int64_t getStackEffect(Opcode Op, uint32_t Arg, bool Jump);
 
 /// What an instruction really does to the operand stack on one edge.
 struct StackIO {
-  int64_t Pops = 0;    ///< Values taken off (one replaced in place counts).
-  int64_t Pushes = 0;  ///< Values put on.
-  int64_t Reads = 0;   ///< The deepest slot read, >= Pops (PEEK(Reads)).
-  uint64_t NullIn = 0; ///< Bit k: the k-th popped value (0 = deepest) may be
-                       ///< NULL.
+  int64_t Pops = 0;     ///< Values taken off (one replaced in place counts).
+  int64_t Pushes = 0;   ///< Values put on.
+  int64_t Reads = 0;    ///< The deepest slot read, >= Pops (PEEK(Reads)).
+  uint64_t NullIn = 0;  ///< Bit k: the k-th popped value (0 = deepest) may be
+                        ///< NULL.
   uint64_t NullOut = 0; ///< Bit k: the k-th pushed value (0 = deepest) may
                         ///< be NULL.
   int64_t net() const { return Pushes - Pops; }

@@ -80,6 +80,10 @@ struct ProofResult {
   std::optional<Counterexample> Cex;
   std::vector<Diagnostic> Findings; ///< The dataflow errors (well-formed).
   std::vector<std::string> Assumptions;
+  /// The properties an exploration concluded proved (every path covered, no
+  /// violation, no limit): V is Proved only when each property the target
+  /// needs is here, never by default.
+  std::vector<std::string> ProvedProperties;
   double Seconds = 0;
   uint64_t RlimitUsed = 0;
   uint64_t Paths = 0;   ///< Paths (or path pairs) explored.

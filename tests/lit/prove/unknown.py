@@ -11,16 +11,16 @@
 # RUN: %mkcode pyc %s %t/unknown.pyc
 # RUN: %not --code 3 %pyverify prove %t/unknown.pyc | FileCheck %s --check-prefix=BOUND
 # BOUND:      unknown.pyc: [original] proved
-# BOUND:      unknown.pyc: [code:1] unknown: bound: the loop at offset {{[0-9]+}} of original is unrolled 2 time(s) and its context state still changes
+# BOUND:      unknown.pyc: [code:1] unknown: exactly-once: bound: the loop at offset {{[0-9]+}} of original is unrolled 2 time(s) and its context state still changes
 # BOUND:      unknown.pyc: [code:2] proved
 # BOUND:      pyverify: 1 file(s), 3 result(s): 2 proved, 0 refuted, 1 unknown
 #
 # A larger unroll bound does not help: the state never repeats.
 # RUN: %not --code 3 %pyverify prove --unroll=5 %t/unknown.pyc | FileCheck %s --check-prefix=UNROLL5
-# UNROLL5:    [code:1] unknown: bound: {{.*}} unrolled 5 time(s)
+# UNROLL5:    [code:1] unknown: exactly-once: bound: {{.*}} unrolled 5 time(s)
 #
 # RUN: %not --code 3 %pyverify prove --max-paths=20 %t/unknown.pyc | FileCheck %s --check-prefix=PATHS
-# PATHS:      [code:2] unknown: path limit (20 paths)
+# PATHS:      [code:2] unknown: exactly-once: path limit (20 paths)
 # PATHS:      pyverify: 1 file(s), 3 result(s): 1 proved, 0 refuted, 2 unknown
 #
 # The JSON keeps the reason, and no counterexample.

@@ -1,0 +1,145 @@
+//===- ContextEvents.h - The one recogniser of context events ---*- C++ -*-===//
+//
+// Contract: recogniseContextEvent() says what an instruction does to the
+// contexts a code object holds, given what its interpreter knows about the
+// slots the instruction uses (SlotFacts). It is the one place that knows
+// which instructions enter and exit contexts, which method names are the
+// context protocol (isContextProtocolName) and what the rewriter's
+// mode-stack operations do (Environment.def): every interpreter of context
+// state -- the context-balance pass and the prover's symbolic frame -- maps
+// its own abstract slots to SlotFacts, asks here, and handles the event with
+// std::visit over every alternative. A new event kind therefore fails to
+// compile in every consumer until it is handled there.
+//
+//   BEFORE_WITH / BEFORE_ASYNC_WITH   EnterWith (the async one completes on
+//                                     SEND's jump edge: AsyncEnterDone)
+//   WITH_EXCEPT_START                 the slot at PEEK(4) called as __exit__
+//   CALL n                            by its callable slot: a bound __exit__
+//                                     (ExitBound, ...), m.__enter__() /
+//                                     m.__exit__() (EnterExplicit /
+//                                     ExitExplicit), a mode-stack operation
+//                                     (ModePush, ModePop, ModeSave,
+//                                     ModeRestore, ModeReplay), the resume
+//                                     function (HandOver), a compiled graph
+//                                     (GraphCall), anything else (NoEvent)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_ANALYSIS_CONTEXTEVENTS_H
+#define PYVERIFY_ANALYSIS_CONTEXTEVENTS_H
+
+#include "pyverify/Analysis/Environment.h"
+#include "pyverify/Bytecode/InstructionStream.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <variant>
+
+namespace pyverify {
+
+/// What an interpreter knows about the slot an exit or call uses (the
+/// callable of CALL n, PEEK(4) of WITH_EXCEPT_START).
+enum class SlotRole : uint8_t {
+  Other,          ///< Nothing context-related.
+  BoundExit,      ///< The bound __exit__ BEFORE_WITH pushed, not yet called.
+  CalledExit,     ///< That __exit__, already called.
+  MaybeBoundExit, ///< A bound __exit__ on some merged paths only.
+  EnterMethod,    ///< m.__enter__ of a tracked manager m.
+  ExitMethod,     ///< m.__exit__ of a tracked manager m.
+  ModeOp,         ///< A mode-stack operation (SlotFacts::Mode says which).
+  EnvGlobal,      ///< A global of Environment.def (SlotFacts::Global).
+};
+
+/// What the first argument of a call is, where it matters (set_stack).
+enum class ArgRole : uint8_t {
+  Other,
+  SavedModes,  ///< What a mode-stack GetStack returned.
+  GraphOutput, ///< A compiled graph's result, or unpacked from one.
+};
+
+struct SlotFacts {
+  SlotRole Callee = SlotRole::Other;
+  std::optional<ModeEffect> Mode;    ///< Callee == ModeOp.
+  const EnvGlobal *Global = nullptr; ///< Callee == EnvGlobal.
+  ArgRole FirstArg = ArgRole::Other;
+  unsigned NumArgs = 0;
+  /// CALL 2 after LOAD_CONST None x3; PRECALL 2: the compiler's
+  /// __exit__(None, None, None) sequence (isExitCallSequence).
+  bool ExitSequence = false;
+  bool JumpEdge = false; ///< SEND: the edge on which the awaited returned.
+};
+
+/// How an exit reaches a context's __exit__.
+enum class ExitVia : uint8_t { Call, ExceptStart };
+
+namespace ctxev {
+struct NoEvent {};
+/// BEFORE_WITH (Async false) or BEFORE_ASYNC_WITH: the manager's __enter__
+/// runs and its bound __exit__ is pushed below the result.
+struct EnterWith {
+  bool Async;
+};
+/// SEND's jump edge: the awaited __aenter__ returned.
+struct AsyncEnterDone {};
+/// The bound __exit__ in the slot is called: the context is exited.
+struct ExitBound {
+  ExitVia Via;
+};
+/// The slot's __exit__ was already called: exited twice.
+struct ExitAgain {
+  ExitVia Via;
+};
+/// The slot holds a bound __exit__ on some merged paths only.
+struct ExitMaybe {
+  ExitVia Via;
+};
+/// An exit where no bound __exit__ is: WITH_EXCEPT_START calls something
+/// else, or the compiler's exit sequence calls a slot that is none.
+struct ExitUnbound {
+  ExitVia Via;
+};
+/// m.__enter__() and m.__exit__(...) of a tracked manager.
+struct EnterExplicit {};
+struct ExitExplicit {};
+/// Mode-stack operations (Environment.def).
+struct ModePush {};
+struct ModePop {};
+struct ModeSave {};    ///< GetStack: the result restores the stack later.
+struct ModeRestore {}; ///< SetStack of a saved stack: pops what was pushed.
+/// SetStack of anything else: the side-effect replay installs the modes
+/// the bundle claims; Exact is false when the argument is not the compiled
+/// graph's output (an approximation the consumer records).
+struct ModeReplay {
+  bool Exact;
+};
+/// The frame calls the resume function: it takes over the modes.
+struct HandOver {};
+/// A compiled graph is called: its result carries the replay's mode list.
+struct GraphCall {};
+} // namespace ctxev
+
+using ContextEvent =
+    std::variant<ctxev::NoEvent, ctxev::EnterWith, ctxev::AsyncEnterDone,
+                 ctxev::ExitBound, ctxev::ExitAgain, ctxev::ExitMaybe,
+                 ctxev::ExitUnbound, ctxev::EnterExplicit, ctxev::ExitExplicit,
+                 ctxev::ModePush, ctxev::ModePop, ctxev::ModeSave,
+                 ctxev::ModeRestore, ctxev::ModeReplay, ctxev::HandOver,
+                 ctxev::GraphCall>;
+
+/// What \p I does to the contexts, given \p F.
+ContextEvent recogniseContextEvent(const Instruction &I, const SlotFacts &F);
+
+/// Whether \p Name is a context-protocol method (__enter__, __exit__,
+/// __aenter__, __aexit__), and which half.
+bool isContextProtocolName(llvm::StringRef Name);
+bool isEnterName(llvm::StringRef Name);
+bool isExitName(llvm::StringRef Name);
+
+/// The overload set std::visit takes a lambda per alternative from.
+template <class... Ts> struct Overloaded : Ts... { using Ts::operator()...; };
+template <class... Ts> Overloaded(Ts...) -> Overloaded<Ts...>;
+
+} // namespace pyverify
+
+#endif

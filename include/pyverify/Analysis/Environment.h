@@ -1,0 +1,59 @@
+//===- Environment.h - What a rewriter installs -----------------*- C++ -*-===//
+//
+// Contract: lookupGlobal() tells whether a global name is one a rewriter
+// installs (Environment.def, the one table of them) and which; a name is
+// matched against the whole of a pattern, never by substring.
+// lookupModeOp() tells what an attribute of a mode-stack module does. Any
+// name not in the table is an arbitrary value (may raise when loaded,
+// accessed or called; does not touch the tracked contexts).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_ANALYSIS_ENVIRONMENT_H
+#define PYVERIFY_ANALYSIS_ENVIRONMENT_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+namespace pyverify {
+
+enum class GlobalRole {
+  ResumeFunction,
+  CompiledGraph,
+  Helper,
+  ModeStackModule
+};
+
+enum class EnvGlobalId {
+#define PYV_ENV_GLOBAL(Id, Pattern, Role, Assumption) Id,
+#include "pyverify/Analysis/Environment.def"
+};
+
+struct EnvGlobal {
+  EnvGlobalId Id;
+  const char *Pattern;
+  GlobalRole Role;
+  const char *Assumption;
+};
+
+enum class ModeEffect { Push, Pop, GetStack, SetStack };
+
+/// The table entry whose pattern matches all of \p Name, or null.
+const EnvGlobal *lookupGlobal(llvm::StringRef Name);
+
+/// What \p Attribute of the mode-stack module \p Module does, if anything.
+std::optional<ModeEffect> lookupModeOp(const EnvGlobal &Module,
+                                       llvm::StringRef Attribute);
+
+/// Every entry, in table order (for the printed assumptions).
+llvm::ArrayRef<EnvGlobal> environmentGlobals();
+
+/// Whether \p Name matches all of \p Pattern ({int}: digits, {name}:
+/// identifier characters; one or more each).
+bool matchesEnvPattern(llvm::StringRef Pattern, llvm::StringRef Name);
+
+} // namespace pyverify
+
+#endif

@@ -1,0 +1,124 @@
+//===- ExactlyOnce.cpp - Every path of one code object
+//--------------------------===//
+
+#include "ExactlyOnce.h"
+
+using namespace pyverify;
+using namespace pyverify::smt;
+using namespace pyverify::smt::prover;
+
+void SingleExplorer::run(Side Start) {
+  struct Item {
+    Side S;
+    std::vector<Lit> PC;
+  };
+  std::vector<Item> Work;
+  Work.push_back({std::move(Start), {}});
+  while (!Work.empty()) {
+    if (Stats.Paths >= O.MaxPaths) {
+      Stats.Limit = true;
+      return;
+    }
+    Item It = std::move(Work.back());
+    Work.pop_back();
+    Side &S = It.S;
+    if (!S.advance(O.Unroll)) {
+      finish(S);
+      continue;
+    }
+    S.pushStep();
+    if (S.isBranch()) {
+      Lit L = S.branchLit();
+      // Not taken first (explored first: pushed last).
+      for (bool Taken : {true, false}) {
+        std::vector<Lit> PC = It.PC;
+        Lit X = L;
+        X.Positive = Taken ? L.Positive : !L.Positive;
+        if (!F.check(PC, X))
+          continue;
+        Side N = S;
+        N.execSync(Taken);
+        Work.push_back({std::move(N), std::move(PC)});
+      }
+      continue;
+    }
+    if (S.inst().op() == Opcode::RETURN_VALUE) {
+      S.execSync(false);
+      finish(S);
+      continue;
+    }
+    // May raise: raising (explored second) or continuing.
+    if (S.mayRaiseHere()) {
+      Side R = S;
+      R.Steps.back().Events.clear();
+      // An exit call that raises has still exited (docs/prove.md).
+      R.raiseAtSync();
+      Work.push_back({std::move(R), It.PC});
+    }
+    S.execSync(false);
+    Work.push_back({std::move(S), std::move(It.PC)});
+  }
+}
+
+void SingleExplorer::finish(Side &S) {
+  ++Stats.Paths;
+  if (S.End == EndKind::Cut && S.Subsumed && !S.Bad)
+    return;
+  if (S.End == EndKind::Cut) {
+    if (!Stats.Cut) {
+      Stats.Cut = true;
+      Stats.CutWhy = S.CutWhy;
+    }
+    return;
+  }
+  // Modes and ordinary contexts live on different stacks: each sequence
+  // must match, their interleaving is not observable.
+  auto Count = [](const std::vector<CtxKind> &Ks, CtxKind K) {
+    return llvm::count(Ks, K);
+  };
+  if (!S.Bad && S.C->IsFrame && S.ActiveAtBreak && S.C->ExpectedAtBreak &&
+      (Count(*S.ActiveAtBreak, CtxKind::Mode) !=
+           Count(*S.C->ExpectedAtBreak, CtxKind::Mode) ||
+       Count(*S.ActiveAtBreak, CtxKind::With) !=
+           Count(*S.C->ExpectedAtBreak, CtxKind::With))) {
+    auto Text = [](const std::vector<CtxKind> &Ks) {
+      std::string T;
+      for (CtxKind K : Ks)
+        T += (T.empty() ? "" : ", ") +
+             std::string(K == CtxKind::Mode ? "mode" : "with");
+      return "[" + T + "]";
+    };
+    S.Bad = Violation{
+        "matches-eager",
+        llvm::formatv("at the break instruction the frame holds {0}, but "
+                      "the original holds {1} at break_offset",
+                      Text(*S.ActiveAtBreak), Text(*S.C->ExpectedAtBreak))};
+    S.BadStep = S.BreakStep;
+  }
+  if (!S.Bad) {
+    // At a frame exit, no context may remain (the frame may hand its
+    // modes to the resume function on the normal path).
+    std::vector<int32_t> Left;
+    for (int32_t L : S.Active) {
+      const CtxRec *R = S.ctx(L);
+      if (S.C->IsFrame && S.ResumeCalled && R->Kind == CtxKind::Mode)
+        continue;
+      Left.push_back(L);
+    }
+    if (!Left.empty()) {
+      std::string Names;
+      for (int32_t L : Left)
+        Names += (Names.empty() ? "" : ", ") + S.describe(L);
+      S.violate(
+          "exactly-once",
+          llvm::formatv("{0} {1} with {2} still active: never "
+                        "exited on this path",
+                        S.C->Name,
+                        S.End == EndKind::Return ? "returns" : "raises out",
+                        Names));
+    }
+  }
+  std::optional<Side> &Keep = S.Approximations.empty() ? Worst : WorstApprox;
+  if (S.Bad && (!Keep || S.Steps.size() < Keep->Steps.size()))
+    Keep = S;
+}

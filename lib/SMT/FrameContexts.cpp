@@ -1,0 +1,315 @@
+//===- FrameContexts.cpp - Context events of a symbolic frame
+//-------------------===//
+
+#include "SymbolicFrame.h"
+
+#include "pyverify/Analysis/ContextEvents.h"
+
+using namespace pyverify;
+using namespace pyverify::smt;
+using namespace pyverify::smt::prover;
+
+// The instructions with context meaning -- enter, exit, mode-stack
+// operations, the resume call -- as a Side executes them.
+
+/// What the prover knows about the callable slot \p V, for the recogniser.
+static SlotFacts slotFacts(const SVal &V) {
+  SlotFacts F;
+  switch (V.K) {
+  case Tag::ExitSlot:
+    F.Callee = SlotRole::BoundExit;
+    break;
+  case Tag::EnterMethod:
+    F.Callee = SlotRole::EnterMethod;
+    break;
+  case Tag::ExitMethod:
+    F.Callee = SlotRole::ExitMethod;
+    break;
+  case Tag::ModeOp:
+    F.Callee = SlotRole::ModeOp;
+    F.Mode = V.Mode;
+    break;
+  case Tag::Global:
+    if (V.Env) {
+      F.Callee = SlotRole::EnvGlobal;
+      F.Global = V.Env;
+    }
+    break;
+  case Tag::Plain:
+  case Tag::Null:
+  case Tag::SavedModes:
+  case Tag::GraphOutput:
+    break;
+  }
+  return F;
+}
+
+static ArgRole argRole(const SVal &V) {
+  switch (V.K) {
+  case Tag::SavedModes:
+    return ArgRole::SavedModes;
+  case Tag::GraphOutput:
+    return ArgRole::GraphOutput;
+  default:
+    return ArgRole::Other;
+  }
+}
+
+void Side::modePop() {
+  int32_t Top = -1;
+  for (auto It = Active.rbegin(); It != Active.rend(); ++It)
+    if (const CtxRec *R = ctx(*It); R && R->Kind == CtxKind::Mode) {
+      Top = *It;
+      break;
+    }
+  if (Top < 0) {
+    event("pop of an empty mode stack");
+    violate("exactly-once", "a torch-function mode is popped that this "
+                            "code object does not hold");
+    return;
+  }
+  exit(Top, "the mode-stack pop");
+}
+
+void Side::explicitEnter(TermId Manager) {
+  // A second __enter__ of the same manager while active: entered twice.
+  for (int32_t L : Active)
+    if (const CtxRec *R = ctx(L); R && R->Manager == Manager)
+      violate("exactly-once",
+              llvm::formatv("__enter__ of the manager of {0} again while "
+                            "it is active",
+                            describe(L)));
+  enter(CtxKind::With, Manager, false);
+}
+
+void Side::explicitExit(TermId Manager) {
+  for (auto It = Active.rbegin(); It != Active.rend(); ++It)
+    if (const CtxRec *R = ctx(*It); R && R->Manager == Manager)
+      return exit(*It, "the explicit __exit__ call");
+  event("exit of a manager that is not active");
+  violate("exactly-once", "an explicit __exit__ call on a manager that "
+                          "holds no active context (exit without enter, "
+                          "or exited twice)");
+}
+
+void Side::handOver() {
+  if (!C->IsFrame)
+    return;
+  event("calls the resume function");
+  ResumeCalled = true;
+  // Only modes may be handed to the resume function, each once.
+  for (int32_t L : Active)
+    if (const CtxRec *R = ctx(L); R && R->Kind == CtxKind::With)
+      violate("exactly-once",
+              llvm::formatv("{0} is still active when the frame calls "
+                            "the resume function",
+                            describe(L)));
+}
+
+/// Handles one context event; \p Slot is the slot the event uses (the
+/// callable, PEEK(4), the manager of BEFORE_WITH), \p Result the value the
+/// instruction pushes last. Every alternative is handled: a new event kind
+/// does not compile until it is.
+void Side::applyContextEvent(const ContextEvent &E, const SVal &Slot,
+                             SVal &Result) {
+  auto Unbound = [&](ExitVia Via) {
+    event("calls a value that is no bound __exit__");
+    violate("exactly-once",
+            Via == ExitVia::ExceptStart
+                ? "WITH_EXCEPT_START finds no bound __exit__ at PEEK(4): the "
+                  "handler calls something else and the context is not exited"
+                : "the compiler's __exit__(None, None, None) sequence calls a "
+                  "value that is no bound __exit__");
+  };
+  std::visit(
+      Overloaded{
+          [&](ctxev::NoEvent) {},
+          [&](ctxev::EnterWith W) {
+            if (W.Async) {
+              Unsupported = "opcode BEFORE_ASYNC_WITH";
+              return;
+            }
+            CtxKind K = CtxKind::With;
+            // In a resume prologue, the n-th re-entered context is the n-th
+            // claim.
+            if (C->IsResume && size_t(NextLabel) < C->ClaimedKinds.size() &&
+                C->ClaimedKinds[NextLabel] == ContextKind::Mode)
+              K = CtxKind::Mode;
+            int32_t L = enter(K, std::nullopt, false);
+            SVal X = app("exit_of", {Slot}, false);
+            X.K = Tag::ExitSlot;
+            X.Ctx = L;
+            Stack.push_back(X);
+            Result = app("entered", {Slot}, true);
+          },
+          [&](ctxev::AsyncEnterDone) { Unsupported = "opcode SEND"; },
+          [&](ctxev::ExitBound X) {
+            exit(Slot.Ctx, X.Via == ExitVia::Call ? "the __exit__ call"
+                                                  : "WITH_EXCEPT_START");
+          },
+          // The prover's slots are exact: no called or merged exit slots.
+          [&](ctxev::ExitAgain X) { Unbound(X.Via); },
+          [&](ctxev::ExitMaybe X) { Unbound(X.Via); },
+          [&](ctxev::ExitUnbound X) { Unbound(X.Via); },
+          [&](ctxev::EnterExplicit) { explicitEnter(Slot.Aux); },
+          [&](ctxev::ExitExplicit) { explicitExit(Slot.Aux); },
+          [&](ctxev::ModePush) { enter(CtxKind::Mode, std::nullopt, false); },
+          [&](ctxev::ModePop) { modePop(); },
+          // The stack as it is now: a later SetStack of it restores it.
+          [&](ctxev::ModeSave) { Result.K = Tag::SavedModes; },
+          [&](ctxev::ModeRestore) {
+            // Restoring the saved stack pops every mode pushed since.
+            for (auto It = Active.rbegin(); It != Active.rend();) {
+              const CtxRec *R = ctx(*It);
+              ++It;
+              if (R && R->Kind == CtxKind::Mode)
+                exit(R->Label, "the mode-stack restore");
+            }
+          },
+          [&](ctxev::ModeReplay R) {
+            if (!R.Exact)
+              approximate("a mode-stack set_stack of a value that is "
+                          "neither a saved stack nor the compiled graph's "
+                          "output is read as the side-effect replay");
+            // The side-effect replay: one push per claimed mode.
+            ModesReplayed = true;
+            for (ContextKind K : C->ClaimedKinds)
+              if (K == ContextKind::Mode)
+                enter(CtxKind::Mode, std::nullopt, true);
+          },
+          [&](ctxev::HandOver) { handOver(); },
+          [&](ctxev::GraphCall) { Result.K = Tag::GraphOutput; },
+      },
+      E);
+}
+
+void Side::call(unsigned N) {
+  std::vector<SVal> Args(N);
+  for (unsigned K = N; K-- > 0;)
+    Args[K] = pop();
+  SVal Second = pop(); // callable or self
+  SVal First = pop();  // NULL or method
+  const SVal &Callee = First.K == Tag::Null ? Second : First;
+  std::vector<SVal> All{First, Second};
+  All.insert(All.end(), Args.begin(), Args.end());
+  SlotFacts F = slotFacts(Callee);
+  F.NumArgs = N;
+  if (N >= 1)
+    F.FirstArg = argRole(Args[0]);
+  SVal Result = app("call", All, /*Timed=*/true);
+  applyContextEvent(recogniseContextEvent(inst(), F), Callee, Result);
+  Stack.push_back(Result);
+}
+
+void Side::execSync(bool Taken) {
+  const Instruction &I = inst();
+  Opcode Op = I.op();
+  if (isBranch()) {
+    event(Taken ? "branch taken" : "branch not taken");
+    const OpcodeInfo &Info = I.info();
+    bool Backward = Info.isBackwardJump();
+    switch (Op) {
+    case Opcode::JUMP_IF_TRUE_OR_POP:
+    case Opcode::JUMP_IF_FALSE_OR_POP:
+      if (!Taken)
+        pop();
+      break;
+    case Opcode::FOR_ITER:
+      if (Taken)
+        pop();
+      else
+        Stack.push_back(app("next", {Stack.back()}, true));
+      break;
+    default:
+      pop();
+      break;
+    }
+    ++Ordinal;
+    if (Taken)
+      jumpTo(I.Target, CurrentUnroll, Backward);
+    else
+      ++Pc;
+    return;
+  }
+  if (Op == Opcode::RETURN_VALUE) {
+    pop();
+    End = EndKind::Return;
+    event("returns");
+    return;
+  }
+  // Instructions with context meaning; the rest by their stack effect.
+  switch (Op) {
+  case Opcode::BEFORE_WITH: {
+    SVal M = pop();
+    SVal Result;
+    applyContextEvent(recogniseContextEvent(I, {}), M, Result);
+    Stack.push_back(Result);
+    break;
+  }
+  case Opcode::WITH_EXCEPT_START: {
+    if (Stack.size() < 4) {
+      Unsupported = "WITH_EXCEPT_START on a short stack";
+      break;
+    }
+    const SVal X = Stack[Stack.size() - 4];
+    SVal Unused;
+    applyContextEvent(recogniseContextEvent(I, slotFacts(X)), X, Unused);
+    // Whether the context's __exit__ suppresses: the same choice for the
+    // same context (by label) at the same step on both sides.
+    Stack.push_back(
+        CurrentSuppress
+            ? app("suppress",
+                  {X.K == Tag::ExitSlot ? sym("ctx:" + std::to_string(X.Ctx))
+                                        : X},
+                  true)
+            : sym("const:False"));
+    break;
+  }
+  case Opcode::CALL:
+    call(I.Arg);
+    break;
+  case Opcode::LOAD_GLOBAL: {
+    if (I.Arg & 1)
+      Stack.push_back(null());
+    uint32_t NameIdx = I.Arg >> 1;
+    std::string Name = NameIdx < C->Code->Names.size() ? C->Code->Names[NameIdx]
+                                                       : std::string("?");
+    SVal V = app("global:" + Name, {}, true);
+    V.K = Tag::Global;
+    V.Name = Name;
+    V.Env = lookupGlobal(Name);
+    Stack.push_back(V);
+    break;
+  }
+  case Opcode::LOAD_ATTR:
+  case Opcode::LOAD_METHOD: {
+    SVal Obj = pop();
+    std::string Name = I.Arg < C->Code->Names.size() ? C->Code->Names[I.Arg]
+                                                     : std::string("?");
+    SVal V = app("attr:" + Name, {Obj}, true);
+    if (isEnterName(Name)) {
+      V.K = Tag::EnterMethod;
+      V.Aux = Obj.T;
+    } else if (isExitName(Name)) {
+      V.K = Tag::ExitMethod;
+      V.Aux = Obj.T;
+    } else if (Obj.K == Tag::Global && Obj.Env) {
+      if (std::optional<ModeEffect> M = lookupModeOp(*Obj.Env, Name)) {
+        V.K = Tag::ModeOp;
+        V.Name = Name;
+        V.Mode = M;
+      }
+    }
+    Stack.push_back(V);
+    if (Op == Opcode::LOAD_METHOD)
+      Stack.push_back(Obj);
+    break;
+  }
+  default:
+    execPlain(I);
+    break;
+  }
+  ++Ordinal;
+  if (End == EndKind::None)
+    ++Pc;
+}

@@ -1,0 +1,202 @@
+//===- MatchesEager.cpp - The resume function against eager
+//---------------------===//
+
+#include "MatchesEager.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace pyverify;
+using namespace pyverify::smt;
+using namespace pyverify::smt::prover;
+
+std::vector<std::string> PairExplorer::contextEvents(const Step &S) {
+  std::vector<std::string> Out;
+  for (const std::string &E : S.Events)
+    if (llvm::StringRef(E).startswith("enter ") ||
+        llvm::StringRef(E).startswith("exit ") ||
+        llvm::StringRef(E).startswith("calls a value"))
+      Out.push_back(E);
+  return Out;
+}
+
+ProofStep PairExplorer::fold(const Side &S, size_t From) {
+  if (From >= S.Steps.size())
+    return {S.C->Name, S.Steps.empty() ? 0 : S.Steps.back().Offset,
+            S.Steps.empty() ? "" : S.Steps.back().OpName, ""};
+  std::vector<std::string> Ev;
+  for (size_t K = From; K < S.Steps.size(); ++K)
+    for (const std::string &E : S.Steps[K].Events)
+      Ev.push_back(E);
+  const Step &Last = S.Steps[From];
+  return {S.C->Name, Last.Offset, Last.OpName, llvm::join(Ev, "; ")};
+}
+
+void PairExplorer::diverge(Item &It, std::string Why) {
+  ++Stats.Paths;
+  Counterexample C;
+  C.Eager = It.EA;
+  C.Emitted = It.EB;
+  C.Divergence = int32_t(It.EA.size()) - 1;
+  if (C.Divergence < 0)
+    C.Divergence = 0;
+  C.Explanation = std::move(Why);
+  std::vector<std::string> Approx = It.A.Approximations;
+  Approx.insert(Approx.end(), It.B.Approximations.begin(),
+                It.B.Approximations.end());
+  std::optional<Counterexample> &Keep = Approx.empty() ? Best : BestApprox;
+  if (!Keep || C.Eager.size() < Keep->Eager.size()) {
+    if (!Approx.empty())
+      ApproxWhy = Approx.front();
+    Keep = std::move(C);
+  }
+}
+
+void PairExplorer::run(Side A, Side B) {
+  std::vector<Item> Work;
+  Work.push_back({std::move(A), std::move(B), {}, {}, {}});
+  while (!Work.empty()) {
+    if (Stats.Paths >= O.MaxPaths) {
+      Stats.Limit = true;
+      return;
+    }
+    Item It = std::move(Work.back());
+    Work.pop_back();
+    size_t FromA = It.A.Steps.size(), FromB = It.B.Steps.size();
+    bool SyncA = It.A.advance(O.Unroll), SyncB = It.B.advance(O.Unroll);
+    // A side whose loop repeated its state waits for the other: resume it
+    // (at its loop head) while the other still settles.
+    for (int Round = 0; Round < 4; ++Round) {
+      bool CutA = It.A.End == EndKind::Cut, CutB = It.B.End == EndKind::Cut;
+      if (CutA == CutB)
+        break;
+      Side &Waiting = CutA ? It.A : It.B;
+      if (!Waiting.Subsumed)
+        break;
+      Waiting.End = EndKind::None;
+      Waiting.Subsumed = false;
+      (CutA ? SyncA : SyncB) = Waiting.advance(O.Unroll);
+    }
+    if (It.A.End == EndKind::Cut && It.B.End == EndKind::Cut && It.A.Subsumed &&
+        It.B.Subsumed) {
+      ++Stats.Paths; // both loops repeat their context state: covered
+      continue;
+    }
+    if (It.A.End == EndKind::Cut || It.B.End == EndKind::Cut) {
+      ++Stats.Paths;
+      if (!Stats.Cut) {
+        Stats.Cut = true;
+        Stats.CutWhy = It.A.End == EndKind::Cut ? It.A.CutWhy : It.B.CutWhy;
+      }
+      continue;
+    }
+    if (SyncA)
+      It.A.pushStep();
+    if (SyncB)
+      It.B.pushStep();
+    It.EA.push_back(fold(It.A, FromA));
+    It.EB.push_back(fold(It.B, FromB));
+    if (!SyncA || !SyncB) {
+      auto EndText = [](const Side &S) -> std::string {
+        switch (S.End) {
+        case EndKind::Return:
+          return "returns";
+        case EndKind::RaiseOut:
+          return "raises out";
+        default:
+          return ("continues at " + llvm::Twine(S.inst().Offset) + " " +
+                  S.inst().name())
+              .str();
+        }
+      };
+      if (SyncA != SyncB || It.A.End != It.B.End) {
+        diverge(It, "the original " + EndText(It.A) +
+                        " where the resume function " + EndText(It.B));
+        continue;
+      }
+      if (It.A.Active != It.B.Active) {
+        diverge(It, "at the end the original holds " + It.A.activeText() +
+                        ", the resume function " + It.B.activeText());
+        continue;
+      }
+      ++Stats.Paths;
+      continue;
+    }
+    std::string DA = It.A.syncDesc(), DB = It.B.syncDesc();
+    if (DA != DB) {
+      diverge(It, "the original executes " + DA +
+                      " where the resume function executes " + DB);
+      continue;
+    }
+    if (It.A.Active != It.B.Active) {
+      diverge(It, "before " + DA + " the original holds " + It.A.activeText() +
+                      ", the resume function " + It.B.activeText());
+      continue;
+    }
+    auto Compare = [&](Item &N) -> bool {
+      // The context events of this step must be the same.
+      auto EA = contextEvents(N.A.Steps.back()),
+           EB = contextEvents(N.B.Steps.back());
+      N.EA.back() = fold(N.A, FromA);
+      N.EB.back() = fold(N.B, FromB);
+      if (EA != EB) {
+        diverge(N, "at " + DA + " the original's context events are [" +
+                       llvm::join(EA, ", ") +
+                       "] and the resume function's are [" +
+                       llvm::join(EB, ", ") + "]");
+        return false;
+      }
+      return true;
+    };
+    if (It.A.isBranch()) {
+      Lit LA = It.A.branchLit(), LB = It.B.branchLit();
+      // Explored in this order: not taken, taken, then the mixed ones.
+      const std::pair<bool, bool> Order[] = {
+          {true, false}, {false, true}, {true, true}, {false, false}};
+      for (auto [TA, TB] : Order) {
+        std::vector<Lit> PC = It.PC;
+        Lit XA = LA, XB = LB;
+        XA.Positive = TA ? LA.Positive : !LA.Positive;
+        XB.Positive = TB ? LB.Positive : !LB.Positive;
+        if (!F.check(PC, XA) || !F.check(PC, XB))
+          continue;
+        Item N = It;
+        N.PC = std::move(PC);
+        N.A.execSync(TA);
+        N.B.execSync(TB);
+        if (TA != TB) {
+          N.EA.back() = fold(N.A, FromA);
+          N.EB.back() = fold(N.B, FromB);
+          diverge(N, "at " + DA + " the original's branch is " +
+                         (TA ? "taken" : "not taken") +
+                         " and the resume function's is " +
+                         (TB ? "taken" : "not taken") + " on the same values");
+          continue;
+        }
+        if (Compare(N))
+          Work.push_back(std::move(N));
+      }
+      continue;
+    }
+    if (It.A.inst().op() == Opcode::RETURN_VALUE) {
+      It.A.execSync(false);
+      It.B.execSync(false);
+      if (Compare(It))
+        Work.push_back(std::move(It));
+      continue;
+    }
+    // Both raise here (explored second), or both continue.
+    if (It.A.mayRaiseHere() && It.B.mayRaiseHere()) {
+      Item R = It;
+      R.A.Steps.back().Events.clear();
+      R.B.Steps.back().Events.clear();
+      R.A.raiseAtSync();
+      R.B.raiseAtSync();
+      if (Compare(R))
+        Work.push_back(std::move(R));
+    }
+    It.A.execSync(false);
+    It.B.execSync(false);
+    if (Compare(It))
+      Work.push_back(std::move(It));
+  }
+}

@@ -1,0 +1,44 @@
+//===- PathExplorer.cpp - What every path exploration shares
+//--------------------===//
+
+#include "PathExplorer.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace pyverify;
+using namespace pyverify::smt;
+using namespace pyverify::smt::prover;
+
+bool Feasibility::check(std::vector<Lit> &PC, const Lit &L) {
+  for (const Lit &X : PC)
+    if (X.K == L.K && X.T == L.T)
+      return X.Positive == L.Positive;
+  PC.push_back(L);
+  SatResult R = S.check(PC, Prefix + ":" + std::to_string(Count++));
+  if (R == SatResult::Unknown) {
+    Unknown = true;
+    UnknownWhy = "rlimit/timeout in the solver";
+  }
+  if (R == SatResult::Sat)
+    return true;
+  PC.pop_back();
+  return false;
+}
+
+ProofStep prover::toProofStep(const Step &S) {
+  return {S.Code, S.Offset, S.OpName, llvm::join(S.Events, "; ")};
+}
+
+Counterexample prover::singleCex(const Side &S,
+                                 const std::vector<ProofStep> &Eager) {
+  Counterexample C;
+  C.Eager = Eager;
+  for (const Step &St : S.Steps)
+    C.Emitted.push_back(toProofStep(St));
+  C.Divergence =
+      int32_t(S.BadStep >= 0 ? S.BadStep : int64_t(S.Steps.size()) - 1);
+  if (C.Divergence < 0)
+    C.Divergence = 0;
+  C.Explanation = S.Bad ? S.Bad->Explanation : "";
+  return C;
+}

@@ -1,0 +1,162 @@
+//===- ResumeEntry.cpp - Where the resume function takes over -------------===//
+
+#include "ResumeEntry.h"
+
+#include "pyverify/Analysis/ContextBalance.h"
+#include "pyverify/Analysis/StackDepth.h"
+#include "pyverify/Check/BundleVerifier.h"
+
+using namespace pyverify;
+using namespace pyverify::smt;
+using namespace pyverify::smt::prover;
+
+Assigned prover::assignedBefore(const CFG &G, const CodeObject &Code,
+                                uint32_t At) {
+  const InstructionStream &Insts = G.code().Insts;
+  size_t N = Code.LocalsPlusNames.size();
+  unsigned NArgs = unsigned(Code.ArgCount + Code.KwOnlyArgCount) +
+                   ((Code.Flags & CoVarArgs) ? 1 : 0) +
+                   ((Code.Flags & CoVarKeywords) ? 1 : 0);
+  size_t NB = G.blocks().size();
+  std::vector<std::optional<Assigned>> In(NB);
+  Assigned Entry{llvm::BitVector(N), llvm::BitVector(N)};
+  for (unsigned I = 0; I < NArgs && I < N; ++I) {
+    Entry.Must.set(I);
+    Entry.May.set(I);
+  }
+  auto Transfer = [&](Assigned S, uint32_t From, uint32_t To) {
+    for (uint32_t I = From; I < To; ++I) {
+      const Instruction &In_ = Insts[I];
+      if (!In_.Valid || In_.Arg >= N)
+        continue;
+      if (In_.is(Opcode::STORE_FAST)) {
+        S.Must.set(In_.Arg);
+        S.May.set(In_.Arg);
+      } else if (In_.is(Opcode::DELETE_FAST)) {
+        S.Must.reset(In_.Arg);
+      }
+    }
+    return S;
+  };
+  In[G.entry().Id] = Entry;
+  std::vector<unsigned> Work{G.entry().Id};
+  while (!Work.empty()) {
+    unsigned B = Work.back();
+    Work.pop_back();
+    const BasicBlock &Blk = G.blocks()[B];
+    Assigned Out = Transfer(*In[B], Blk.Begin, Blk.End);
+    for (unsigned EI : Blk.Succs) {
+      const CFGEdge &E = G.edge(EI);
+      Assigned S = Out;
+      if (E.isException()) {
+        S.Must = Transfer(*In[B], Blk.Begin, Blk.Begin).Must;
+        for (uint32_t I = Blk.Begin; I < Blk.End; ++I)
+          if (Insts[I].is(Opcode::DELETE_FAST) && Insts[I].Arg < N)
+            S.Must.reset(Insts[I].Arg);
+      }
+      std::optional<Assigned> &T = In[E.Target];
+      if (!T) {
+        T = S;
+        Work.push_back(E.Target);
+        continue;
+      }
+      llvm::BitVector Must = T->Must, May = T->May;
+      Must &= S.Must;
+      May |= S.May;
+      if (Must != T->Must || May != T->May) {
+        T = Assigned{Must, May};
+        Work.push_back(E.Target);
+      }
+    }
+  }
+  uint32_t B = G.blockOf(At);
+  if (!In[B])
+    return Entry;
+  return Transfer(*In[B], G.blocks()[B].Begin, At);
+}
+
+std::string prover::runResumePrologue(Side &B2, unsigned Unroll) {
+  B2.StopAtForwardJump = true;
+  while (true) {
+    if (!B2.advance(Unroll))
+      return "the resume function ends in its prologue";
+    const Instruction &I = B2.inst();
+    if (I.is(Opcode::JUMP_FORWARD)) {
+      B2.pushStep("jumps into the body");
+      int64_t T = B2.C->D.Insts.indexAtStart(uint64_t(I.Target));
+      if (T < 0)
+        return "the prologue jumps to a non-instruction";
+      B2.Pc = uint32_t(T);
+      B2.StopAtForwardJump = false;
+      return "";
+    }
+    if (B2.isBranch())
+      return "a conditional branch in the resume prologue";
+    B2.pushStep();
+    B2.execSync(false);
+  }
+}
+
+std::string prover::startOriginalAt(Side &A, const Bundle &B, int64_t OI,
+                                    const Side &B2,
+                                    llvm::ArrayRef<ContextKind> Claimed) {
+  const CodeInfo &Orig = *A.C;
+  uint32_t Offset = Orig.D.Insts[OI].Offset;
+  CFG G = CFG::build(Orig.D);
+  auto Depth = computeStackDepth(G);
+  auto Active = activeWithContexts(*B.Original, Offset);
+  if (!Depth || !Active) {
+    if (!Depth)
+      llvm::consumeError(Depth.takeError());
+    if (!Active)
+      llvm::consumeError(Active.takeError());
+    return "no stack depth / contexts for the original at the offset";
+  }
+  if (!Depth->Before[OI])
+    return "original_offset is unreachable in the original";
+  // The original's locals at p: bound when assigned on every path there;
+  // unbound when on none; when on some paths only, as the resume function
+  // receives them (the rewriter's reading).
+  A.initLocals();
+  Assigned AS = assignedBefore(G, *B.Original, uint32_t(OI));
+  for (size_t K = 0; K < A.Locals.size(); ++K) {
+    const std::string &Name = B.Original->LocalsPlusNames[K];
+    bool Bound = AS.Must.test(K);
+    if (!Bound && AS.May.test(K)) {
+      int64_t RK = B2.localIndex(Name);
+      Bound = RK >= 0 && B2.Locals[RK].has_value();
+    }
+    if (Bound)
+      A.Locals[K] = A.sym(Side::symbolForName(Name));
+  }
+  A.Pc = uint32_t(OI);
+  int64_t D = *Depth->Before[OI];
+  for (size_t K = 0; K < Active->size(); ++K) {
+    CtxKind Kd = K < Claimed.size() && Claimed[K] == ContextKind::Mode
+                     ? CtxKind::Mode
+                     : CtxKind::With;
+    A.Ctxs.push_back({int32_t(K), Kd, std::nullopt, false});
+    A.Active.push_back(int32_t(K));
+  }
+  A.NextLabel = int32_t(Active->size());
+  for (int64_t J = 0; J < D; ++J) {
+    int32_t Ctx = -1;
+    for (size_t K = 0; K < Active->size(); ++K)
+      if ((*Active)[K].StackIndex == uint32_t(J))
+        Ctx = int32_t(K);
+    if (Ctx >= 0) {
+      // The same bound __exit__ value as the resume function's.
+      SVal X = size_t(J) < B2.Stack.size() && B2.Stack[J].K == Tag::ExitSlot
+                   ? B2.Stack[J]
+                   : A.sym("exit_slot:" + std::to_string(J));
+      X.K = Tag::ExitSlot;
+      X.Ctx = Ctx;
+      A.Stack.push_back(X);
+    } else if (size_t(J) < B2.Stack.size() && B2.Stack[J].K != Tag::ExitSlot) {
+      A.Stack.push_back(B2.Stack[J]); // the value passed in
+    } else {
+      A.Stack.push_back(A.sym("stack:" + std::to_string(J)));
+    }
+  }
+  return "";
+}

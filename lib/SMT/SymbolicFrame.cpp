@@ -1,0 +1,409 @@
+//===- SymbolicFrame.cpp - Stepping one code object
+//-----------------------------===//
+
+#include "SymbolicFrame.h"
+
+using namespace pyverify;
+using namespace pyverify::smt;
+using namespace pyverify::smt::prover;
+
+std::string prover::operationKey(const CodeObject &Code, const Instruction &I) {
+  std::string K = I.name().str();
+  if (!I.Valid || !I.info().hasArg())
+    return K;
+  switch (I.info().Operand) {
+  case OperandKind::None:
+  case OperandKind::Jump:
+    return K;
+  case OperandKind::Const:
+  case OperandKind::Name:
+  case OperandKind::Local:
+  case OperandKind::Free:
+    return K + "(" + describeArgument(Code, I) + ")";
+  case OperandKind::GlobalName:
+    return K + "(" + std::to_string(I.Arg & 1) + "," +
+           describeArgument(Code, I) + ")";
+  case OperandKind::Compare:
+  case OperandKind::FormatValue:
+  case OperandKind::MakeFunction:
+  case OperandKind::BinaryOp:
+  case OperandKind::Raw:
+    return K + "(" + std::to_string(I.Arg) + ")";
+  }
+  return K + "(" + std::to_string(I.Arg) + ")";
+}
+
+bool Side::isBranch() const {
+  const Instruction &I = inst();
+  if (!I.Valid)
+    return false;
+  return I.info().isConditionalJump();
+}
+
+bool Side::atSync() const {
+  const Instruction &I = inst();
+  if (!I.Valid)
+    return false;
+  if (isBranch())
+    return true;
+  switch (I.op()) {
+  case Opcode::RETURN_VALUE:
+    return true;
+  case Opcode::JUMP_BACKWARD: // no asynchronous exception at back edges
+  case Opcode::PRECALL:
+  case Opcode::LOAD_FAST:
+  case Opcode::RERAISE:
+  case Opcode::RAISE_VARARGS:
+  case Opcode::KW_NAMES:
+  case Opcode::PUSH_EXC_INFO:
+  case Opcode::POP_EXCEPT:
+  case Opcode::CHECK_EXC_MATCH:
+  case Opcode::RESUME:
+  case Opcode::COPY_FREE_VARS:
+  case Opcode::MAKE_CELL:
+    return false;
+  default:
+    return mayRaise(I.op(), I.Arg);
+  }
+}
+
+bool Side::mayRaiseHere() const {
+  const Instruction &I = inst();
+  if (isBranch() && !I.is(Opcode::FOR_ITER))
+    return false;
+  switch (I.op()) {
+  case Opcode::RETURN_VALUE:
+    return false;
+  case Opcode::LOAD_GLOBAL: {
+    // The globals a rewriter installs (Environment.def) are there; any
+    // other may be missing (NameError).
+    uint32_t N = I.Arg >> 1;
+    llvm::StringRef Name =
+        N < C->Code->Names.size() ? llvm::StringRef(C->Code->Names[N]) : "";
+    return lookupGlobal(Name) == nullptr;
+  }
+  case Opcode::LOAD_ATTR:
+  case Opcode::LOAD_METHOD: {
+    // A manager has __enter__/__exit__; a mode-stack module has the
+    // operations Environment.def lists; any other attribute may be missing.
+    llvm::StringRef Name = I.Arg < C->Code->Names.size()
+                               ? llvm::StringRef(C->Code->Names[I.Arg])
+                               : "";
+    if (isContextProtocolName(Name))
+      return false;
+    return Stack.empty() || Stack.back().K != Tag::Global ||
+           !Stack.back().Env || !lookupModeOp(*Stack.back().Env, Name);
+  }
+  case Opcode::CALL: {
+    // The frame's wrapper setup between the mode replay and the break
+    // instruction (context constructors, __enter__) does not raise.
+    if (C->IsFrame && ModesReplayed && BreakStep < 0)
+      return false;
+    if (Stack.size() < I.Arg + 2)
+      return true;
+    const SVal &First = Stack[Stack.size() - I.Arg - 2];
+    const SVal &Second = Stack[Stack.size() - I.Arg - 1];
+    const SVal &Callee = First.K == Tag::Null ? Second : First;
+    if (Callee.K == Tag::ModeOp)
+      return false; // mode-stack operations succeed
+    // While the frame holds replayed modes, its wrapper's __enter__ and
+    // __exit__ calls succeed (else the mode would leak: no handler covers
+    // them in the shape rewriters emit).
+    if (C->IsFrame && ModesReplayed &&
+        (Callee.K == Tag::EnterMethod || Callee.K == Tag::ExitMethod))
+      return false;
+    return true;
+  }
+  default:
+    return true;
+  }
+}
+
+std::string Side::syncDesc() const {
+  const Instruction &I = inst();
+  if (!I.Valid)
+    return "<invalid>";
+  return operationKey(*C->Code, I);
+}
+
+Lit Side::branchLit() {
+  const Instruction &I = inst();
+  const SVal &Top = Stack.empty() ? SVal{} : Stack.back();
+  switch (I.op()) {
+  case Opcode::POP_JUMP_FORWARD_IF_TRUE:
+  case Opcode::POP_JUMP_BACKWARD_IF_TRUE:
+  case Opcode::JUMP_IF_TRUE_OR_POP:
+    return {Lit::Truthy, Top.T, true};
+  case Opcode::POP_JUMP_FORWARD_IF_FALSE:
+  case Opcode::POP_JUMP_BACKWARD_IF_FALSE:
+  case Opcode::JUMP_IF_FALSE_OR_POP:
+    return {Lit::Truthy, Top.T, false};
+  case Opcode::POP_JUMP_FORWARD_IF_NONE:
+  case Opcode::POP_JUMP_BACKWARD_IF_NONE:
+    return {Lit::IsNone, Top.T, true};
+  case Opcode::POP_JUMP_FORWARD_IF_NOT_NONE:
+  case Opcode::POP_JUMP_BACKWARD_IF_NOT_NONE:
+    return {Lit::IsNone, Top.T, false};
+  case Opcode::FOR_ITER: {
+    // Taken = the iterator is exhausted.
+    TermId E = Terms->apply(
+        "exhausted", {Top.T, Terms->symbol("t" + std::to_string(Ordinal))});
+    return {Lit::Truthy, E, true};
+  }
+  default:
+    Unsupported = ("branch " + I.name()).str();
+    return {Lit::Truthy, Top.T, true};
+  }
+}
+
+void Side::raise(llvm::StringRef Why) {
+  event(Why.str());
+  const Instruction &I = inst();
+  const ExceptionTableEntry *E = lookupHandler(C->D.Table, I.Offset);
+  if (!E) {
+    End = EndKind::RaiseOut;
+    event("raises out of " + C->Name);
+    return;
+  }
+  // Unwinding drops the slots above the entry's depth: a bound __exit__
+  // dropped this way is lost (its context stays active, found at the end).
+  if (Stack.size() < E->Depth) {
+    Unsupported = "handler depth above the stack";
+    End = EndKind::Cut;
+    return;
+  }
+  Stack.resize(E->Depth);
+  if (E->Lasti)
+    Stack.push_back(sym("lasti:" + std::to_string(I.Offset)));
+  Stack.push_back(app("exception", {}, /*Timed=*/true));
+  int64_t T = C->D.Insts.indexAtStart(E->Target);
+  if (T < 0) {
+    Unsupported = "handler is not an instruction";
+    End = EndKind::Cut;
+    return;
+  }
+  Pc = uint32_t(T);
+}
+
+void Side::raiseAtSync() {
+  const Instruction &I = inst();
+  uint32_t At = Pc;
+  bool ExitFirst = I.is(Opcode::WITH_EXCEPT_START);
+  if (I.is(Opcode::CALL) && Stack.size() >= I.Arg + 2) {
+    const SVal &First = Stack[Stack.size() - I.Arg - 2];
+    const SVal &Second = Stack[Stack.size() - I.Arg - 1];
+    const SVal &Callee = First.K == Tag::Null ? Second : First;
+    // An exit that raises has exited; a resume call that raises has taken
+    // over the modes (the resume function pops them on its own paths).
+    ExitFirst = Callee.K == Tag::ExitSlot || Callee.K == Tag::ExitMethod ||
+                (Callee.K == Tag::Global && C->IsFrame && Callee.Env &&
+                 Callee.Env->Role == GlobalRole::ResumeFunction);
+  }
+  if (ExitFirst) {
+    execSync(false);
+    if (End != EndKind::None)
+      return;
+    Pc = At;
+  } else {
+    ++Ordinal;
+  }
+  raise("raises");
+}
+
+void Side::execPlain(const Instruction &I) {
+  Opcode Op = I.op();
+  StackIO E = getStackIO(Op, I.Arg, false);
+  if (I.info().isJump() || I.info().Terminator) {
+    Unsupported = ("opcode " + I.name()).str();
+    return;
+  }
+  switch (Op) {
+  case Opcode::GET_AWAITABLE:
+  case Opcode::SEND:
+  case Opcode::YIELD_VALUE:
+  case Opcode::RETURN_GENERATOR:
+  case Opcode::BEFORE_ASYNC_WITH:
+  case Opcode::GET_AITER:
+  case Opcode::GET_ANEXT:
+  case Opcode::ASYNC_GEN_WRAP:
+  case Opcode::SETUP_ANNOTATIONS:
+  case Opcode::IMPORT_STAR:
+    Unsupported = ("opcode " + I.name()).str();
+    return;
+  default:
+    break;
+  }
+  std::vector<SVal> In(size_t(std::max<int64_t>(E.Pops, 0)));
+  for (size_t K = In.size(); K-- > 0;)
+    In[K] = pop();
+  std::string OpName = operationKey(*C->Code, I);
+  bool FromGraph = Op == Opcode::UNPACK_SEQUENCE && In.size() == 1 &&
+                   In[0].K == Tag::GraphOutput;
+  for (int64_t K = 0; K < E.Pushes; ++K) {
+    std::vector<SVal> A = In;
+    A.push_back(sym(std::to_string(K)));
+    SVal V = app(OpName, A, /*Timed=*/true);
+    if (FromGraph)
+      V.K = Tag::GraphOutput;
+    Stack.push_back(V);
+  }
+}
+
+bool Side::advance(unsigned Unroll) {
+  CurrentUnroll = Unroll;
+  while (End == EndKind::None) {
+    if (Unsupported) {
+      End = EndKind::Cut;
+      CutWhy = "unsupported: " + *Unsupported;
+      return false;
+    }
+    if (Pc >= C->D.Insts.size()) {
+      End = EndKind::Cut;
+      CutWhy = "falls off the end";
+      return false;
+    }
+    const Instruction &I = inst();
+    if (!I.Valid) {
+      End = EndKind::Cut;
+      CutWhy = "invalid instruction";
+      return false;
+    }
+    if (C->IsFrame && int64_t(Pc) == BreakIndex && !ActiveAtBreak) {
+      std::vector<CtxKind> Ks;
+      for (int32_t L : Active)
+        Ks.push_back(ctx(L)->Kind);
+      ActiveAtBreak = Ks;
+      BreakStep = int64_t(Steps.size());
+    }
+    if (StopAtForwardJump && I.is(Opcode::JUMP_FORWARD))
+      return true;
+    if (atSync())
+      return true;
+    Opcode Op = I.op();
+    switch (Op) {
+    case Opcode::NOP:
+    case Opcode::RESUME:
+    case Opcode::PRECALL:
+    case Opcode::KW_NAMES:
+    case Opcode::COPY_FREE_VARS:
+    case Opcode::MAKE_CELL:
+    case Opcode::EXTENDED_ARG:
+      ++Pc;
+      break;
+    case Opcode::LOAD_FAST: {
+      if (I.Arg >= Locals.size() || !Locals[I.Arg]) {
+        pushStep();
+        std::string Name = I.Arg < C->Code->LocalsPlusNames.size()
+                               ? C->Code->LocalsPlusNames[I.Arg]
+                               : std::string("?");
+        raise("raises UnboundLocalError: '" + Name +
+              "' is never assigned here");
+        break;
+      }
+      Stack.push_back(*Locals[I.Arg]);
+      ++Pc;
+      break;
+    }
+    case Opcode::STORE_FAST:
+      if (I.Arg < Locals.size())
+        Locals[I.Arg] = pop();
+      else
+        pop();
+      ++Pc;
+      break;
+    case Opcode::DELETE_FAST:
+      if (I.Arg < Locals.size())
+        Locals[I.Arg] = std::nullopt;
+      ++Pc;
+      break;
+    case Opcode::LOAD_CONST: {
+      std::string Repr = I.Arg < C->Code->Consts.size()
+                             ? C->Code->Consts[I.Arg].repr()
+                             : std::string("?");
+      Stack.push_back(sym("const:" + Repr));
+      ++Pc;
+      break;
+    }
+    case Opcode::POP_TOP:
+      pop();
+      ++Pc;
+      break;
+    case Opcode::PUSH_NULL:
+      Stack.push_back(null());
+      ++Pc;
+      break;
+    case Opcode::COPY:
+      if (I.Arg == 0 || I.Arg > Stack.size()) {
+        Unsupported = "COPY beyond the stack";
+        break;
+      }
+      Stack.push_back(Stack[Stack.size() - I.Arg]);
+      ++Pc;
+      break;
+    case Opcode::SWAP:
+      if (I.Arg < 2 || I.Arg > Stack.size()) {
+        Unsupported = "SWAP beyond the stack";
+        break;
+      }
+      std::swap(Stack.back(), Stack[Stack.size() - I.Arg]);
+      ++Pc;
+      break;
+    case Opcode::PUSH_EXC_INFO: {
+      SVal Exc = pop();
+      Stack.push_back(sym("prev_exc"));
+      Stack.push_back(Exc);
+      ++Pc;
+      break;
+    }
+    case Opcode::POP_EXCEPT:
+      pop();
+      ++Pc;
+      break;
+    case Opcode::CHECK_EXC_MATCH: {
+      SVal T = pop();
+      SVal X = Stack.empty() ? sym("?") : Stack.back();
+      Stack.push_back(app("exc_match", {X, T}, true));
+      ++Pc;
+      break;
+    }
+    case Opcode::JUMP_FORWARD:
+      jumpTo(I.Target, Unroll, false);
+      break;
+    case Opcode::JUMP_BACKWARD:
+    case Opcode::JUMP_BACKWARD_NO_INTERRUPT:
+      jumpTo(I.Target, Unroll, true);
+      break;
+    case Opcode::RERAISE:
+    case Opcode::RAISE_VARARGS:
+      pushStep();
+      raise("raises");
+      break;
+    case Opcode::LOAD_DEREF:
+    case Opcode::LOAD_CLOSURE:
+    case Opcode::LOAD_CLASSDEREF: {
+      std::string Name = I.Arg < C->Code->LocalsPlusNames.size()
+                             ? C->Code->LocalsPlusNames[I.Arg]
+                             : std::string("?");
+      auto It = Cells.find(Name);
+      Stack.push_back(It != Cells.end() ? It->second : sym("cell:" + Name));
+      ++Pc;
+      break;
+    }
+    case Opcode::STORE_DEREF: {
+      std::string Name = I.Arg < C->Code->LocalsPlusNames.size()
+                             ? C->Code->LocalsPlusNames[I.Arg]
+                             : std::string("?");
+      Cells[Name] = pop();
+      ++Pc;
+      break;
+    }
+    default:
+      // Cannot raise and is not a jump: by its stack effect.
+      execPlain(I);
+      if (!Unsupported)
+        ++Pc;
+      break;
+    }
+  }
+  return false;
+}

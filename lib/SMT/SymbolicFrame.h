@@ -1,0 +1,347 @@
+//===- SymbolicFrame.h - One code object run symbolically --------*- C++
+//-*-===//
+//
+// Contract (private to lib/SMT): a Side is one code object executed on
+// symbolic values -- the real operand stack (getStackIO), the locals
+// (assigned or not), the contexts it holds (its context ledger), the steps
+// taken. Values are uninterpreted terms (TermTable): an operation is its
+// operationKey() (opcode, raw argument where it is a value, resolved operand
+// where it indexes a table) applied to its inputs, stamped with the index of
+// the observable step when it may run user code. A Side runs freely over
+// instructions that cannot run user code (advance) and stops at a sync point
+// (a branch, an instruction that may raise, a return), where an explorer
+// decides the outcome (execSync, raiseAtSync). Which globals exist and what
+// calling them does comes from Environment.def; an approximation a path
+// rests on is recorded on it (approximate()). Definitions: SymbolicFrame.cpp
+// (stepping), FrameContexts.cpp (context events), LoopBound.cpp (back edges).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_LIB_SMT_SYMBOLICFRAME_H
+#define PYVERIFY_LIB_SMT_SYMBOLICFRAME_H
+
+#include "pyverify/Analysis/ContextEvents.h"
+#include "pyverify/Analysis/Environment.h"
+#include "pyverify/Bytecode/Bundle.h"
+#include "pyverify/Bytecode/DecodedCode.h"
+#include "pyverify/Bytecode/Listing.h"
+#include "pyverify/SMT/Solver.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pyverify::smt::prover {
+
+/// What a stack slot or local holds, beyond its term.
+enum class Tag : uint8_t {
+  Plain,
+  Null,
+  ExitSlot,    ///< The bound __exit__ pushed by BEFORE_WITH (Ctx).
+  EnterMethod, ///< m.__enter__ (Manager term in Aux).
+  ExitMethod,  ///< m.__exit__.
+  ModeOp,      ///< A mode-stack operation (Mode: what it does).
+  Global,      ///< A global's value (Name; Env: the rewriter's entry).
+  SavedModes,  ///< What a GetStack operation returned: the stack then.
+  GraphOutput, ///< A compiled graph's result, or unpacked from one.
+};
+
+struct SVal {
+  TermId T = 0;
+  Tag K = Tag::Plain;
+  int32_t Ctx = -1;               ///< ExitSlot: context label.
+  TermId Aux = 0;                 ///< Enter/ExitMethod: the manager's term.
+  std::string Name;               ///< ModeOp / Global: the name.
+  const EnvGlobal *Env = nullptr; ///< Global: its Environment.def entry.
+  std::optional<ModeEffect> Mode; ///< ModeOp: its effect.
+};
+
+/// The operation an instruction performs, as a term's function symbol:
+/// its opcode, its raw argument where that is a value (a count, an operator,
+/// a flag: IS_OP 0 and IS_OP 1 are different operations) and its resolved
+/// operand where the argument indexes a table (names, constants, locals;
+/// code objects number their tables differently). Jump distances are left
+/// out: control flow is compared by the explorer, not by terms.
+std::string operationKey(const CodeObject &Code, const Instruction &I);
+
+enum class CtxKind : uint8_t { With, Mode };
+
+struct CtxRec {
+  int32_t Label;
+  CtxKind Kind;
+  std::optional<TermId> Manager; ///< Explicit m.__enter__() contexts.
+  bool FromReplay = false;       ///< A mode pushed by the side-effect replay.
+};
+
+enum class EndKind : uint8_t { None, Return, RaiseOut, Cut };
+
+/// A violation found on one path.
+struct Violation {
+  std::string Property;
+  std::string Explanation;
+};
+
+/// Static facts about one code object being executed.
+struct CodeInfo {
+  std::string Name; ///< "original", "frame", "resume:<i>".
+  const CodeObject *Code = nullptr;
+  DecodedCode D;
+  std::vector<ContextKind> ClaimedKinds; ///< For prologue BEFORE_WITHs.
+  bool IsFrame = false;
+  bool IsResume = false;
+  /// Frame: the kinds of the contexts the original holds at break_offset.
+  std::optional<std::vector<CtxKind>> ExpectedAtBreak;
+};
+
+struct Step {
+  std::string Code;
+  uint32_t Offset;
+  std::string OpName;
+  std::vector<std::string> Events;
+};
+
+class Side {
+public:
+  Side(const CodeInfo &C, TermTable &Terms) : C(&C), Terms(&Terms) {}
+
+  const CodeInfo *C;
+  TermTable *Terms;
+  uint32_t Pc = 0;
+  std::vector<SVal> Stack;
+  std::vector<std::optional<SVal>> Locals;
+  std::map<std::string, SVal> Cells;
+  std::vector<CtxRec> Ctxs; ///< Every context entered on this path.
+  std::vector<int32_t> Active;
+  int32_t NextLabel = 0;
+  std::map<uint32_t, unsigned> BackEdges;
+  EndKind End = EndKind::None;
+  std::string CutWhy;
+  std::optional<Violation> Bad;
+  std::vector<Step> Steps;
+  unsigned Ordinal = 0; ///< Observable steps so far (values' time stamps).
+  bool ResumeCalled = false;
+  int64_t BreakIndex = -1; ///< Frame: the break instruction.
+  std::optional<std::vector<CtxKind>> ActiveAtBreak;
+  std::optional<std::string> Unsupported;
+  /// Approximations this path rests on (recorded where they are made): a
+  /// violation on such a path is "unknown", not "refuted".
+  std::vector<std::string> Approximations;
+  void approximate(std::string Why) {
+    if (!llvm::is_contained(Approximations, Why))
+      Approximations.push_back(std::move(Why));
+  }
+
+  const Instruction &inst() const { return C->D.Insts[Pc]; }
+
+  // --- values ---
+  SVal plain(TermId T) const {
+    SVal V;
+    V.T = T;
+    return V;
+  }
+  /// The NULL that PUSH_NULL, LOAD_GLOBAL (arg & 1) and LOAD_METHOD push.
+  SVal null() const {
+    SVal V = plain(Terms->symbol("NULL"));
+    V.K = Tag::Null;
+    return V;
+  }
+  SVal sym(llvm::StringRef Name) { return plain(Terms->symbol(Name)); }
+  SVal app(llvm::StringRef Op, llvm::ArrayRef<SVal> Args, bool Timed) {
+    std::vector<TermId> A;
+    for (const SVal &V : Args)
+      A.push_back(V.T);
+    if (Timed)
+      A.push_back(Terms->symbol("t" + std::to_string(Ordinal)));
+    return plain(Terms->apply(Op, A));
+  }
+  SVal pop() {
+    if (Stack.empty()) {
+      Unsupported = "stack underflow";
+      return sym("underflow");
+    }
+    SVal V = Stack.back();
+    Stack.pop_back();
+    return V;
+  }
+
+  std::string describe(int32_t Label) const {
+    for (const CtxRec &R : Ctxs)
+      if (R.Label == Label)
+        return (R.Kind == CtxKind::Mode ? "mode#" : "ctx#") +
+               std::to_string(Label);
+    return "ctx#" + std::to_string(Label);
+  }
+  const CtxRec *ctx(int32_t Label) const {
+    for (const CtxRec &R : Ctxs)
+      if (R.Label == Label)
+        return &R;
+    return nullptr;
+  }
+  std::string activeText() const {
+    std::string S;
+    for (int32_t L : Active)
+      S += (S.empty() ? "" : ", ") + describe(L);
+    return "[" + S + "]";
+  }
+
+  void event(std::string E) { Steps.back().Events.push_back(std::move(E)); }
+  void violate(llvm::StringRef Property, std::string Why) {
+    if (!Bad) {
+      Bad = Violation{Property.str(), std::move(Why)};
+      BadStep = int64_t(Steps.size()) - 1;
+    }
+  }
+
+  int32_t enter(CtxKind K, std::optional<TermId> Manager, bool Replay) {
+    int32_t L = NextLabel++;
+    Ctxs.push_back({L, K, Manager, Replay});
+    Active.push_back(L);
+    event("enter " + describe(L));
+    return L;
+  }
+  void exit(int32_t L, llvm::StringRef How) {
+    auto It = llvm::find(Active, L);
+    if (It == Active.end()) {
+      event("exit " + describe(L) + " (not active)");
+      violate("exactly-once",
+              llvm::formatv("{0} exits {1}, which is not active (exited "
+                            "already or never entered)",
+                            How, describe(L)));
+      return;
+    }
+    // LIFO per stack: torch-function modes live on the mode stack, other
+    // contexts in the frame; the interleaving of the two is not observable.
+    CtxKind K = ctx(L) ? ctx(L)->Kind : CtxKind::With;
+    for (auto Later = std::next(It); Later != Active.end(); ++Later)
+      if (const CtxRec *R = ctx(*Later); R && R->Kind == K) {
+        violate("exactly-once",
+                llvm::formatv("{0} exits {1} while {2} entered after it is "
+                              "still active (not LIFO)",
+                              How, describe(L), describe(*Later)));
+        break;
+      }
+    Active.erase(It);
+    event("exit " + describe(L));
+  }
+
+  void pushStep(llvm::StringRef Extra = "") {
+    const Instruction &I = inst();
+    Steps.push_back({C->Name, I.Offset, I.name().str(), {}});
+    if (!Extra.empty())
+      Steps.back().Events.push_back(Extra.str());
+  }
+
+  // --- setup ---
+  void initLocals() {
+    Locals.assign(C->Code->LocalsPlusNames.size(), std::nullopt);
+  }
+  int64_t localIndex(llvm::StringRef Name) const {
+    for (size_t I = 0; I < C->Code->LocalsPlusNames.size(); ++I)
+      if (C->Code->LocalsPlusNames[I] == Name)
+        return int64_t(I);
+    return -1;
+  }
+  /// Parameters bound at entry: ___stack<j> -> stack:j, others local:<n>.
+  void bindParameters() {
+    initLocals();
+    const CodeObject &Co = *C->Code;
+    unsigned NArgs = unsigned(Co.ArgCount + Co.KwOnlyArgCount) +
+                     ((Co.Flags & CoVarArgs) ? 1 : 0) +
+                     ((Co.Flags & CoVarKeywords) ? 1 : 0);
+    for (unsigned I = 0; I < NArgs && I < Locals.size(); ++I)
+      Locals[I] = sym(symbolForName(Co.LocalsPlusNames[I]));
+  }
+  static std::string symbolForName(llvm::StringRef N) {
+    if (N.consume_front("___stack")) {
+      unsigned J;
+      if (!N.getAsInteger(10, J))
+        return "stack:" + std::to_string(J);
+    }
+    return "local:" + N.str();
+  }
+
+  // --- stepping ---
+
+  /// Runs instructions that cannot run user code until a sync point or the
+  /// end. Returns false when the path ended.
+  bool advance(unsigned Unroll);
+  /// The instruction at Pc is a sync point (may raise or branch, returns).
+  bool atSync() const;
+  bool isBranch() const;
+  /// The literal that makes the branch at Pc taken.
+  Lit branchLit();
+  /// Executes the sync instruction at Pc, not raising; \p Taken for
+  /// branches.
+  void execSync(bool Taken);
+  /// The instruction at Pc raises.
+  void raise(llvm::StringRef Why);
+  /// The sync instruction at Pc raises. An exit call that raises has still
+  /// exited; an enter that raises has not entered.
+  void raiseAtSync();
+  /// Whether the sync instruction at Pc may raise, under the assumptions
+  /// of docs/prove.md (a manager has __enter__/__exit__, mode-stack
+  /// operations succeed).
+  bool mayRaiseHere() const;
+  std::string syncDesc() const;
+  bool CurrentSuppress = false; ///< Explore __exit__ suppressing.
+  bool Subsumed = false;        ///< Cut at a loop head whose state repeats.
+  static constexpr unsigned SettleIterations = 3;
+  bool ModesReplayed = false; ///< Frame: the side-effect replay ran.
+  std::map<uint32_t, std::string> LoopHeadState;
+  /// What the context properties depend on: active contexts, the tags of
+  /// the stack slots and locals.
+  std::string abstractState() const {
+    // Contexts by their place in the active list, not their label: a with
+    // entered again in the next iteration is the same state.
+    auto Canon = [&](int32_t L) -> int {
+      auto It = llvm::find(Active, L);
+      return It == Active.end() ? -2 : int(It - Active.begin());
+    };
+    std::string S;
+    for (int32_t L : Active)
+      S += (ctx(L) && ctx(L)->Kind == CtxKind::Mode ? "m" : "w") +
+           std::string(",");
+    S += "|";
+    auto One = [&](const SVal &V) {
+      S += std::to_string(int(V.K)) + ":" +
+           std::to_string(V.K == Tag::ExitSlot ? Canon(V.Ctx) : -1) + ":" +
+           (V.K == Tag::EnterMethod || V.K == Tag::ExitMethod
+                ? std::to_string(V.Aux)
+                : std::string()) +
+           V.Name + ",";
+    };
+    for (const SVal &V : Stack)
+      One(V);
+    S += "|";
+    for (const auto &L : Locals) {
+      if (L)
+        One(*L);
+      else
+        S += "u,";
+    }
+    return S;
+  }
+  bool StopAtForwardJump = false; ///< Resume prologue: stop at its jump.
+  int64_t BadStep = -1;           ///< Step index of the violation.
+  int64_t BreakStep = -1;         ///< Frame: step index at the break.
+
+private:
+  void execPlain(const Instruction &I);
+  void call(unsigned N);
+  // Context events (FrameContexts.cpp).
+  void applyContextEvent(const ContextEvent &E, const SVal &Slot, SVal &Result);
+  void modePop();
+  void explicitEnter(TermId Manager);
+  void explicitExit(TermId Manager);
+  void handOver();
+  void jumpTo(int64_t TargetByte, unsigned Unroll, bool Backward);
+  unsigned CurrentUnroll = 2;
+};
+
+} // namespace pyverify::smt::prover
+
+#endif
