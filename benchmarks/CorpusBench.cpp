@@ -13,13 +13,16 @@
 //   pipeline  readPyc + DecodedCode::decode (instructions, exception table
 //             and its validation, location table)            [decode only]
 //   issue3    pipeline + CFG::build + computeStackDepth + checkStack
-//   issue4    issue3 + BlockStack::compute + checkContextBalance
+//   issue4    issue3 + BlockStack::compute + checkContextBalance and the
+//             with-handler checks (appendContextFindings)
 //   check     readPyc + decode + verifyCode(D, CheckOptions) -- the full
 //             check as `pyverify check` runs it, minus file I/O and printing
 //   check_comparable
 //             check, skipping the code objects listed in -exclude (those the
 //             python peer cannot handle), so that per-object figures compare
 //             the same set; only with -exclude
+//
+// Each code object's passes come from one CodeAnalysis, as in verifyCode.
 //
 // Splits, to read the above (each on inputs prepared before timing):
 //
@@ -50,9 +53,7 @@
 
 #include "BenchCorpus.h"
 
-#include "pyverify/Analysis/BlockStack.h"
-#include "pyverify/Analysis/ContextBalance.h"
-#include "pyverify/Analysis/StackDepth.h"
+#include "pyverify/Analysis/CodeAnalysis.h"
 #include "pyverify/Bytecode/CodeObject.h"
 #include "pyverify/Bytecode/DecodedCode.h"
 #include "pyverify/Bytecode/Marshal.h"
@@ -60,6 +61,7 @@
 #include "pyverify/Check/CheckOptions.h"
 #include "pyverify/Check/StackChecks.h"
 #include "pyverify/Check/Verifier.h"
+#include "pyverify/Check/WithHandlerChecks.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
@@ -111,7 +113,7 @@ enum class Level {
   StackDepth,  ///< + computeStackDepth.
   StackChecks, ///< + checkStack (issue 3's passes).
   BlockStack,  ///< + BlockStack::compute.
-  Context,     ///< + checkContextBalance (issue 4's passes).
+  Context,     ///< + checkContextBalance and its checks (issue 4's).
   Verify,      ///< verifyCode(D, Options): the full check.
 };
 
@@ -143,42 +145,42 @@ struct PassCounts {
 };
 
 /// The passes up to \p L on one decoded code object, in verifyCode's order
-/// and under its precondition (a well-formed DecodedCode).
+/// and under its precondition (a well-formed DecodedCode), each from one
+/// CodeAnalysis of it.
 void analyse(const DecodedCode &D, Level L, const CheckOptions &Opts,
              PassCounts &N) {
   if (L == Level::Decode) {
     N.Findings += D.Findings.size();
     return;
   }
+  CodeAnalysis A(D, Opts.Balance);
   if (L == Level::Verify) {
     N.Analysed += D.isWellFormed();
-    N.Findings += verifyCode(D, Opts).size();
+    N.Findings += verifyCode(A, Opts).size();
     return;
   }
   std::vector<Finding> All = D.Findings; // as verifyCode starts
-  if (D.isWellFormed()) {
+  if (const CFG *G = A.cfg()) {
     ++N.Analysed;
-    CFG G = CFG::build(D);
-    N.Blocks += G.size();
-    N.Edges += G.edges().size();
+    N.Blocks += G->size();
+    N.Edges += G->edges().size();
     if (L > Level::CFG) {
-      auto Depth = computeStackDepth(G);
+      auto Depth = A.stackDepth();
       if (!Depth) {
         llvm::consumeError(Depth.takeError());
         ++N.AnalysisErrors;
       } else {
         N.DepthVisits += Depth->Visits;
         if (L >= Level::StackChecks)
-          checkStack(G, *Depth, All);
+          checkStack(*G, *Depth, All);
         if (L >= Level::BlockStack) {
-          BlockStack Blocks = BlockStack::compute(G, *Depth);
+          const BlockStack &Blocks = cantFail(A.blockStack());
           N.BlockProblems += Blocks.problems().size();
           if (L >= Level::Context) {
-            auto Balance = checkContextBalance(G, *Depth, Blocks);
+            auto Balance = A.contexts();
             if (Balance) {
               N.ContextVisits += Balance->Visits;
-              All.insert(All.end(), Balance->Findings.begin(),
-                         Balance->Findings.end());
+              appendContextFindings(*G, Blocks, *Balance, All);
             } else {
               llvm::consumeError(Balance.takeError());
               ++N.AnalysisErrors;

@@ -1,41 +1,41 @@
 //===- BundleVerifier.cpp - Checking a bundle of emitted code -------------===//
 
 #include "pyverify/Check/BundleVerifier.h"
-#include "pyverify/Analysis/BlockStack.h"
-#include "pyverify/Analysis/ContextBalance.h"
-#include "pyverify/Analysis/StackDepth.h"
-#include "pyverify/CFG/CFG.h"
 
 #include "llvm/Support/FormatVariadic.h"
+
+#include <optional>
 
 using namespace pyverify;
 
 llvm::Expected<std::vector<BundleContext>>
 pyverify::activeWithContexts(const CodeObject &Original, uint32_t Offset) {
-  DecodedCode D = DecodedCode::decode(Original);
-  if (!D.isWellFormed())
+  return activeWithContexts(CodeAnalysis(Original), Offset);
+}
+
+llvm::Expected<std::vector<BundleContext>>
+pyverify::activeWithContexts(const CodeAnalysis &Original, uint32_t Offset) {
+  if (!Original.cfg())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "the original is not well-formed");
-  int64_t I = D.Insts.indexAtStart(Offset);
+  int64_t I = Original.decoded().Insts.indexAtStart(Offset);
   if (I < 0)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "offset %u is not an instruction start of the original", Offset);
-  CFG G = CFG::build(D);
-  auto Depth = computeStackDepth(G);
-  if (!Depth)
-    return Depth.takeError();
   // The contexts whose bound __exit__ is live before the instruction: after
   // `return f(x)` inside a with, execution resumes at the inlined exit
   // sequence, outside the with's table range but with its __exit__ still on
   // the stack, so the table's block stack alone would say "no context".
-  BlockStack BS = BlockStack::compute(G, *Depth);
-  auto Balance = checkContextBalance(G, *Depth, BS);
+  auto BS = Original.blockStack();
+  if (!BS)
+    return BS.takeError();
+  auto Balance = Original.contexts();
   if (!Balance)
     return Balance.takeError();
   std::vector<BundleContext> Out;
   for (uint32_t Ctx : Balance->ActiveBefore[I])
-    for (const WithSite &W : BS.withSites())
+    for (const WithSite &W : BS->withSites())
       if (W.EnterInst == Ctx && W.Handler)
         Out.push_back({ContextKind::With, *W.Handler,
                        W.ExitSlot >= 0 ? uint32_t(W.ExitSlot) : UINT32_MAX});
@@ -55,12 +55,16 @@ static std::string describeContexts(llvm::ArrayRef<BundleContext> Cs) {
 FileReport pyverify::verifyBundle(const Bundle &B, const CheckOptions &O) {
   FileReport R;
   R.Path = B.Path;
+  // The original is analysed once, for its own checks and for the claims.
+  CodeAnalysis Original(*B.Original, O.Balance);
   auto Add = [&](const CodeObject &Root, llvm::StringRef Target) {
     forEachCodeObject(Root, [&](const CodeObject &C, unsigned) {
       uint32_t Index = R.CodeObjects++;
-      DecodedCode D = DecodedCode::decode(C);
-      for (const Finding &F : verifyCode(D, O)) {
-        Diagnostic G = makeDiagnostic(F, D, R.Path, Index);
+      std::optional<CodeAnalysis> Own;
+      const CodeAnalysis &A =
+          &C == B.Original.get() ? Original : Own.emplace(C, O.Balance);
+      for (const Finding &F : verifyCode(A, O)) {
+        Diagnostic G = makeDiagnostic(F, A.decoded(), R.Path, Index);
         G.Target = Target.str();
         R.Diags.push_back(std::move(G));
       }
@@ -73,7 +77,7 @@ FileReport pyverify::verifyBundle(const Bundle &B, const CheckOptions &O) {
     Add(*B.Resumes[I].Code, "resume:" + std::to_string(I));
 
   // Claims about the original.
-  DecodedCode D = DecodedCode::decode(*B.Original);
+  const DecodedCode &D = Original.decoded();
   auto Claim = [&](CheckId Id, uint32_t At, std::string Msg,
                    llvm::StringRef Target) {
     if (!O.isEnabled(Id))
@@ -100,7 +104,7 @@ FileReport pyverify::verifyBundle(const Bundle &B, const CheckOptions &O) {
             Target);
       continue;
     }
-    auto Actual = activeWithContexts(*B.Original, Res.OriginalOffset);
+    auto Actual = activeWithContexts(Original, Res.OriginalOffset);
     if (!Actual) {
       llvm::consumeError(
           Actual.takeError()); // the original's own findings say why

@@ -4,15 +4,17 @@
 // StackIO (the real stack columns of Opcodes.def) against the compiler's
 // accounting for every opcode; the block stack and context balance on functions
 // python3.11 compiles at test time (offsets as `dis` shows them, reproduced in
-// the comments); parseCheckSpec; and a determinism test in the style of LLVM's
-// FlowSensitive DeterminismTest: verifyCode run 20 times and from 4 threads
-// at once must give exactly the same findings.
+// the comments); CodeAnalysis (each pass once, results that stay put, the
+// reason a pass has no input); parseCheckSpec; and a determinism test in the
+// style of LLVM's FlowSensitive DeterminismTest: verifyCode run 20 times and
+// from 4 threads at once must give exactly the same findings.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CompiledCode.h"
 
 #include "pyverify/Analysis/BlockStack.h"
+#include "pyverify/Analysis/CodeAnalysis.h"
 #include "pyverify/Analysis/ContextBalance.h"
 #include "pyverify/Analysis/StackDepth.h"
 #include "pyverify/Bytecode/CodeFile.h"
@@ -218,17 +220,22 @@ def manual_start(m):
     return m
 )py";
 
-/// A code object with its CFG, stack depths and block stack.
+/// A code object with its CFG, stack depths and block stack, from its
+/// CodeAnalysis; contexts() is the context-balance result.
 struct Analysed {
   explicit Analysed(const CodeObject &C) : U(C) {
     EXPECT_TRUE(U.D.isWellFormed()) << C.QualName;
-    auto R = computeStackDepth(U.G);
+    auto R = U.A.blockStack();
     if (!R) {
       ADD_FAILURE() << llvm::toString(R.takeError());
       return;
     }
-    Depth = std::move(*R);
-    Blocks = BlockStack::compute(U.G, *Depth);
+    Depth = &llvm::cantFail(U.A.stackDepth());
+    Blocks = &*R;
+  }
+
+  llvm::Expected<const ContextBalanceResult &> contexts() const {
+    return U.A.contexts();
   }
 
   std::vector<BlockKind> kindsAt(uint32_t Offset) const {
@@ -245,8 +252,8 @@ struct Analysed {
   }
 
   CodeUnderTest U;
-  std::optional<StackDepthResult> Depth;
-  std::optional<BlockStack> Blocks;
+  const StackDepthResult *Depth = nullptr;
+  const BlockStack *Blocks = nullptr;
 };
 
 class AnalysisTest : public ::testing::Test {
@@ -431,16 +438,18 @@ TEST_F(AnalysisTest, NestedWiths) {
 TEST_F(AnalysisTest, CleanWithHasBalancedContexts) {
   Analysed &A = get("with_f");
   ASSERT_TRUE(A.Blocks);
-  auto R = checkContextBalance(A.U.G, *A.Depth, *A.Blocks);
+  auto R = A.contexts();
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   for (const Finding &F : R->Findings)
     ADD_FAILURE() << getCheckName(F.Check).str() << " at " << F.Offset << ": "
                   << F.Message;
   ASSERT_EQ(A.Blocks->withSites().size(), 1u);
-  const WithSite &W = A.Blocks->withSites()[0];
-  ASSERT_EQ(W.NormalExits.size(), 1u);
-  EXPECT_EQ(W.NormalExits[0], A.U.inst(40)) << "CALL 2, __exit__(None, ...)";
-  EXPECT_TRUE(A.U.D.Insts[W.NormalExits[0]].is(Opcode::CALL));
+  ASSERT_EQ(R->NormalExits.size(), 1u) << "one list per with site";
+  const auto &Exits = R->NormalExits[0];
+  ASSERT_EQ(Exits.size(), 1u);
+  EXPECT_EQ(Exits[0], A.U.inst(40)) << "CALL 2, __exit__(None, ...)";
+  EXPECT_TRUE(A.U.D.Insts[Exits[0]].is(Opcode::CALL));
+  EXPECT_EQ(R->BlockIn.size(), A.U.G.size()) << "a final state per block";
 
   uint32_t Enter = A.U.inst(4);
   using Active = llvm::SmallVector<uint32_t, 2>;
@@ -453,15 +462,13 @@ TEST_F(AnalysisTest, CleanWithHasBalancedContexts) {
 TEST_F(AnalysisTest, NestedWithsExitInOrder) {
   Analysed &A = get("two_withs");
   ASSERT_TRUE(A.Blocks);
-  auto R = checkContextBalance(A.U.G, *A.Depth, *A.Blocks);
+  auto R = A.contexts();
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_TRUE(R->Findings.empty());
-  auto Sites = A.Blocks->withSites();
-  ASSERT_EQ(Sites.size(), 2u);
-  EXPECT_EQ(Sites[0].NormalExits,
-            (llvm::SmallVector<uint32_t, 2>{A.U.inst(90)}));
-  EXPECT_EQ(Sites[1].NormalExits,
-            (llvm::SmallVector<uint32_t, 2>{A.U.inst(44)}));
+  ASSERT_EQ(A.Blocks->withSites().size(), 2u);
+  ASSERT_EQ(R->NormalExits.size(), 2u);
+  EXPECT_EQ(R->NormalExits[0], (llvm::SmallVector<uint32_t, 2>{A.U.inst(90)}));
+  EXPECT_EQ(R->NormalExits[1], (llvm::SmallVector<uint32_t, 2>{A.U.inst(44)}));
   using Active = llvm::SmallVector<uint32_t, 2>;
   EXPECT_EQ(R->ActiveBefore[A.U.inst(22)], (Active{A.U.inst(4), A.U.inst(10)}));
 }
@@ -469,18 +476,18 @@ TEST_F(AnalysisTest, NestedWithsExitInOrder) {
 TEST_F(AnalysisTest, AsyncWithHasBalancedContexts) {
   Analysed &A = get("awith_f");
   ASSERT_TRUE(A.Blocks);
-  auto R = checkContextBalance(A.U.G, *A.Depth, *A.Blocks);
+  auto R = A.contexts();
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_TRUE(R->Findings.empty());
   ASSERT_EQ(A.Blocks->withSites().size(), 1u);
-  EXPECT_EQ(A.Blocks->withSites()[0].NormalExits,
-            (llvm::SmallVector<uint32_t, 2>{A.U.inst(68)}));
+  ASSERT_EQ(R->NormalExits.size(), 1u);
+  EXPECT_EQ(R->NormalExits[0], (llvm::SmallVector<uint32_t, 2>{A.U.inst(68)}));
 }
 
 TEST_F(AnalysisTest, ExplicitEnterAndExit) {
   Analysed &Ok = get("manual_ok");
   ASSERT_TRUE(Ok.Blocks);
-  auto R = checkContextBalance(Ok.U.G, *Ok.Depth, *Ok.Blocks);
+  auto R = Ok.contexts();
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_TRUE(R->Findings.empty());
 
@@ -492,7 +499,7 @@ TEST_F(AnalysisTest, ExplicitEnterAndExit) {
   // test of c (42, 44): three definite errors, each naming the enter.
   Analysed &Leak = get("manual_leak");
   ASSERT_TRUE(Leak.Blocks);
-  auto L = checkContextBalance(Leak.U.G, *Leak.Depth, *Leak.Blocks);
+  auto L = Leak.contexts();
   ASSERT_TRUE(bool(L)) << llvm::toString(L.takeError());
   std::vector<uint32_t> Offsets;
   for (const Finding &F : L->Findings) {
@@ -510,9 +517,75 @@ TEST_F(AnalysisTest, ExplicitEnterAndExit) {
   // whose __enter__ and __exit__ the code both loads are tracked.
   Analysed &Start = get("manual_start");
   ASSERT_TRUE(Start.Blocks);
-  auto S = checkContextBalance(Start.U.G, *Start.Depth, *Start.Blocks);
+  auto S = Start.contexts();
   ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
   EXPECT_TRUE(S->Findings.empty());
+}
+
+//===----------------------------------------------------------------------===//
+// CodeAnalysis
+//===----------------------------------------------------------------------===//
+
+TEST_F(AnalysisTest, CodeAnalysisRunsEachPassOnce) {
+  const CodeObject *C = Module ? Module->code("two_withs") : nullptr;
+  ASSERT_NE(C, nullptr);
+  CodeAnalysis A(*C);
+  const DecodedCode &D = A.decoded();
+  EXPECT_EQ(&A.decoded(), &D);
+  ASSERT_NE(A.cfg(), nullptr);
+  EXPECT_EQ(A.cfg(), A.cfg());
+  EXPECT_EQ(&A.cfg()->code(), &D) << "the CFG is built on the kept decode";
+  auto Depth = A.stackDepth();
+  ASSERT_TRUE(bool(Depth)) << llvm::toString(Depth.takeError());
+  auto Blocks = A.blockStack();
+  ASSERT_TRUE(bool(Blocks)) << llvm::toString(Blocks.takeError());
+  auto Contexts = A.contexts();
+  ASSERT_TRUE(bool(Contexts)) << llvm::toString(Contexts.takeError());
+  EXPECT_EQ(&*Depth, &llvm::cantFail(A.stackDepth()));
+  EXPECT_EQ(&*Blocks, &llvm::cantFail(A.blockStack()));
+  EXPECT_EQ(&*Contexts, &llvm::cantFail(A.contexts()));
+  EXPECT_EQ(Contexts->NormalExits.size(), Blocks->withSites().size());
+
+  // A move keeps every result where it is.
+  CodeAnalysis Moved = std::move(A);
+  EXPECT_EQ(&Moved.decoded(), &D);
+  EXPECT_EQ(&llvm::cantFail(Moved.contexts()), &*Contexts);
+
+  // verifyCode on the analysis is verifyCode on the decode, and asking
+  // again changes nothing.
+  CheckOptions O;
+  ASSERT_FALSE(bool(O.parseCheckSpec("*")));
+  auto Render = [](const std::vector<Finding> &Fs) {
+    std::vector<std::string> Out;
+    for (const Finding &F : Fs)
+      Out.push_back(std::to_string(F.Offset) + " " + F.Message);
+    return Out;
+  };
+  auto Want = Render(verifyCode(D, O));
+  EXPECT_EQ(Render(verifyCode(Moved, O)), Want);
+  EXPECT_EQ(Render(verifyCode(Moved, O)), Want);
+}
+
+TEST(CodeAnalysis, PassesWithoutACFGFailWithTheReason) {
+  CodeObject C;
+  C.QualName = "broken";
+  C.Code = std::string("\x09\x00\x53\x00", 4); // NOP; RETURN_VALUE
+  C.StackSize = 1;
+  C.ExceptionTable = "\x80"; // a varint cut short
+  CodeAnalysis A(C);
+  ASSERT_FALSE(A.decoded().isWellFormed());
+  EXPECT_EQ(A.cfg(), nullptr);
+  for (int Round = 0; Round < 2; ++Round) {
+    auto Depth = A.stackDepth();
+    ASSERT_FALSE(bool(Depth));
+    EXPECT_EQ(llvm::toString(Depth.takeError()),
+              "the code object is not well-formed");
+    auto Contexts = A.contexts();
+    ASSERT_FALSE(bool(Contexts));
+    EXPECT_EQ(llvm::toString(Contexts.takeError()),
+              "the code object is not well-formed")
+        << "a pass fails with its input's reason";
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -3,9 +3,9 @@
 // Contract: CompiledModule::compile() runs python3.11 (compile_source.py) on
 // a Python source text at test time and reads the module's marshal bytes
 // back with pyverify's own reader; code() finds a nested code object by its
-// co_qualname. CodeUnderTest decodes one code object and builds its CFG at
-// addresses that never move (the CFG borrows the DecodedCode, which borrows
-// the CodeObject), so tests can hold it in a std::unique_ptr.
+// co_qualname. CodeUnderTest holds the CodeAnalysis of one code object
+// (pyverify/Analysis/CodeAnalysis.h) with its DecodedCode and CFG at hand;
+// it never moves, so tests can hold it in a std::unique_ptr.
 //
 // The source is passed hex-encoded on the command line so no quoting can
 // change it, and with PYTHONHASHSEED=0 so the bytes are reproducible.
@@ -21,6 +21,7 @@
 #ifndef PYVERIFY_TESTS_UNIT_COMPILEDCODE_H
 #define PYVERIFY_TESTS_UNIT_COMPILEDCODE_H
 
+#include "pyverify/Analysis/CodeAnalysis.h"
 #include "pyverify/Bytecode/CodeObject.h"
 #include "pyverify/Bytecode/DecodedCode.h"
 #include "pyverify/Bytecode/Marshal.h"
@@ -109,20 +110,19 @@ private:
   std::string Bytes;
 };
 
-/// One code object, decoded, with its CFG. Never moves.
+/// One code object, analysed: its DecodedCode and its CFG (empty when the
+/// code is not well-formed), and the analysis for the later passes.
 class CodeUnderTest {
 public:
   explicit CodeUnderTest(const CodeObject &C)
-      : Code(&C), D(DecodedCode::decode(C)) {
-    if (D.isWellFormed())
-      G = CFG::build(D);
-  }
+      : Code(&C), A(C), D(A.decoded()), G(A.cfg() ? *A.cfg() : noCFG()) {}
   CodeUnderTest(const CodeUnderTest &) = delete;
   CodeUnderTest &operator=(const CodeUnderTest &) = delete;
 
   const CodeObject *Code;
-  DecodedCode D;
-  CFG G;
+  CodeAnalysis A;
+  const DecodedCode &D;
+  const CFG &G;
 
   /// Index of the instruction whose opcode unit is at byte \p Offset.
   uint32_t inst(uint32_t Offset) const {
@@ -137,6 +137,12 @@ public:
   /// Byte offset of the first instruction of block \p B.
   uint32_t offsetOf(const BasicBlock &B) const {
     return D.Insts[B.Begin].Offset;
+  }
+
+private:
+  static const CFG &noCFG() {
+    static const CFG Empty{};
+    return Empty;
   }
 };
 

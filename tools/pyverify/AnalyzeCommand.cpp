@@ -16,9 +16,7 @@
 #include "Commands.h"
 #include "InputFiles.h"
 
-#include "pyverify/Analysis/BlockStack.h"
-#include "pyverify/Analysis/ContextBalance.h"
-#include "pyverify/Analysis/StackDepth.h"
+#include "pyverify/Analysis/CodeAnalysis.h"
 #include "pyverify/Bytecode/Listing.h"
 #include "pyverify/CFG/CFG.h"
 #include "pyverify/Check/StackChecks.h"
@@ -72,36 +70,40 @@ cl::list<std::string> CfgInputs(cl::Positional, cl::OneOrMore,
                                 cl::desc("<file>..."), cl::sub(CfgCmd));
 cl::opt<bool> Dot("dot", cl::desc("Write Graphviz"), cl::sub(CfgCmd));
 
+ContextBalanceOptions analyzeBalanceOptions() {
+  ContextBalanceOptions BO;
+  BO.SkipWithoutContexts = !AnalyzeNoFastPath;
+  return BO;
+}
+
 /// One code object with whatever analyses apply to it.
 struct Analyzed {
-  DecodedCode D;
-  std::optional<CFG> G;
-  std::optional<StackDepthResult> Depth;
-  std::optional<BlockStack> Blocks;
-  std::optional<ContextBalanceResult> Contexts;
+  CodeAnalysis A;
+  const DecodedCode &D;
+  const CFG *G = nullptr;
+  const StackDepthResult *Depth = nullptr;
+  const BlockStack *Blocks = nullptr;
+  const ContextBalanceResult *Contexts = nullptr;
   std::string Why; ///< Why there is no analysis, if there is none.
 
-  explicit Analyzed(const CodeObject &C) : D(DecodedCode::decode(C)) {
-    if (!D.isWellFormed()) {
+  explicit Analyzed(const CodeObject &C)
+      : A(C, analyzeBalanceOptions()), D(A.decoded()), G(A.cfg()) {
+    if (!G) {
       Why = "not well-formed (run 'pyverify check')";
       return;
     }
-    G.emplace(CFG::build(D));
-    auto R = computeStackDepth(*G);
-    if (R)
-      Depth = std::move(*R);
-    else
+    auto R = A.stackDepth();
+    if (!R) {
       Why = toString(R.takeError());
-    if (Depth) {
-      Blocks.emplace(BlockStack::compute(*G, *Depth));
-      ContextBalanceOptions BO;
-      BO.SkipWithoutContexts = !AnalyzeNoFastPath;
-      auto C = checkContextBalance(*G, *Depth, *Blocks, BO);
-      if (C)
-        Contexts = std::move(*C);
-      else
-        Why = toString(C.takeError());
+      return;
     }
+    Depth = &*R;
+    Blocks = &cantFail(A.blockStack());
+    auto Ctx = A.contexts();
+    if (Ctx)
+      Contexts = &*Ctx;
+    else
+      Why = toString(Ctx.takeError());
   }
 
   /// Offsets of the enter instructions of the contexts active before I.
@@ -334,14 +336,15 @@ int runCfg() {
       [&](const std::string &Path, const CodeFile &F) {
         for (const auto &Root : F.Roots)
           forEachCodeObject(*Root, [&](const CodeObject &C, unsigned) {
-            DecodedCode D = DecodedCode::decode(C);
-            if (!D.isWellFormed()) {
+            CodeAnalysis A(C);
+            if (!A.cfg()) {
               WithColor::warning(errs(), "pyverify")
                   << Path << ": " << C.QualName
                   << ": not well-formed, no CFG (run 'pyverify check')\n";
               return;
             }
-            CFG G = CFG::build(D);
+            const DecodedCode &D = A.decoded();
+            const CFG &G = *A.cfg();
             if (Dot) {
               writeDot(outs(), G);
               return;

@@ -15,8 +15,9 @@
 // (section 2.5): with, async with, try, cleanup, except-as, async for,
 // except*; anything else is "unknown". Each with site (BEFORE_WITH /
 // BEFORE_ASYNC_WITH) is linked to its body entry (the entry covering its
-// first protected instruction), the stack slot of its bound __exit__, its
-// handler, and -- filled in by the context-balance pass -- its normal exits.
+// first protected instruction), the stack slot of its bound __exit__ and its
+// handler. (Its normal exits are a fact of the context-balance pass, in
+// ContextBalanceResult::NormalExits.)
 //
 // An uncovered NOP (the surviving SETUP NOP of a `try:` line, which CPython
 // leaves outside every entry because it cannot raise) takes the block stack
@@ -25,6 +26,7 @@
 //
 // Needs a well-formed DecodedCode, its CFG and its stack depths. Chains are
 // cut (and reported in Problems) at a cycle; the result never loops.
+// Immutable once computed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,8 +77,6 @@ struct WithSite {
   int64_t ExitSlot = -1;   ///< Stack index of the bound __exit__ (-1: unknown).
   int32_t BodyEntry = -1;  ///< Entry covering FirstProtected, or -1.
   std::optional<uint32_t> Handler; ///< Byte offset of the body's handler.
-  /// Instruction indices of the normal-exit calls (CALL consuming the slot).
-  llvm::SmallVector<uint32_t, 2> NormalExits;
 };
 
 class BlockStack {
@@ -92,7 +92,6 @@ public:
   /// Blocks active at \p Inst, outermost first.
   llvm::SmallVector<Block, 4> blocksAt(uint32_t Inst) const;
   llvm::ArrayRef<WithSite> withSites() const { return Sites; }
-  std::vector<WithSite> &mutableWithSites() { return Sites; }
   /// The with site whose body entry targets handler \p Offset, if any.
   const WithSite *siteForHandler(uint32_t Offset) const;
   /// Nesting problems: (instruction offset, message).

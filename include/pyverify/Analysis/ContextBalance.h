@@ -20,17 +20,20 @@
 // propagating out, an exception edge whose entry depth unwinds an X slot, or
 // an X popped by anything but an exit), context-exited-twice,
 // context-exit-order, context-exit-without-enter, with-handler-mismatch
-// (structural: the first protected instruction after each enter must be
-// covered by an entry with the depth before the enter, lasti, and a handler
-// starting PUSH_EXC_INFO; WITH_EXCEPT_START -- and dynamic: the handler's
-// WITH_EXCEPT_START must find this context's __exit__ at PEEK(4)).
-// block-nesting reports cyclic or depth-increasing handler nesting.
+// (the handler's WITH_EXCEPT_START must find this context's __exit__ at
+// PEEK(4)). The checks that rest on the exception table alone -- the
+// structural with-handler-mismatch checks and block-nesting -- are the Check
+// layer's (pyverify/Check/WithHandlerChecks.h), from this result and the
+// block stack.
 //
 // Definite problems are errors; problems that only hold on some of the paths
 // merged at a join (a slot or local that is a context on one path and not on
 // another) are warnings, which the SMT prover can confirm or refute.
-// Each finding carries a witness path from the enter to the fault (block
-// entry offsets, with "raises" where the path takes an exception edge).
+// Each finding carries a witness path from the enter to the fault
+// (ContextWitness.h).
+//
+// The result is a value: the block stack is read, never written. What the
+// pass learns about the with sites (their normal exits) is in the result.
 //
 // Assumptions (docs/context-balance.md): a local holding an entered context
 // manager is bound (its LOAD_FAST does not raise) and the manager has
@@ -45,6 +48,7 @@
 #include "pyverify/Analysis/BlockStack.h"
 #include "pyverify/Analysis/StackDepth.h"
 #include "pyverify/CFG/CFG.h"
+#include "pyverify/Domain/ContextDomain.h"
 #include "pyverify/Support/Finding.h"
 
 #include "llvm/Support/Error.h"
@@ -54,10 +58,18 @@
 namespace pyverify {
 
 struct ContextBalanceResult {
+  /// Sorted by offset; one per (check, offset, message).
   std::vector<Finding> Findings;
   /// Per instruction: ids (enter instruction indices) of the contexts
   /// active before it, in entry order; empty when unreachable.
   std::vector<llvm::SmallVector<uint32_t, 2>> ActiveBefore;
+  /// Per with site (the index in BlockStack::withSites()): the instruction
+  /// indices of its normal-exit calls (a CALL consuming its __exit__ slot),
+  /// in the order the replay meets them.
+  std::vector<llvm::SmallVector<uint32_t, 2>> NormalExits;
+  /// Per CFG block: the final entry state (bottom when unreached), for
+  /// witness paths; empty when the interpretation was skipped.
+  std::vector<ContextState> BlockIn;
   uint64_t Visits = 0;
 };
 
@@ -66,8 +78,9 @@ struct ContextBalanceOptions {
   /// or exit a context (no with site, no BEFORE_WITH, BEFORE_ASYNC_WITH or
   /// WITH_EXCEPT_START, no local whose __enter__ and __exit__ are both
   /// loaded, no __exit__(None, None, None) call sequence): every slot would
-  /// stay untagged, so the result is the same (a unit test runs both ways
-  /// over the stdlib). Most code objects have no context.
+  /// stay untagged, so the result is the same but for BlockIn, left empty (a
+  /// ctest runs both ways over the stdlib). Most code objects have no
+  /// context.
   bool SkipWithoutContexts = true;
   /// The interpretation keeps the whole operand stack per state: a code
   /// object whose stack-depth result goes deeper than this (a corrupt
@@ -75,12 +88,16 @@ struct ContextBalanceOptions {
   /// instead of allocating slots for it. CPython's compiler stays far below
   /// (the deepest stdlib code object needs a few dozen slots).
   int64_t MaxStackDepth = 1 << 16;
+
+  bool operator==(const ContextBalanceOptions &) const = default;
 };
 
-/// Also fills in the NormalExits of \p Blocks' with sites.
+/// Fails only if the fixpoint exceeds its visit cap or the stack is deeper
+/// than Opts.MaxStackDepth.
 llvm::Expected<ContextBalanceResult>
 checkContextBalance(const CFG &G, const StackDepthResult &Depth,
-                    BlockStack &Blocks, const ContextBalanceOptions &Opts = {});
+                    const BlockStack &Blocks,
+                    const ContextBalanceOptions &Opts = {});
 
 } // namespace pyverify
 

@@ -15,14 +15,16 @@
 //     block stack, because a resume point after `return f(x)` in a with lies
 //     in the inlined exit sequence, outside the with's table range.
 //
-// Diagnostics carry the bundle path and a Target ("original", "frame",
-// "resume:<i>").
+// Each code object is analysed once (CodeAnalysis): the original's analysis
+// serves both its own checks and the claims. Diagnostics carry the bundle
+// path and a Target ("original", "frame", "resume:<i>").
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef PYVERIFY_CHECK_BUNDLEVERIFIER_H
 #define PYVERIFY_CHECK_BUNDLEVERIFIER_H
 
+#include "pyverify/Analysis/CodeAnalysis.h"
 #include "pyverify/Bytecode/Bundle.h"
 #include "pyverify/Check/Verifier.h"
 
@@ -32,7 +34,11 @@ FileReport verifyBundle(const Bundle &B, const CheckOptions &O);
 
 /// The with contexts active before byte \p Offset of \p Original,
 /// outermost first, as a bundle would claim them; an Error if the original is
-/// not well-formed or \p Offset is not an instruction start.
+/// not well-formed, \p Offset is not an instruction start, or an analysis
+/// fails.
+llvm::Expected<std::vector<BundleContext>>
+activeWithContexts(const CodeAnalysis &Original, uint32_t Offset);
+/// The same on a fresh analysis of \p Original.
 llvm::Expected<std::vector<BundleContext>>
 activeWithContexts(const CodeObject &Original, uint32_t Offset);
 

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace pyverify {
 
@@ -45,6 +46,11 @@ struct Finding {
     return *this;
   }
 };
+
+/// Orders \p Findings by offset, stably (those at one offset keep their
+/// order), and drops each finding whose check, offset and message equal
+/// those of the finding before it.
+void sortAndUniqueFindings(std::vector<Finding> &Findings);
 
 } // namespace pyverify
 

@@ -1,0 +1,124 @@
+//===- CodeAnalysis.cpp - The analyses of one code object, once -----------===//
+
+#include "pyverify/Analysis/CodeAnalysis.h"
+
+#include <optional>
+#include <string>
+
+using namespace pyverify;
+
+namespace {
+
+/// A pass's result once asked for: its value, or why there is none.
+template <typename T> struct Memo {
+  bool Done = false;
+  std::optional<T> Value;
+  std::string Error;
+
+  /// Runs \p Compute (returning an llvm::Expected<T>) the first time.
+  template <typename Fn> void fill(Fn &&Compute) {
+    if (Done)
+      return;
+    Done = true;
+    auto R = Compute();
+    if (R)
+      Value.emplace(std::move(*R));
+    else
+      Error = llvm::toString(R.takeError());
+  }
+
+  llvm::Expected<const T &> get() const {
+    if (Value)
+      return *Value;
+    return llvm::make_error<llvm::StringError>(Error,
+                                               llvm::inconvertibleErrorCode());
+  }
+};
+
+} // namespace
+
+struct CodeAnalysis::State {
+  const CodeObject *Code;
+  ContextBalanceOptions Opts;
+  const DecodedCode *D = nullptr; ///< Borrowed, or OwnDecoded once decoded.
+  std::optional<DecodedCode> OwnDecoded;
+  bool CFGDone = false;
+  std::optional<CFG> G;
+  Memo<StackDepthResult> Depth;
+  Memo<BlockStack> Blocks;
+  Memo<ContextBalanceResult> Contexts;
+
+  const DecodedCode &decoded() {
+    if (!D)
+      D = &OwnDecoded.emplace(DecodedCode::decode(*Code));
+    return *D;
+  }
+  const CFG *cfg() {
+    if (!CFGDone) {
+      CFGDone = true;
+      if (decoded().isWellFormed())
+        G.emplace(CFG::build(*D));
+    }
+    return G ? &*G : nullptr;
+  }
+};
+
+CodeAnalysis::CodeAnalysis(const CodeObject &C,
+                           const ContextBalanceOptions &Opts)
+    : S(std::make_unique<State>()) {
+  S->Code = &C;
+  S->Opts = Opts;
+}
+
+CodeAnalysis::CodeAnalysis(const DecodedCode &D,
+                           const ContextBalanceOptions &Opts)
+    : S(std::make_unique<State>()) {
+  S->Code = D.Code;
+  S->Opts = Opts;
+  S->D = &D;
+}
+
+CodeAnalysis::CodeAnalysis(CodeAnalysis &&) = default;
+CodeAnalysis &CodeAnalysis::operator=(CodeAnalysis &&) = default;
+CodeAnalysis::~CodeAnalysis() = default;
+
+const CodeObject &CodeAnalysis::code() const { return *S->Code; }
+
+const ContextBalanceOptions &CodeAnalysis::contextOptions() const {
+  return S->Opts;
+}
+
+const DecodedCode &CodeAnalysis::decoded() const { return S->decoded(); }
+
+const CFG *CodeAnalysis::cfg() const { return S->cfg(); }
+
+llvm::Expected<const StackDepthResult &> CodeAnalysis::stackDepth() const {
+  S->Depth.fill([&]() -> llvm::Expected<StackDepthResult> {
+    const CFG *G = S->cfg();
+    if (!G)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "the code object is not well-formed");
+    return computeStackDepth(*G);
+  });
+  return S->Depth.get();
+}
+
+llvm::Expected<const BlockStack &> CodeAnalysis::blockStack() const {
+  S->Blocks.fill([&]() -> llvm::Expected<BlockStack> {
+    auto Depth = stackDepth();
+    if (!Depth)
+      return Depth.takeError();
+    return BlockStack::compute(*S->G, *Depth);
+  });
+  return S->Blocks.get();
+}
+
+llvm::Expected<const ContextBalanceResult &> CodeAnalysis::contexts() const {
+  S->Contexts.fill([&]() -> llvm::Expected<ContextBalanceResult> {
+    auto Blocks = blockStack();
+    if (!Blocks)
+      return Blocks.takeError();
+    return checkContextBalance(*S->G, cantFail(stackDepth()), *Blocks, S->Opts);
+  });
+  return S->Contexts.get();
+}

@@ -1,0 +1,160 @@
+//===- ContextTransfer.h - What instructions do to contexts -----*- C++ -*-===//
+//
+// Contract (private to lib/Analysis): ContextTransfer is the analysis the
+// fixpoint engine runs for the context-balance pass (ContextBalance.h): the
+// transfer of a block and of an edge over ContextState, one helper per event
+// (enter, exit, a slot dropped, a local overwritten, a path leaving the code
+// object), and the may-raise rule with the documented assumptions. The
+// same functions replay each reached block once more after the fixpoint,
+// then with a ContextReport: only then do they report findings and record
+// the with sites' normal exits. Without one (during the fixpoint) they only
+// compute states, so a state never depends on whether it is being reported.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_LIB_ANALYSIS_CONTEXTTRANSFER_H
+#define PYVERIFY_LIB_ANALYSIS_CONTEXTTRANSFER_H
+
+#include "pyverify/Analysis/BlockStack.h"
+#include "pyverify/CFG/CFG.h"
+#include "pyverify/Domain/ContextDomain.h"
+#include "pyverify/Support/Finding.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pyverify::balance {
+
+/// How an event is reported: Definite findings are errors, Possible ones
+/// (a merged Mixed / Maybe state) warnings.
+enum class Certainty { Definite, Possible };
+
+/// Where the replay after the fixpoint puts what it finds.
+struct ContextReport {
+  const CFG &G;
+  /// Final block entry states (for witness paths).
+  llvm::ArrayRef<ContextState> In;
+  std::vector<Finding> &Findings;
+  /// Per with site of the block stack: its normal-exit calls.
+  std::vector<llvm::SmallVector<uint32_t, 2>> &NormalExits;
+
+  /// A finding at instruction \p At; with \p Ctx, the notes naming its
+  /// enter and a witness path (ending in a raise at \p At if \p Raises).
+  void add(CheckId Id, Certainty C, uint32_t At, std::optional<uint32_t> Ctx,
+           std::string Msg, bool Raises) const;
+};
+
+class ContextTransfer {
+public:
+  using Domain = ContextState;
+
+  ContextTransfer(const CFG &G, const BlockStack &BS);
+
+  Domain bottom() const { return ContextState::bottom(); }
+  Domain entryState() const;
+  Domain transferNode(unsigned Node, const Domain &In) const;
+  Domain transferEdge(unsigned EdgeIdx, const Domain &In,
+                      const Domain &Out) const;
+
+  /// Applies instruction \p I's normal semantics on the fall-through
+  /// (\p Jump false) or jump edge.
+  void step(ContextState &S, uint32_t I, bool Jump, ContextReport *R) const;
+
+  /// The state a handler sees when instruction \p I raises along \p E.
+  ContextState unwind(const ContextState &Pre, uint32_t I, const CFGEdge &E,
+                      ContextReport *R) const;
+
+  /// Whether \p I may raise in state \p S (the bytecode notes' rules, less
+  /// the documented assumptions about entered context managers).
+  bool raisesHere(const ContextState &S, uint32_t I) const;
+
+  /// Exit events of \p I that happen even when \p I raises: the exit was
+  /// called (CALL, a specialised PRECALL, WITH_EXCEPT_START).
+  void applyRaisingExitEvents(ContextState &S, uint32_t I) const;
+
+  /// A taken backward jump runs the eval breaker, which looks a handler up
+  /// at its target - 1 (bytecode notes 3.1): with no entry there, an
+  /// interrupt leaves the frame with the state after the jump.
+  void escapesAtBackEdge(const ContextState &S, uint32_t I,
+                         ContextReport *R) const;
+
+  /// A path leaves the code object at \p I with \p S's active contexts.
+  void leaving(const ContextState &S, uint32_t I, bool ByException,
+               ContextReport *R) const;
+
+  /// Whether anything in the code can enter or exit a context.
+  bool involvesContexts() const;
+
+  /// "40 CALL 2": instruction \p I for messages.
+  std::string describe(uint32_t I) const;
+  /// "the context entered at 4 BEFORE_WITH".
+  std::string ctxName(uint32_t Ctx) const;
+
+  /// Reports through \p R; nothing without one (during the fixpoint).
+  void report(ContextReport *R, CheckId Id, Certainty C, uint32_t At,
+              std::optional<uint32_t> Ctx, std::string Msg,
+              bool Raises = false) const {
+    if (R)
+      R->add(Id, C, At, Ctx, std::move(Msg), Raises);
+  }
+
+  const CFG &G;
+  const DecodedCode &D;
+  const InstructionStream &Insts;
+  const BlockStack &BS;
+
+private:
+  // One helper per event of step().
+  void stepEnterWith(ContextState &S, uint32_t I, ContextReport *R) const;
+  void stepSend(ContextState &S, uint32_t I, bool Jump, ContextReport *R) const;
+  void stepWithExceptStart(ContextState &S, uint32_t I, ContextReport *R) const;
+  void stepCall(ContextState &S, uint32_t I, ContextReport *R) const;
+  /// The context event of a CALL whose method and callable slots are \p M
+  /// and \p C; whether there was one (then \p M is no dropped value).
+  bool callEvent(ContextState &S, uint32_t I, ContextSlot M, ContextSlot C,
+                 ContextReport *R) const;
+  /// The compiler's __exit__(None, None, None) sequence on a slot \p M that
+  /// holds no bound __exit__ of an active context.
+  void exitSequenceWithoutExit(uint32_t I, ContextSlot M,
+                               ContextReport *R) const;
+  void stepLoadAttr(ContextState &S, uint32_t I, ContextReport *R) const;
+  void stepStoreLocal(ContextState &S, uint32_t I, ContextReport *R) const;
+  void stepCopy(ContextState &S, uint32_t I) const;
+  void stepOther(ContextState &S, uint32_t I, bool Jump,
+                 ContextReport *R) const;
+
+  ContextSlot pop(ContextState &S) const;
+  void push(ContextState &S, ContextSlot X = {}) const { S.Stack.push_back(X); }
+  /// A slot consumed by something that is not an exit.
+  void dropped(ContextState &S, ContextSlot X, uint32_t I,
+               ContextReport *R) const;
+  void enter(ContextState &S, uint32_t Ctx, uint32_t I, ContextReport *R) const;
+  /// An exit of \p Ctx at \p I: checks LIFO order, then forgets it.
+  void exitCtx(ContextState &S, uint32_t Ctx, uint32_t I,
+               ContextReport *R) const;
+  void exitLocal(ContextState &S, uint32_t Local, uint32_t I,
+                 ContextReport *R) const;
+
+  std::string localName(uint32_t L) const;
+  llvm::StringRef nameArg(uint32_t I) const;
+  /// LOAD_CONST None x3 and PRECALL 2 just before CALL 2 at \p I: the
+  /// compiler's __exit__(None, None, None) sequence.
+  bool isExitCallSequence(uint32_t I) const;
+  bool tracked(const ContextState &S, uint32_t Local) const {
+    return S.findLocal(Local) != nullptr;
+  }
+  void findManagerLocals();
+
+  /// Locals used with the explicit pattern: the code loads both their
+  /// __enter__ and their __exit__. A lone `x.__enter__()` (a start() API
+  /// that returns with the context entered on purpose) is an ordinary call.
+  llvm::SmallVector<uint32_t, 2> ManagerLocals;
+};
+
+} // namespace pyverify::balance
+
+#endif

@@ -1,0 +1,74 @@
+//===- ContextWitness.cpp - The path that shows a context fault -----------===//
+
+#include "pyverify/Analysis/ContextWitness.h"
+
+#include <cassert>
+#include <deque>
+#include <vector>
+
+using namespace pyverify;
+
+std::string pyverify::contextWitnessPath(const CFG &G,
+                                         llvm::ArrayRef<ContextState> In,
+                                         uint32_t Ctx, uint32_t Fault,
+                                         bool FaultRaises) {
+  assert(In.size() == G.size() && "the final state of every block");
+  const InstructionStream &Insts = G.code().Insts;
+  // Breadth-first over blocks where the context is active, from the enter
+  // to the fault; exception edges only where the block may raise.
+  // A context already exited (exited-twice) is not active on the way to
+  // the fault: then search all reached blocks.
+  unsigned From = G.blockOf(Ctx), To = G.blockOf(Fault);
+  std::vector<int64_t> Parent;
+  for (bool OnlyActive : {true, false}) {
+    Parent.assign(G.size(), -2); // edge index; -1 = start
+    std::deque<unsigned> Work{From};
+    Parent[From] = -1;
+    while (!Work.empty() && Parent[To] == -2) {
+      unsigned B = Work.front();
+      Work.pop_front();
+      for (unsigned EI : G.block(B).Succs) {
+        const CFGEdge &E = G.edge(EI);
+        if ((E.isException() && !E.MayRaise) || Parent[E.Target] != -2)
+          continue;
+        const ContextState &S = In[E.Target];
+        if (S.isBottom() || (OnlyActive && !S.findActive(Ctx)))
+          continue;
+        Parent[E.Target] = EI;
+        Work.push_back(E.Target);
+      }
+    }
+    if (Parent[To] != -2)
+      break;
+  }
+  std::string Path = std::to_string(Insts[Ctx].Offset);
+  if (Parent[To] != -2 && To != From) {
+    std::vector<unsigned> Edges;
+    for (unsigned B = To; Parent[B] >= 0; B = G.edge(Parent[B]).Source)
+      Edges.push_back(unsigned(Parent[B]));
+    for (auto It = Edges.rbegin(); It != Edges.rend(); ++It) {
+      const CFGEdge &E = G.edge(*It);
+      uint32_t Last = G.block(E.Source).last();
+      if (E.isException())
+        Path += " -> " + std::to_string(Insts[Last].Offset) + " (raises)";
+      Path += " -> " + std::to_string(Insts[G.block(E.Target).Begin].Offset);
+    }
+  }
+  std::string FaultText = std::to_string(Insts[Fault].Offset);
+  if (Path.size() < FaultText.size() ||
+      Path.compare(Path.size() - FaultText.size(), FaultText.size(),
+                   FaultText) != 0)
+    Path += " -> " + FaultText;
+  if (FaultRaises)
+    Path += " (raises)";
+  return Path;
+}
+
+void pyverify::addContextNotes(Finding &F, const CFG &G,
+                               llvm::ArrayRef<ContextState> In, uint32_t Ctx,
+                               uint32_t Fault, bool FaultRaises) {
+  const InstructionStream &Insts = G.code().Insts;
+  F.note(Insts[Ctx].Offset, "the context is entered here");
+  F.note(Insts[Fault].Offset,
+         "witness path: " + contextWitnessPath(G, In, Ctx, Fault, FaultRaises));
+}
