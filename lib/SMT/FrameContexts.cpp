@@ -201,36 +201,37 @@ void Side::call(unsigned N) {
   Stack.push_back(Result);
 }
 
+void Side::execBranch(bool Taken) {
+  const Instruction &I = inst();
+  event(Taken ? "branch taken" : "branch not taken");
+  switch (I.op()) {
+  case Opcode::JUMP_IF_TRUE_OR_POP:
+  case Opcode::JUMP_IF_FALSE_OR_POP:
+    if (!Taken)
+      pop();
+    break;
+  case Opcode::FOR_ITER:
+    if (Taken)
+      pop();
+    else
+      Stack.push_back(app("next", {Stack.back()}, true));
+    break;
+  default:
+    pop();
+    break;
+  }
+  ++Ordinal;
+  if (Taken)
+    jumpTo(I.Target, CurrentUnroll, I.info().isBackwardJump());
+  else
+    ++Pc;
+}
+
 void Side::execSync(bool Taken) {
   const Instruction &I = inst();
   Opcode Op = I.op();
-  if (isBranch()) {
-    event(Taken ? "branch taken" : "branch not taken");
-    const OpcodeInfo &Info = I.info();
-    bool Backward = Info.isBackwardJump();
-    switch (Op) {
-    case Opcode::JUMP_IF_TRUE_OR_POP:
-    case Opcode::JUMP_IF_FALSE_OR_POP:
-      if (!Taken)
-        pop();
-      break;
-    case Opcode::FOR_ITER:
-      if (Taken)
-        pop();
-      else
-        Stack.push_back(app("next", {Stack.back()}, true));
-      break;
-    default:
-      pop();
-      break;
-    }
-    ++Ordinal;
-    if (Taken)
-      jumpTo(I.Target, CurrentUnroll, Backward);
-    else
-      ++Pc;
-    return;
-  }
+  if (isBranch())
+    return execBranch(Taken);
   if (Op == Opcode::RETURN_VALUE) {
     pop();
     End = EndKind::Return;

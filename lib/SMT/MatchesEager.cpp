@@ -51,6 +51,109 @@ void PairExplorer::diverge(Item &It, std::string Why) {
   }
 }
 
+bool PairExplorer::reachSync(Item &It, bool &SyncA, bool &SyncB) {
+  SyncA = It.A.advance(O.Unroll);
+  SyncB = It.B.advance(O.Unroll);
+  // A side whose loop repeated its state waits for the other: resume it
+  // (at its loop head) while the other still settles.
+  for (int Round = 0; Round < 4; ++Round) {
+    bool CutA = It.A.End == EndKind::Cut, CutB = It.B.End == EndKind::Cut;
+    if (CutA == CutB)
+      break;
+    Side &Waiting = CutA ? It.A : It.B;
+    if (!Waiting.Subsumed)
+      break;
+    Waiting.End = EndKind::None;
+    Waiting.Subsumed = false;
+    (CutA ? SyncA : SyncB) = Waiting.advance(O.Unroll);
+  }
+  if (It.A.End == EndKind::Cut && It.B.End == EndKind::Cut && It.A.Subsumed &&
+      It.B.Subsumed) {
+    ++Stats.Paths; // both loops repeat their context state: covered
+    return false;
+  }
+  if (It.A.End == EndKind::Cut || It.B.End == EndKind::Cut) {
+    ++Stats.Paths;
+    if (!Stats.Cut) {
+      Stats.Cut = true;
+      Stats.CutWhy = It.A.End == EndKind::Cut ? It.A.CutWhy : It.B.CutWhy;
+    }
+    return false;
+  }
+  return true;
+}
+
+void PairExplorer::endPair(Item &It, bool SyncA, bool SyncB) {
+  auto EndText = [](const Side &S) -> std::string {
+    switch (S.End) {
+    case EndKind::Return:
+      return "returns";
+    case EndKind::RaiseOut:
+      return "raises out";
+    default:
+      return ("continues at " + llvm::Twine(S.inst().Offset) + " " +
+              S.inst().name())
+          .str();
+    }
+  };
+  if (SyncA != SyncB || It.A.End != It.B.End)
+    return diverge(It, "the original " + EndText(It.A) +
+                           " where the resume function " + EndText(It.B));
+  if (It.A.Active != It.B.Active)
+    return diverge(It, "at the end the original holds " + It.A.activeText() +
+                           ", the resume function " + It.B.activeText());
+  ++Stats.Paths;
+}
+
+bool PairExplorer::sameEvents(Item &N, size_t FromA, size_t FromB,
+                              const std::string &Desc) {
+  // The context events of this step must be the same.
+  auto EA = contextEvents(N.A.Steps.back()),
+       EB = contextEvents(N.B.Steps.back());
+  N.EA.back() = fold(N.A, FromA);
+  N.EB.back() = fold(N.B, FromB);
+  if (EA == EB)
+    return true;
+  diverge(N, "at " + Desc + " the original's context events are [" +
+                 llvm::join(EA, ", ") + "] and the resume function's are [" +
+                 llvm::join(EB, ", ") + "]");
+  return false;
+}
+
+void PairExplorer::branchPair(Item &It, std::vector<Item> &Work, size_t FromA,
+                              size_t FromB, const std::string &Desc) {
+  Lit LA = It.A.branchLit(), LB = It.B.branchLit();
+  bool SameValue = LA.K == LB.K && LA.T == LB.T;
+  // Explored in this order: not taken, taken, then the mixed ones.
+  const std::pair<bool, bool> Order[] = {
+      {true, false}, {false, true}, {true, true}, {false, false}};
+  for (auto [TA, TB] : Order) {
+    std::vector<Lit> PC = It.PC;
+    Lit XA = LA, XB = LB;
+    XA.Positive = TA ? LA.Positive : !LA.Positive;
+    XB.Positive = TB ? LB.Positive : !LB.Positive;
+    if (!F.check(PC, XA) || !F.check(PC, XB))
+      continue;
+    Item N = It;
+    N.PC = std::move(PC);
+    N.A.execSync(TA);
+    N.B.execSync(TB);
+    if (TA != TB) {
+      N.EA.back() = fold(N.A, FromA);
+      N.EB.back() = fold(N.B, FromB);
+      diverge(N, "at " + Desc + " the original's branch is " +
+                     (TA ? "taken" : "not taken") +
+                     " and the resume function's is " +
+                     (TB ? "taken" : "not taken") +
+                     (SameValue ? " on the same value"
+                                : " (the two sides test different values)"));
+      continue;
+    }
+    if (sameEvents(N, FromA, FromB, Desc))
+      Work.push_back(std::move(N));
+  }
+}
+
 void PairExplorer::run(Side A, Side B) {
   std::vector<Item> Work;
   Work.push_back({std::move(A), std::move(B), {}, {}, {}});
@@ -62,33 +165,9 @@ void PairExplorer::run(Side A, Side B) {
     Item It = std::move(Work.back());
     Work.pop_back();
     size_t FromA = It.A.Steps.size(), FromB = It.B.Steps.size();
-    bool SyncA = It.A.advance(O.Unroll), SyncB = It.B.advance(O.Unroll);
-    // A side whose loop repeated its state waits for the other: resume it
-    // (at its loop head) while the other still settles.
-    for (int Round = 0; Round < 4; ++Round) {
-      bool CutA = It.A.End == EndKind::Cut, CutB = It.B.End == EndKind::Cut;
-      if (CutA == CutB)
-        break;
-      Side &Waiting = CutA ? It.A : It.B;
-      if (!Waiting.Subsumed)
-        break;
-      Waiting.End = EndKind::None;
-      Waiting.Subsumed = false;
-      (CutA ? SyncA : SyncB) = Waiting.advance(O.Unroll);
-    }
-    if (It.A.End == EndKind::Cut && It.B.End == EndKind::Cut && It.A.Subsumed &&
-        It.B.Subsumed) {
-      ++Stats.Paths; // both loops repeat their context state: covered
+    bool SyncA, SyncB;
+    if (!reachSync(It, SyncA, SyncB))
       continue;
-    }
-    if (It.A.End == EndKind::Cut || It.B.End == EndKind::Cut) {
-      ++Stats.Paths;
-      if (!Stats.Cut) {
-        Stats.Cut = true;
-        Stats.CutWhy = It.A.End == EndKind::Cut ? It.A.CutWhy : It.B.CutWhy;
-      }
-      continue;
-    }
     if (SyncA)
       It.A.pushStep();
     if (SyncB)
@@ -96,29 +175,7 @@ void PairExplorer::run(Side A, Side B) {
     It.EA.push_back(fold(It.A, FromA));
     It.EB.push_back(fold(It.B, FromB));
     if (!SyncA || !SyncB) {
-      auto EndText = [](const Side &S) -> std::string {
-        switch (S.End) {
-        case EndKind::Return:
-          return "returns";
-        case EndKind::RaiseOut:
-          return "raises out";
-        default:
-          return ("continues at " + llvm::Twine(S.inst().Offset) + " " +
-                  S.inst().name())
-              .str();
-        }
-      };
-      if (SyncA != SyncB || It.A.End != It.B.End) {
-        diverge(It, "the original " + EndText(It.A) +
-                        " where the resume function " + EndText(It.B));
-        continue;
-      }
-      if (It.A.Active != It.B.Active) {
-        diverge(It, "at the end the original holds " + It.A.activeText() +
-                        ", the resume function " + It.B.activeText());
-        continue;
-      }
-      ++Stats.Paths;
+      endPair(It, SyncA, SyncB);
       continue;
     }
     std::string DA = It.A.syncDesc(), DB = It.B.syncDesc();
@@ -132,55 +189,14 @@ void PairExplorer::run(Side A, Side B) {
                       ", the resume function " + It.B.activeText());
       continue;
     }
-    auto Compare = [&](Item &N) -> bool {
-      // The context events of this step must be the same.
-      auto EA = contextEvents(N.A.Steps.back()),
-           EB = contextEvents(N.B.Steps.back());
-      N.EA.back() = fold(N.A, FromA);
-      N.EB.back() = fold(N.B, FromB);
-      if (EA != EB) {
-        diverge(N, "at " + DA + " the original's context events are [" +
-                       llvm::join(EA, ", ") +
-                       "] and the resume function's are [" +
-                       llvm::join(EB, ", ") + "]");
-        return false;
-      }
-      return true;
-    };
     if (It.A.isBranch()) {
-      Lit LA = It.A.branchLit(), LB = It.B.branchLit();
-      // Explored in this order: not taken, taken, then the mixed ones.
-      const std::pair<bool, bool> Order[] = {
-          {true, false}, {false, true}, {true, true}, {false, false}};
-      for (auto [TA, TB] : Order) {
-        std::vector<Lit> PC = It.PC;
-        Lit XA = LA, XB = LB;
-        XA.Positive = TA ? LA.Positive : !LA.Positive;
-        XB.Positive = TB ? LB.Positive : !LB.Positive;
-        if (!F.check(PC, XA) || !F.check(PC, XB))
-          continue;
-        Item N = It;
-        N.PC = std::move(PC);
-        N.A.execSync(TA);
-        N.B.execSync(TB);
-        if (TA != TB) {
-          N.EA.back() = fold(N.A, FromA);
-          N.EB.back() = fold(N.B, FromB);
-          diverge(N, "at " + DA + " the original's branch is " +
-                         (TA ? "taken" : "not taken") +
-                         " and the resume function's is " +
-                         (TB ? "taken" : "not taken") + " on the same values");
-          continue;
-        }
-        if (Compare(N))
-          Work.push_back(std::move(N));
-      }
+      branchPair(It, Work, FromA, FromB, DA);
       continue;
     }
     if (It.A.inst().op() == Opcode::RETURN_VALUE) {
       It.A.execSync(false);
       It.B.execSync(false);
-      if (Compare(It))
+      if (sameEvents(It, FromA, FromB, DA))
         Work.push_back(std::move(It));
       continue;
     }
@@ -191,12 +207,12 @@ void PairExplorer::run(Side A, Side B) {
       R.B.Steps.back().Events.clear();
       R.A.raiseAtSync();
       R.B.raiseAtSync();
-      if (Compare(R))
+      if (sameEvents(R, FromA, FromB, DA))
         Work.push_back(std::move(R));
     }
     It.A.execSync(false);
     It.B.execSync(false);
-    if (Compare(It))
+    if (sameEvents(It, FromA, FromB, DA))
       Work.push_back(std::move(It));
   }
 }

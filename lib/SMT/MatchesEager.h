@@ -44,6 +44,18 @@ struct PairExplorer {
   void diverge(Item &It, std::string Why);
 
   void run(Side A, Side B);
+
+private:
+  /// Advances both sides to their next sync point; false when the pair is
+  /// done (cut or covered), counted.
+  bool reachSync(Item &It, bool &SyncA, bool &SyncB);
+  /// At least one side ended: both must end alike, holding the same.
+  void endPair(Item &It, bool SyncA, bool SyncB);
+  /// Whether the two sides' last steps have the same context events.
+  bool sameEvents(Item &N, size_t FromA, size_t FromB, const std::string &Desc);
+  /// Both sides branch: the four outcomes, the mixed two divergences.
+  void branchPair(Item &It, std::vector<Item> &Work, size_t FromA, size_t FromB,
+                  const std::string &Desc);
 };
 
 } // namespace pyverify::smt::prover

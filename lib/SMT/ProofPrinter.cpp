@@ -214,6 +214,49 @@ llvm::json::Object threadFlow(llvm::StringRef Id, llvm::StringRef File,
 
 } // namespace
 
+/// The counterexample as SARIF codeFlows; none when both paths are empty
+/// (SARIF wants at least one location per threadFlow and one threadFlow
+/// per codeFlow).
+static std::optional<llvm::json::Array> codeFlows(const ProofResult &R) {
+  llvm::json::Array Threads;
+  if (!R.Cex->Emitted.empty())
+    Threads.push_back(
+        threadFlow("emitted", R.File, R.Cex->Emitted, R.Cex->Divergence));
+  if (!R.Cex->Eager.empty())
+    Threads.push_back(
+        threadFlow("eager", R.File, R.Cex->Eager, R.Cex->Divergence));
+  if (Threads.empty())
+    return std::nullopt;
+  llvm::json::Object Flow{{"threadFlows", std::move(Threads)}};
+  if (!R.Cex->Explanation.empty())
+    Flow["message"] =
+        llvm::json::Object{{"text", jsonSafe(R.Cex->Explanation)}};
+  return llvm::json::Array{std::move(Flow)};
+}
+
+/// The well-formed findings as SARIF relatedLocations.
+static llvm::json::Array
+relatedLocations(const std::vector<Diagnostic> &Findings) {
+  llvm::json::Array Related;
+  int64_t Id = 0;
+  for (const Diagnostic &D : Findings) {
+    llvm::json::Object L = fileLocation(D.File, D.QualName);
+    if (D.Line && *D.Line >= 1) {
+      llvm::json::Object Region{{"startLine", *D.Line}};
+      if (D.Col)
+        Region["startColumn"] = *D.Col + 1;
+      L["physicalLocation"].getAsObject()->insert(
+          {"region", std::move(Region)});
+    }
+    L["id"] = Id++;
+    L["message"] = llvm::json::Object{
+        {"text", jsonSafe(D.Message + " [" + getCheckName(D.Check).str() +
+                          "] (offset " + std::to_string(D.Offset) + ")")}};
+    Related.push_back(std::move(L));
+  }
+  return Related;
+}
+
 llvm::json::Value
 pyverify::proofResultsToSARIF(llvm::ArrayRef<ProofResult> Results,
                               llvm::StringRef ToolVersion) {
@@ -254,44 +297,11 @@ pyverify::proofResultsToSARIF(llvm::ArrayRef<ProofResult> Results,
         {"message", llvm::json::Object{{"text", jsonSafe(Text)}}},
         {"locations", llvm::json::Array{fileLocation(R.File, R.Target)}},
         {"properties", std::move(Props)}};
-    if (R.Cex) {
-      // SARIF wants at least one location per threadFlow and one threadFlow
-      // per codeFlow: empty paths are left out.
-      llvm::json::Array Threads;
-      if (!R.Cex->Emitted.empty())
-        Threads.push_back(
-            threadFlow("emitted", R.File, R.Cex->Emitted, R.Cex->Divergence));
-      if (!R.Cex->Eager.empty())
-        Threads.push_back(
-            threadFlow("eager", R.File, R.Cex->Eager, R.Cex->Divergence));
-      if (!Threads.empty()) {
-        llvm::json::Object Flow{{"threadFlows", std::move(Threads)}};
-        if (!R.Cex->Explanation.empty())
-          Flow["message"] =
-              llvm::json::Object{{"text", jsonSafe(R.Cex->Explanation)}};
-        Res["codeFlows"] = llvm::json::Array{std::move(Flow)};
-      }
-    }
-    if (!R.Findings.empty()) {
-      llvm::json::Array Related;
-      int64_t Id = 0;
-      for (const Diagnostic &D : R.Findings) {
-        llvm::json::Object L = fileLocation(D.File, D.QualName);
-        if (D.Line && *D.Line >= 1) {
-          llvm::json::Object Region{{"startLine", *D.Line}};
-          if (D.Col)
-            Region["startColumn"] = *D.Col + 1;
-          L["physicalLocation"].getAsObject()->insert(
-              {"region", std::move(Region)});
-        }
-        L["id"] = Id++;
-        L["message"] = llvm::json::Object{
-            {"text", jsonSafe(D.Message + " [" + getCheckName(D.Check).str() +
-                              "] (offset " + std::to_string(D.Offset) + ")")}};
-        Related.push_back(std::move(L));
-      }
-      Res["relatedLocations"] = std::move(Related);
-    }
+    if (R.Cex)
+      if (std::optional<llvm::json::Array> Flows = codeFlows(R))
+        Res["codeFlows"] = std::move(*Flows);
+    if (!R.Findings.empty())
+      Res["relatedLocations"] = relatedLocations(R.Findings);
     Out.push_back(std::move(Res));
   }
 

@@ -279,131 +279,159 @@ bool Side::advance(unsigned Unroll) {
       return true;
     if (atSync())
       return true;
-    Opcode Op = I.op();
-    switch (Op) {
-    case Opcode::NOP:
-    case Opcode::RESUME:
-    case Opcode::PRECALL:
-    case Opcode::KW_NAMES:
-    case Opcode::COPY_FREE_VARS:
-    case Opcode::MAKE_CELL:
-    case Opcode::EXTENDED_ARG:
-      ++Pc;
-      break;
-    case Opcode::LOAD_FAST: {
-      if (I.Arg >= Locals.size() || !Locals[I.Arg]) {
-        pushStep();
-        std::string Name = I.Arg < C->Code->LocalsPlusNames.size()
-                               ? C->Code->LocalsPlusNames[I.Arg]
-                               : std::string("?");
-        raise("raises UnboundLocalError: '" + Name +
-              "' is never assigned here");
-        break;
-      }
-      Stack.push_back(*Locals[I.Arg]);
-      ++Pc;
-      break;
-    }
-    case Opcode::STORE_FAST:
-      if (I.Arg < Locals.size())
-        Locals[I.Arg] = pop();
-      else
-        pop();
-      ++Pc;
-      break;
-    case Opcode::DELETE_FAST:
-      if (I.Arg < Locals.size())
-        Locals[I.Arg] = std::nullopt;
-      ++Pc;
-      break;
-    case Opcode::LOAD_CONST: {
-      std::string Repr = I.Arg < C->Code->Consts.size()
-                             ? C->Code->Consts[I.Arg].repr()
-                             : std::string("?");
-      Stack.push_back(sym("const:" + Repr));
-      ++Pc;
-      break;
-    }
-    case Opcode::POP_TOP:
-      pop();
-      ++Pc;
-      break;
-    case Opcode::PUSH_NULL:
-      Stack.push_back(null());
-      ++Pc;
-      break;
-    case Opcode::COPY:
-      if (I.Arg == 0 || I.Arg > Stack.size()) {
-        Unsupported = "COPY beyond the stack";
-        break;
-      }
-      Stack.push_back(Stack[Stack.size() - I.Arg]);
-      ++Pc;
-      break;
-    case Opcode::SWAP:
-      if (I.Arg < 2 || I.Arg > Stack.size()) {
-        Unsupported = "SWAP beyond the stack";
-        break;
-      }
-      std::swap(Stack.back(), Stack[Stack.size() - I.Arg]);
-      ++Pc;
-      break;
-    case Opcode::PUSH_EXC_INFO: {
-      SVal Exc = pop();
-      Stack.push_back(sym("prev_exc"));
-      Stack.push_back(Exc);
-      ++Pc;
-      break;
-    }
-    case Opcode::POP_EXCEPT:
-      pop();
-      ++Pc;
-      break;
-    case Opcode::CHECK_EXC_MATCH: {
-      SVal T = pop();
-      SVal X = Stack.empty() ? sym("?") : Stack.back();
-      Stack.push_back(app("exc_match", {X, T}, true));
-      ++Pc;
-      break;
-    }
-    case Opcode::JUMP_FORWARD:
-      jumpTo(I.Target, Unroll, false);
-      break;
-    case Opcode::JUMP_BACKWARD:
-    case Opcode::JUMP_BACKWARD_NO_INTERRUPT:
-      jumpTo(I.Target, Unroll, true);
-      break;
-    case Opcode::RERAISE:
-    case Opcode::RAISE_VARARGS:
-      pushStep();
-      raise("raises");
-      break;
-    case Opcode::LOAD_DEREF:
-    case Opcode::LOAD_CLOSURE:
-    case Opcode::LOAD_CLASSDEREF: {
-      std::string Name = I.Arg < C->Code->LocalsPlusNames.size()
-                             ? C->Code->LocalsPlusNames[I.Arg]
-                             : std::string("?");
-      auto It = Cells.find(Name);
-      Stack.push_back(It != Cells.end() ? It->second : sym("cell:" + Name));
-      ++Pc;
-      break;
-    }
-    case Opcode::STORE_DEREF: {
-      std::string Name = I.Arg < C->Code->LocalsPlusNames.size()
-                             ? C->Code->LocalsPlusNames[I.Arg]
-                             : std::string("?");
-      Cells[Name] = pop();
-      ++Pc;
-      break;
-    }
-    default:
-      // Cannot raise and is not a jump: by its stack effect.
-      execPlain(I);
-      if (!Unsupported)
-        ++Pc;
-      break;
-    }
+    stepFree(I, Unroll);
   }
   return false;
+}
+
+/// Executes \p I, an instruction that is not a sync point: it runs no user
+/// code (or raises only as the engine decides here: an unbound LOAD_FAST,
+/// RERAISE, RAISE_VARARGS).
+void Side::stepFree(const Instruction &I, unsigned Unroll) {
+  Opcode Op = I.op();
+  if (stepVariable(I) || stepStack(I))
+    return;
+  switch (Op) {
+  case Opcode::NOP:
+  case Opcode::RESUME:
+  case Opcode::PRECALL:
+  case Opcode::KW_NAMES:
+  case Opcode::COPY_FREE_VARS:
+  case Opcode::MAKE_CELL:
+  case Opcode::EXTENDED_ARG:
+    ++Pc;
+    break;
+  case Opcode::JUMP_FORWARD:
+    jumpTo(I.Target, Unroll, false);
+    break;
+  case Opcode::JUMP_BACKWARD:
+  case Opcode::JUMP_BACKWARD_NO_INTERRUPT:
+    jumpTo(I.Target, Unroll, true);
+    break;
+  case Opcode::RERAISE:
+  case Opcode::RAISE_VARARGS:
+    pushStep();
+    raise("raises");
+    break;
+  default:
+    // Cannot raise and is not a jump: by its stack effect.
+    execPlain(I);
+    if (!Unsupported)
+      ++Pc;
+    break;
+  }
+}
+
+/// LOAD_FAST, STORE_FAST, DELETE_FAST and the cell operations; false for
+/// any other instruction.
+bool Side::stepVariable(const Instruction &I) {
+  switch (I.op()) {
+  case Opcode::LOAD_FAST: {
+    if (I.Arg >= Locals.size() || !Locals[I.Arg]) {
+      pushStep();
+      std::string Name = I.Arg < C->Code->LocalsPlusNames.size()
+                             ? C->Code->LocalsPlusNames[I.Arg]
+                             : std::string("?");
+      raise("raises UnboundLocalError: '" + Name + "' is never assigned here");
+      break;
+    }
+    Stack.push_back(*Locals[I.Arg]);
+    ++Pc;
+    break;
+  }
+  case Opcode::STORE_FAST:
+    if (I.Arg < Locals.size())
+      Locals[I.Arg] = pop();
+    else
+      pop();
+    ++Pc;
+    break;
+  case Opcode::DELETE_FAST:
+    if (I.Arg < Locals.size())
+      Locals[I.Arg] = std::nullopt;
+    ++Pc;
+    break;
+  case Opcode::LOAD_DEREF:
+  case Opcode::LOAD_CLOSURE:
+  case Opcode::LOAD_CLASSDEREF: {
+    std::string Name = I.Arg < C->Code->LocalsPlusNames.size()
+                           ? C->Code->LocalsPlusNames[I.Arg]
+                           : std::string("?");
+    auto It = Cells.find(Name);
+    Stack.push_back(It != Cells.end() ? It->second : sym("cell:" + Name));
+    ++Pc;
+    break;
+  }
+  case Opcode::STORE_DEREF: {
+    std::string Name = I.Arg < C->Code->LocalsPlusNames.size()
+                           ? C->Code->LocalsPlusNames[I.Arg]
+                           : std::string("?");
+    Cells[Name] = pop();
+    ++Pc;
+    break;
+  }
+  default:
+    return false;
+  }
+  return true;
+}
+
+/// Constants and the stack operations that cannot raise; false for any
+/// other instruction.
+bool Side::stepStack(const Instruction &I) {
+  switch (I.op()) {
+  case Opcode::LOAD_CONST: {
+    std::string Repr = I.Arg < C->Code->Consts.size()
+                           ? C->Code->Consts[I.Arg].repr()
+                           : std::string("?");
+    Stack.push_back(sym("const:" + Repr));
+    ++Pc;
+    break;
+  }
+  case Opcode::POP_TOP:
+    pop();
+    ++Pc;
+    break;
+  case Opcode::PUSH_NULL:
+    Stack.push_back(null());
+    ++Pc;
+    break;
+  case Opcode::COPY:
+    if (I.Arg == 0 || I.Arg > Stack.size()) {
+      Unsupported = "COPY beyond the stack";
+      break;
+    }
+    Stack.push_back(Stack[Stack.size() - I.Arg]);
+    ++Pc;
+    break;
+  case Opcode::SWAP:
+    if (I.Arg < 2 || I.Arg > Stack.size()) {
+      Unsupported = "SWAP beyond the stack";
+      break;
+    }
+    std::swap(Stack.back(), Stack[Stack.size() - I.Arg]);
+    ++Pc;
+    break;
+  case Opcode::PUSH_EXC_INFO: {
+    SVal Exc = pop();
+    Stack.push_back(sym("prev_exc"));
+    Stack.push_back(Exc);
+    ++Pc;
+    break;
+  }
+  case Opcode::POP_EXCEPT:
+    pop();
+    ++Pc;
+    break;
+  case Opcode::CHECK_EXC_MATCH: {
+    SVal T = pop();
+    SVal X = Stack.empty() ? sym("?") : Stack.back();
+    Stack.push_back(app("exc_match", {X, T}, true));
+    ++Pc;
+    break;
+  }
+  default:
+    return false;
+  }
+  return true;
 }

@@ -331,6 +331,10 @@ public:
 
 private:
   void execPlain(const Instruction &I);
+  void stepFree(const Instruction &I, unsigned Unroll);
+  bool stepVariable(const Instruction &I);
+  bool stepStack(const Instruction &I);
+  void execBranch(bool Taken);
   void call(unsigned N);
   // Context events (FrameContexts.cpp).
   void applyContextEvent(const ContextEvent &E, const SVal &Slot, SVal &Result);
