@@ -10,6 +10,8 @@
 
 #include "ContextTransfer.h"
 
+#include "pyverify/Analysis/ContextEvents.h"
+
 #include "pyverify/Analysis/StackDepth.h"
 #include "pyverify/Bytecode/Opcode.h"
 
@@ -98,14 +100,153 @@ void ContextTransfer::step(ContextState &S, uint32_t I, bool Jump,
   }
 }
 
+/// What the recogniser needs to know of a slot this pass tracks: its role.
+static SlotRole roleOf(const ContextSlot &X) {
+  switch (X.T) {
+  case SlotTag::Exit:
+    return SlotRole::BoundExit;
+  case SlotTag::Called:
+    return SlotRole::CalledExit;
+  case SlotTag::Mixed:
+    return SlotRole::MaybeBoundExit;
+  case SlotTag::EnterMethod:
+    return SlotRole::EnterMethod;
+  case SlotTag::ExitMethod:
+    return SlotRole::ExitMethod;
+  default:
+    return SlotRole::Other;
+  }
+}
+
+/// A CALL's callable role: the bound __exit__ in the method slot first, then
+/// an explicit method of a manager local in either slot.
+static SlotRole callableRole(const ContextSlot &M, const ContextSlot &C) {
+  if (M.T == SlotTag::Exit)
+    return SlotRole::BoundExit;
+  if (M.T == SlotTag::ExitMethod || C.T == SlotTag::ExitMethod)
+    return SlotRole::ExitMethod;
+  if (M.T == SlotTag::EnterMethod || C.T == SlotTag::EnterMethod)
+    return SlotRole::EnterMethod;
+  return roleOf(M);
+}
+
+void ContextTransfer::onEvent(const ContextEvent &E, EventSite &At) const {
+  ContextState &S = At.S;
+  uint32_t I = At.I;
+  ContextReport *R = At.R;
+  std::visit(
+      Overloaded{
+          [&](ctxev::NoEvent) {},
+          [&](ctxev::EnterWith W) {
+            dropped(S, pop(S), I, R);
+            push(S, ContextSlot{W.Async ? SlotTag::Pending : SlotTag::Exit, I});
+            push(S);
+            if (!W.Async)
+              enter(S, I, I, R);
+          },
+          [&](ctxev::AsyncEnterDone) {
+            // The awaited __aenter__ returned: the pending __aexit__ is live.
+            size_t M = S.Stack.size();
+            if (M >= 2 && S.Stack[M - 2].T == SlotTag::Pending) {
+              S.Stack[M - 2].T = SlotTag::Exit;
+              enter(S, S.Stack[M - 2].Id, I, R);
+            }
+          },
+          [&](ctxev::ExitBound X) {
+            exitCtx(S, At.Slot->Id, I, R);
+            At.Handled = true;
+            if (X.Via == ExitVia::ExceptStart) {
+              At.Slot->T = SlotTag::Called;
+              return;
+            }
+            if (R)
+              for (size_t K = 0; K < BS.withSites().size(); ++K)
+                if (BS.withSites()[K].EnterInst == At.Slot->Id &&
+                    !llvm::is_contained(R->NormalExits[K], I))
+                  R->NormalExits[K].push_back(I);
+          },
+          // Outside the compiler's exit sequence, a call of a called or
+          // merged slot is an ordinary call here (the slot is only dropped).
+          [&](ctxev::ExitAgain X) {
+            if (X.Via == ExitVia::Call && !At.ExitSequence)
+              return;
+            At.Handled = true;
+            report(R, CheckId::ContextExitedTwice, Certainty::Definite, I,
+                   At.Slot->Id,
+                   llvm::formatv("{0} calls the __exit__ of {1}, which was "
+                                 "already called",
+                                 describe(I), ctxName(At.Slot->Id)));
+          },
+          [&](ctxev::ExitMaybe X) {
+            if (X.Via == ExitVia::Call && !At.ExitSequence)
+              return;
+            At.Handled = true;
+            if (X.Via == ExitVia::ExceptStart)
+              report(R, CheckId::WithHandlerMismatch, Certainty::Possible, I,
+                     {},
+                     llvm::formatv("{0} finds a bound __exit__ at PEEK(4) on "
+                                   "some paths to here and not on others",
+                                   describe(I)));
+            else
+              report(R, CheckId::ContextExitWithoutEnter, Certainty::Possible,
+                     I, {},
+                     llvm::formatv("{0} calls __exit__(None, None, None) on a "
+                                   "slot that holds a bound __exit__ on some "
+                                   "paths only",
+                                   describe(I)));
+          },
+          [&](ctxev::ExitUnbound X) {
+            At.Handled = true;
+            if (X.Via == ExitVia::ExceptStart)
+              report(R, CheckId::WithHandlerMismatch, Certainty::Definite, I,
+                     {},
+                     llvm::formatv("{0} finds no bound __exit__ at PEEK(4): "
+                                   "the handler is entered at a depth that "
+                                   "does not match any active with",
+                                   describe(I)));
+            else
+              report(R, CheckId::ContextExitWithoutEnter, Certainty::Definite,
+                     I, {},
+                     llvm::formatv("{0} is an __exit__(None, None, None) call "
+                                   "but its callable slot holds no bound "
+                                   "__exit__ of an entered context",
+                                   describe(I)));
+          },
+          [&](ctxev::EnterExplicit) {
+            At.Handled = true;
+            uint32_t Local = At.Local;
+            if (ContextLocal *L = S.findLocal(Local);
+                L && L->S == LocalStatus::Entered)
+              report(R, CheckId::ContextNotExited, Certainty::Definite, I,
+                     L->Ctx,
+                     llvm::formatv("{0} enters the manager in local '{1}' "
+                                   "again while {2} is still active",
+                                   describe(I), localName(Local),
+                                   ctxName(L->Ctx)));
+            S.setLocal({Local, LocalStatus::Entered, I});
+            enter(S, I, I, R);
+          },
+          [&](ctxev::ExitExplicit) {
+            At.Handled = true;
+            exitLocal(S, At.Local, I, R);
+          },
+          // This pass tracks no mode stack and no rewriter globals (the
+          // prover does): its slots never carry the roles of these events.
+          [&](ctxev::ModePush) {},
+          [&](ctxev::ModePop) {},
+          [&](ctxev::ModeSave) {},
+          [&](ctxev::ModeRestore) {},
+          [&](ctxev::ModeReplay) {},
+          [&](ctxev::HandOver) {},
+          [&](ctxev::GraphCall) {},
+      },
+      E);
+}
+
 void ContextTransfer::stepEnterWith(ContextState &S, uint32_t I,
                                     ContextReport *R) const {
-  dropped(S, pop(S), I, R);
-  bool Async = Insts[I].is(Opcode::BEFORE_ASYNC_WITH);
-  push(S, ContextSlot{Async ? SlotTag::Pending : SlotTag::Exit, I});
-  push(S);
-  if (!Async)
-    enter(S, I, I, R);
+  EventSite At{S, I, R};
+  onEvent(recogniseContextEvent(Insts[I], {}), At);
 }
 
 void ContextTransfer::stepSend(ContextState &S, uint32_t I, bool Jump,
@@ -118,44 +259,21 @@ void ContextTransfer::stepSend(ContextState &S, uint32_t I, bool Jump,
   dropped(S, pop(S), I, R);
   dropped(S, pop(S), I, R);
   push(S);
-  // The awaited __aenter__ returned: the pending __aexit__ is now live.
-  size_t M = S.Stack.size();
-  if (M >= 2 && S.Stack[M - 2].T == SlotTag::Pending) {
-    S.Stack[M - 2].T = SlotTag::Exit;
-    enter(S, S.Stack[M - 2].Id, I, R);
-  }
+  SlotFacts F;
+  F.JumpEdge = true;
+  EventSite At{S, I, R};
+  onEvent(recogniseContextEvent(Insts[I], F), At);
 }
 
 void ContextTransfer::stepWithExceptStart(ContextState &S, uint32_t I,
                                           ContextReport *R) const {
   size_t N = S.Stack.size();
   if (N >= 4) {
-    ContextSlot &X = S.Stack[N - 4];
-    switch (X.T) {
-    case SlotTag::Exit:
-      exitCtx(S, X.Id, I, R);
-      X.T = SlotTag::Called;
-      break;
-    case SlotTag::Called:
-      report(R, CheckId::ContextExitedTwice, Certainty::Definite, I, X.Id,
-             llvm::formatv("{0} calls the __exit__ of {1}, which was "
-                           "already called",
-                           describe(I), ctxName(X.Id)));
-      break;
-    case SlotTag::Mixed:
-      report(R, CheckId::WithHandlerMismatch, Certainty::Possible, I, {},
-             llvm::formatv("{0} finds a bound __exit__ at PEEK(4) on some "
-                           "paths to here and not on others",
-                           describe(I)));
-      break;
-    default:
-      report(R, CheckId::WithHandlerMismatch, Certainty::Definite, I, {},
-             llvm::formatv("{0} finds no bound __exit__ at PEEK(4): the "
-                           "handler is entered at a depth that does not "
-                           "match any active with",
-                           describe(I)));
-      break;
-    }
+    SlotFacts F;
+    F.Callee = roleOf(S.Stack[N - 4]);
+    EventSite At{S, I, R};
+    At.Slot = &S.Stack[N - 4];
+    onEvent(recogniseContextEvent(Insts[I], F), At);
   }
   push(S);
 }
@@ -171,65 +289,23 @@ void ContextTransfer::stepCall(ContextState &S, uint32_t I,
   }
   size_t MethodAt = N - Need, CallableAt = N - Need + 1;
   ContextSlot M = S.Stack[MethodAt], C = S.Stack[CallableAt];
-  bool Handled = callEvent(S, I, M, C, R);
+  SlotFacts F;
+  F.Callee = callableRole(M, C);
+  F.NumArgs = Insts[I].Arg;
+  F.ExitSequence = isExitCallSequence(I);
+  EventSite At{S, I, R};
+  At.Slot = &M;
+  At.ExitSequence = F.ExitSequence;
+  if (F.Callee == SlotRole::EnterMethod)
+    At.Local = M.T == SlotTag::EnterMethod ? M.Id : C.Id;
+  else if (F.Callee == SlotRole::ExitMethod)
+    At.Local = M.T == SlotTag::ExitMethod ? M.Id : C.Id;
+  onEvent(recogniseContextEvent(Insts[I], F), At);
   for (size_t K = MethodAt; K < N; ++K)
-    if (!(Handled && K == MethodAt))
+    if (!(At.Handled && K == MethodAt))
       dropped(S, S.Stack[K], I, R);
   S.Stack.resize(MethodAt);
   push(S);
-}
-
-bool ContextTransfer::callEvent(ContextState &S, uint32_t I, ContextSlot M,
-                                ContextSlot C, ContextReport *R) const {
-  if (M.T == SlotTag::Exit) {
-    exitCtx(S, M.Id, I, R);
-    if (R)
-      for (size_t K = 0; K < BS.withSites().size(); ++K)
-        if (BS.withSites()[K].EnterInst == M.Id &&
-            !llvm::is_contained(R->NormalExits[K], I))
-          R->NormalExits[K].push_back(I);
-    return true;
-  }
-  if (M.T == SlotTag::ExitMethod || C.T == SlotTag::ExitMethod) {
-    exitLocal(S, M.T == SlotTag::ExitMethod ? M.Id : C.Id, I, R);
-    return true;
-  }
-  if (M.T == SlotTag::EnterMethod || C.T == SlotTag::EnterMethod) {
-    uint32_t Local = M.T == SlotTag::EnterMethod ? M.Id : C.Id;
-    if (ContextLocal *L = S.findLocal(Local); L && L->S == LocalStatus::Entered)
-      report(R, CheckId::ContextNotExited, Certainty::Definite, I, L->Ctx,
-             llvm::formatv("{0} enters the manager in local '{1}' again "
-                           "while {2} is still active",
-                           describe(I), localName(Local), ctxName(L->Ctx)));
-    S.setLocal({Local, LocalStatus::Entered, I});
-    enter(S, I, I, R);
-    return true;
-  }
-  if (isExitCallSequence(I)) {
-    exitSequenceWithoutExit(I, M, R);
-    return true;
-  }
-  return false;
-}
-
-void ContextTransfer::exitSequenceWithoutExit(uint32_t I, ContextSlot M,
-                                              ContextReport *R) const {
-  if (M.T == SlotTag::Called)
-    report(R, CheckId::ContextExitedTwice, Certainty::Definite, I, M.Id,
-           llvm::formatv("{0} calls the __exit__ of {1}, which was "
-                         "already called",
-                         describe(I), ctxName(M.Id)));
-  else if (M.T == SlotTag::Mixed)
-    report(R, CheckId::ContextExitWithoutEnter, Certainty::Possible, I, {},
-           llvm::formatv("{0} calls __exit__(None, None, None) on a slot "
-                         "that holds a bound __exit__ on some paths only",
-                         describe(I)));
-  else
-    report(R, CheckId::ContextExitWithoutEnter, Certainty::Definite, I, {},
-           llvm::formatv("{0} is an __exit__(None, None, None) call but "
-                         "its callable slot holds no bound __exit__ of an "
-                         "entered context",
-                         describe(I)));
 }
 
 void ContextTransfer::stepLoadAttr(ContextState &S, uint32_t I,
@@ -240,6 +316,7 @@ void ContextTransfer::stepLoadAttr(ContextState &S, uint32_t I,
   ContextSlot Result;
   bool Manager =
       T.T == SlotTag::LocalRef && llvm::is_contained(ManagerLocals, T.Id);
+  // The synchronous protocol only: m.__aenter__() enters after an await.
   if (Manager && Name == "__enter__")
     Result = ContextSlot{SlotTag::EnterMethod, T.Id};
   else if (Manager && Name == "__exit__")

@@ -16,6 +16,7 @@
 #define PYVERIFY_LIB_ANALYSIS_CONTEXTTRANSFER_H
 
 #include "pyverify/Analysis/BlockStack.h"
+#include "pyverify/Analysis/ContextEvents.h"
 #include "pyverify/CFG/CFG.h"
 #include "pyverify/Domain/ContextDomain.h"
 #include "pyverify/Support/Finding.h"
@@ -113,14 +114,22 @@ private:
   void stepSend(ContextState &S, uint32_t I, bool Jump, ContextReport *R) const;
   void stepWithExceptStart(ContextState &S, uint32_t I, ContextReport *R) const;
   void stepCall(ContextState &S, uint32_t I, ContextReport *R) const;
-  /// The context event of a CALL whose method and callable slots are \p M
-  /// and \p C; whether there was one (then \p M is no dropped value).
-  bool callEvent(ContextState &S, uint32_t I, ContextSlot M, ContextSlot C,
-                 ContextReport *R) const;
-  /// The compiler's __exit__(None, None, None) sequence on a slot \p M that
-  /// holds no bound __exit__ of an active context.
-  void exitSequenceWithoutExit(uint32_t I, ContextSlot M,
-                               ContextReport *R) const;
+  /// Where an event happens: the state, the instruction, the slot the
+  /// event uses (the callable of CALL, PEEK(4) of WITH_EXCEPT_START), the
+  /// manager local of an explicit call; Handled: the event consumed the
+  /// slot (it is no dropped value).
+  struct EventSite {
+    ContextState &S;
+    uint32_t I;
+    ContextReport *R;
+    ContextSlot *Slot = nullptr;
+    uint32_t Local = 0;
+    bool ExitSequence = false;
+    bool Handled = false;
+  };
+  /// Applies one event of the recogniser (ContextEvents.h); every kind is
+  /// handled, so a new kind does not compile until it is here.
+  void onEvent(const ContextEvent &E, EventSite &At) const;
   void stepLoadAttr(ContextState &S, uint32_t I, ContextReport *R) const;
   void stepStoreLocal(ContextState &S, uint32_t I, ContextReport *R) const;
   void stepCopy(ContextState &S, uint32_t I) const;
