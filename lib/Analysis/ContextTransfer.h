@@ -130,6 +130,10 @@ private:
   /// Applies one event of the recogniser (ContextEvents.h); every kind is
   /// handled, so a new kind does not compile until it is here.
   void onEvent(const ContextEvent &E, EventSite &At) const;
+  enum class Fault { Again, Maybe, Unbound };
+  /// An exit where no bound, uncalled __exit__ is (ExitAgain, ExitMaybe,
+  /// ExitUnbound).
+  void exitFault(EventSite &At, ExitVia Via, Fault K) const;
   void stepLoadAttr(ContextState &S, uint32_t I, ContextReport *R) const;
   void stepStoreLocal(ContextState &S, uint32_t I, ContextReport *R) const;
   void stepCopy(ContextState &S, uint32_t I) const;
