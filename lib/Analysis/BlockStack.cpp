@@ -81,19 +81,17 @@ uint32_t skipNops(const InstructionStream &Insts, uint32_t I) {
 
 } // namespace
 
-BlockStack BlockStack::compute(const CFG &G, const StackDepthResult &Depth) {
-  BlockStack S;
-  S.G = &G;
+/// Classifies every entry's handler and finds its enclosing entry.
+std::vector<int32_t> BlockStack::classifyEntries() {
+  const CFG &G = *this->G;
   const DecodedCode &D = G.code();
   const InstructionStream &Insts = D.Insts;
   size_t NE = D.Table.size();
-
-  // Classify every entry and find its enclosing entry.
   std::vector<int32_t> Outer(NE, -1);
   for (size_t E = 0; E < NE; ++E) {
     const ExceptionTableEntry &T = D.Table[E];
     int64_t At = Insts.indexAtStart(T.Target);
-    S.Blocks.push_back(
+    Blocks.push_back(
         Block{classify(Insts, At, T.Lasti), uint32_t(E), T.Target, {}});
     if (At < 0)
       continue;
@@ -108,14 +106,20 @@ BlockStack BlockStack::compute(const CFG &G, const StackDepthResult &Depth) {
     }
   }
 
-  // Chains, outermost first; cut at a cycle.
-  S.Chains.resize(NE + 1);
+  return Outer;
+}
+
+/// Each entry's chain of enclosing entries, outermost first; cut at a cycle.
+void BlockStack::buildChains(const std::vector<int32_t> &Outer) {
+  const DecodedCode &D = G->code();
+  size_t NE = D.Table.size();
+  Chains.resize(NE + 1);
   for (size_t E = 0; E < NE; ++E) {
     llvm::SmallVector<uint32_t, 4> Chain;
     llvm::BitVector Seen(NE);
     for (int32_t Cur = int32_t(E); Cur >= 0; Cur = Outer[Cur]) {
       if (Seen.test(Cur)) {
-        S.Problems.push_back(
+        Problems.push_back(
             {D.Table[E].Start,
              llvm::formatv("the handlers enclosing entry {0} to {1} -> {2} "
                            "form a cycle (through the entry for handler {3})",
@@ -125,7 +129,7 @@ BlockStack BlockStack::compute(const CFG &G, const StackDepthResult &Depth) {
       }
       Seen.set(Cur);
       if (!Chain.empty() && D.Table[Cur].Depth > D.Table[Chain.back()].Depth)
-        S.Problems.push_back(
+        Problems.push_back(
             {D.Table[E].Start,
              llvm::formatv("entry for handler {0} (depth {1}) is enclosed by "
                            "the entry for handler {2} with a larger depth {3}",
@@ -135,17 +139,21 @@ BlockStack BlockStack::compute(const CFG &G, const StackDepthResult &Depth) {
       Chain.push_back(uint32_t(Cur));
     }
     std::reverse(Chain.begin(), Chain.end());
-    S.Chains[E] = std::move(Chain);
+    Chains[E] = std::move(Chain);
   }
+}
 
-  // Effective cover: uncovered NOPs inherit from where control comes from.
-  S.Effective.resize(Insts.size());
+/// Effective cover: uncovered NOPs inherit from where control comes from.
+void BlockStack::computeEffectiveCover() {
+  const CFG &G = *this->G;
+  const InstructionStream &Insts = G.code().Insts;
+  Effective.resize(Insts.size());
   for (uint32_t I = 0; I < Insts.size(); ++I) {
     int32_t C = G.coverOf(I);
     if (C < 0 && Insts[I].is(Opcode::NOP)) {
       const BasicBlock &B = G.block(G.blockOf(I));
       if (I > B.Begin) {
-        C = S.Effective[I - 1];
+        C = Effective[I - 1];
       } else {
         std::optional<int32_t> Agreed;
         bool Conflict = false;
@@ -154,7 +162,7 @@ BlockStack BlockStack::compute(const CFG &G, const StackDepthResult &Depth) {
           uint32_t Last = G.block(E.Source).last();
           if (E.isException() || Last >= I)
             continue; // handlers and back edges do not decide
-          int32_t P = S.Effective[Last];
+          int32_t P = Effective[Last];
           if (Agreed && *Agreed != P)
             Conflict = true;
           Agreed = P;
@@ -163,10 +171,16 @@ BlockStack BlockStack::compute(const CFG &G, const StackDepthResult &Depth) {
           C = *Agreed;
       }
     }
-    S.Effective[I] = C;
+    Effective[I] = C;
   }
+}
 
-  // With sites.
+/// The with sites: each reachable BEFORE_WITH / BEFORE_ASYNC_WITH, its body,
+/// exit slot and handler.
+void BlockStack::findWithSites(const StackDepthResult &Depth) {
+  const CFG &G = *this->G;
+  const DecodedCode &D = G.code();
+  const InstructionStream &Insts = D.Insts;
   for (uint32_t I = 0; I < Insts.size(); ++I) {
     const Instruction &In = Insts[I];
     bool Async = In.is(Opcode::BEFORE_ASYNC_WITH);
@@ -198,12 +212,21 @@ BlockStack BlockStack::compute(const CFG &G, const StackDepthResult &Depth) {
     W.BodyEntry = G.coverOf(First);
     if (W.BodyEntry >= 0)
       W.Handler = D.Table[W.BodyEntry].Target;
-    S.Sites.push_back(W);
+    Sites.push_back(W);
   }
-  for (Block &B : S.Blocks)
+  for (Block &B : Blocks)
     if (isWithKind(B.Kind))
-      if (const WithSite *W = S.siteForHandler(B.Handler))
+      if (const WithSite *W = siteForHandler(B.Handler))
         B.Enter = Insts[W->EnterInst].Offset;
+}
+
+BlockStack BlockStack::compute(const CFG &G, const StackDepthResult &Depth) {
+  BlockStack S;
+  S.G = &G;
+  std::vector<int32_t> Outer = S.classifyEntries();
+  S.buildChains(Outer);
+  S.computeEffectiveCover();
+  S.findWithSites(Depth);
   return S;
 }
 

@@ -75,14 +75,12 @@ static const CFGEdge *findEnteringHandlerEdge(const CFG &G, unsigned B) {
   return nullptr;
 }
 
-void pyverify::checkStack(const CFG &G, const StackDepthResult &R,
-                          std::vector<Finding> &Out) {
-  const DecodedCode &D = G.code();
-  const InstructionStream &Insts = D.Insts;
-  const CodeObject &C = *D.Code;
-  const llvm::BitVector &Reach = G.reachable();
-  size_t FirstOut = Out.size();
+namespace {
 
+/// stack-underflow: each instruction that pops or reads below the stack.
+void reportUnderflows(const CFG &G, const StackDepthResult &R,
+                      std::vector<Finding> &Out) {
+  const InstructionStream &Insts = G.code().Insts;
   for (const StackUnderflow &U : R.Underflows) {
     const Instruction &I = Insts[U.Inst];
     std::string Msg =
@@ -104,7 +102,12 @@ void pyverify::checkStack(const CFG &G, const StackDepthResult &R,
     }
     Out.push_back(std::move(F));
   }
+}
 
+/// stack-depth-conflict: each join reached at two depths.
+void reportConflicts(const CFG &G, const StackDepthResult &R,
+                     std::vector<Finding> &Out) {
+  const InstructionStream &Insts = G.code().Insts;
   for (const StackDepthConflict &K : R.Conflicts) {
     const Instruction &At = Insts[G.block(K.Block).Begin];
     const CFGEdge &A = G.edge(K.EdgeA), &B = G.edge(K.EdgeB);
@@ -120,7 +123,14 @@ void pyverify::checkStack(const CFG &G, const StackDepthResult &R,
         llvm::formatv("depth {0} by {1}", K.DepthB, describeEdgeSource(G, B)));
     Out.push_back(std::move(F));
   }
+}
 
+/// stacksize-too-small and stacksize-larger-than-needed.
+void reportStackSize(const CFG &G, const StackDepthResult &R,
+                     std::vector<Finding> &Out) {
+  const DecodedCode &D = G.code();
+  const InstructionStream &Insts = D.Insts;
+  const CodeObject &C = *D.Code;
   bool AnyDepth = false;
   for (const auto &B : R.Before)
     AnyDepth |= B.has_value();
@@ -154,8 +164,14 @@ void pyverify::checkStack(const CFG &G, const StackDepthResult &R,
     F.note(Insts[R.MaxDepthInst].Offset, "the deepest point");
     Out.push_back(std::move(F));
   }
+}
 
-  // handler-depth-exceeds-stack: covered reachable instructions.
+/// handler-depth-exceeds-stack: covered reachable instructions.
+void reportHandlerDepths(const CFG &G, const StackDepthResult &R,
+                         std::vector<Finding> &Out) {
+  const DecodedCode &D = G.code();
+  const InstructionStream &Insts = D.Insts;
+  const llvm::BitVector &Reach = G.reachable();
   for (const BasicBlock &B : G.blocks()) {
     if (!Reach.test(B.Id))
       continue;
@@ -186,7 +202,12 @@ void pyverify::checkStack(const CFG &G, const StackDepthResult &R,
       Out.push_back(std::move(F));
     }
   }
+}
 
+/// falls-off-end and unreachable-code.
+void reportReachability(const CFG &G, std::vector<Finding> &Out) {
+  const InstructionStream &Insts = G.code().Insts;
+  const llvm::BitVector &Reach = G.reachable();
   // Falling off the end.
   const BasicBlock &LastB = G.block(G.size() - 1);
   if (LastB.size() && Reach.test(LastB.Id)) {
@@ -215,7 +236,18 @@ void pyverify::checkStack(const CFG &G, const StackDepthResult &R,
                                    Insts[J - 1].Offset));
     I = J;
   }
+}
 
+} // namespace
+
+void pyverify::checkStack(const CFG &G, const StackDepthResult &R,
+                          std::vector<Finding> &Out) {
+  size_t FirstOut = Out.size();
+  reportUnderflows(G, R, Out);
+  reportConflicts(G, R, Out);
+  reportStackSize(G, R, Out);
+  reportHandlerDepths(G, R, Out);
+  reportReachability(G, Out);
   std::stable_sort(
       Out.begin() + FirstOut, Out.end(),
       [](const Finding &A, const Finding &B) { return A.Offset < B.Offset; });

@@ -100,6 +100,12 @@ public:
   }
 
 private:
+  // The steps of compute().
+  std::vector<int32_t> classifyEntries();
+  void buildChains(const std::vector<int32_t> &Outer);
+  void computeEffectiveCover();
+  void findWithSites(const StackDepthResult &Depth);
+
   const CFG *G = nullptr;
   std::vector<Block> Blocks;                          ///< Per table entry.
   std::vector<llvm::SmallVector<uint32_t, 4>> Chains; ///< Per entry + 1 (none).
