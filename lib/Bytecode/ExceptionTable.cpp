@@ -3,6 +3,7 @@
 #include "pyverify/Bytecode/ExceptionTable.h"
 #include "pyverify/Support/InputError.h"
 
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -143,100 +144,154 @@ void pyverify::checkExceptionTableDepths(
   }
 }
 
-void pyverify::validateExceptionTable(
-    llvm::ArrayRef<ExceptionTableEntry> Entries, const InstructionStream &Insts,
-    int64_t StackSize, std::vector<Finding> &Findings, bool CheckDepths) {
-  if (CheckDepths)
-    checkExceptionTableDepths(
-        Entries, Insts, StackSize, [](size_t) { return true; }, Findings);
-  uint32_t CodeSize = Insts.codeSize();
-  // Where to anchor a finding in co_code: the entry's start when it is inside
-  // the code, else the last instruction.
-  auto Anchor = [&](uint64_t At) -> uint32_t {
+namespace {
+
+/// The rules validateExceptionTable() checks, one family per member: each
+/// entry's length, order, bounds and handler target, then overlaps across
+/// the table. The checks are cheap and inline; the findings are built out of
+/// line (LLVM_ATTRIBUTE_NOINLINE), so that well-formed tables (nearly all of
+/// them) pay for no call and no formatting.
+class TableValidator {
+public:
+  TableValidator(llvm::ArrayRef<ExceptionTableEntry> Entries,
+                 const InstructionStream &Insts, std::vector<Finding> &Findings)
+      : Entries(Entries), Insts(Insts), CodeSize(Insts.codeSize()),
+        Findings(Findings) {}
+
+  void checkZeroLength(const ExceptionTableEntry &E) {
+    if (E.End == E.Start)
+      reportZeroLength(E);
+  }
+  void checkSorted(size_t K) {
+    if (K && Entries[K].Start < Entries[K - 1].Start)
+      reportUnsorted(K);
+  }
+  void checkBounds(const ExceptionTableEntry &E) {
+    if (E.Start > CodeSize || E.End > CodeSize) {
+      reportPastEnd(E);
+      return;
+    }
+    if (!isBoundary(E.Start))
+      reportStartInside(E);
+    if (!isBoundary(E.End))
+      reportEndInside(E);
+  }
+  void checkTarget(const ExceptionTableEntry &E) {
+    if (Insts.indexAtStart(E.Target) < 0)
+      reportTargetNotStart(E);
+    else if (E.covers(E.Target))
+      reportTargetInOwnRange(E);
+  }
+  void checkOverlaps();
+
+private:
+  llvm::ArrayRef<ExceptionTableEntry> Entries;
+  const InstructionStream &Insts;
+  uint32_t CodeSize;
+  std::vector<Finding> &Findings;
+
+  /// Where to anchor a finding in co_code: the entry's start when it is
+  /// inside the code, else the last instruction.
+  uint32_t anchor(uint64_t At) const {
     int64_t I = Insts.indexContaining(At);
     if (I < 0)
       I = int64_t(Insts.size()) - 1;
     return I < 0 ? 0 : Insts[I].Offset;
-  };
-  auto IsBoundary = [&](uint64_t At) {
-    return At == CodeSize || Insts.indexAtStart(At) >= 0;
-  };
-
-  for (size_t K = 0; K < Entries.size(); ++K) {
-    const ExceptionTableEntry &E = Entries[K];
-    // Formatted only when a finding needs it: well-formed tables (nearly
-    // all of them) then cost no formatting at all.
-    auto Desc = [&E] { return describe(E); };
-    if (E.End == E.Start)
-      Findings.emplace_back(CheckId::ExceptionTableZeroLength, Anchor(E.Start),
-                            "exception-table entry " + Desc() +
-                                " has length 0 and covers no instruction");
-    if (K && E.Start < Entries[K - 1].Start)
-      Findings
-          .emplace_back(CheckId::ExceptionTableUnsorted, Anchor(E.Start),
-                        "exception-table entry " + Desc() +
-                            " starts before the previous entry " +
-                            describe(Entries[K - 1]) +
-                            "; CPython's lookup stops at the first entry that "
-                            "starts past the instruction and misses handlers")
-          .note(Anchor(Entries[K - 1].Start), "previous entry starts here");
-    if (E.Start > CodeSize || E.End > CodeSize)
-      Findings.emplace_back(
-          CheckId::ExceptionTableBounds, Anchor(E.Start),
-          llvm::formatv("exception-table entry {0} extends past the end of the "
-                        "code ({1} bytes)",
-                        Desc(), CodeSize));
-    else {
-      if (!IsBoundary(E.Start)) {
-        int64_t I = Insts.indexContaining(E.Start);
-        Findings.emplace_back(
-            CheckId::ExceptionTableBounds, Anchor(E.Start),
-            llvm::formatv(
-                "exception-table entry {0} starts at byte {1}, inside "
-                "the {2} at {3} (which starts at {4})",
-                Desc(), E.Start, Insts[I].name(), Insts[I].Offset,
-                Insts[I].Start));
-      }
-      if (!IsBoundary(E.End)) {
-        int64_t I = Insts.indexContaining(E.End);
-        Findings.emplace_back(
-            CheckId::ExceptionTableBounds, Anchor(E.End),
-            llvm::formatv("exception-table entry {0} ends at byte {1}, inside "
-                          "the {2} at {3} (which spans {4}..{5})",
-                          Desc(), E.End, Insts[I].name(), Insts[I].Offset,
-                          Insts[I].Start, Insts[I].End));
-      }
-    }
-    if (Insts.indexAtStart(E.Target) < 0) {
-      std::string Why;
-      int64_t I = Insts.indexContaining(E.Target);
-      if (I < 0)
-        Why = llvm::formatv("outside the code ({0} bytes)", CodeSize).str();
-      else if (E.Target >= Insts[I].Offset + 2)
-        Why = llvm::formatv("inside the inline caches of the {0} at {1}",
-                            Insts[I].name(), Insts[I].Offset)
-                  .str();
-      else
-        Why = llvm::formatv("mid-instruction: the {0} at {1} starts at {2}",
-                            Insts[I].name(), Insts[I].Offset, Insts[I].Start)
-                  .str();
-      Findings.emplace_back(
-          CheckId::ExceptionTableTargetNotInstruction, Anchor(E.Start),
-          "exception-table entry " + Desc() + " has handler target " +
-              std::to_string(E.Target) + " " + Why);
-    } else if (E.covers(E.Target)) {
-      Findings
-          .emplace_back(CheckId::ExceptionTableTargetNotInstruction,
-                        Anchor(E.Start),
-                        "exception-table entry " + Desc() +
-                            " has its handler inside its own range: an "
-                            "exception in the handler would re-enter it")
-          .note(E.Target, "handler");
-    }
   }
+  bool isBoundary(uint64_t At) const {
+    return At == CodeSize || Insts.indexAtStart(At) >= 0;
+  }
+  LLVM_ATTRIBUTE_NOINLINE void reportZeroLength(const ExceptionTableEntry &E);
+  LLVM_ATTRIBUTE_NOINLINE void reportUnsorted(size_t K);
+  LLVM_ATTRIBUTE_NOINLINE void reportPastEnd(const ExceptionTableEntry &E);
+  LLVM_ATTRIBUTE_NOINLINE void reportStartInside(const ExceptionTableEntry &E);
+  LLVM_ATTRIBUTE_NOINLINE void reportEndInside(const ExceptionTableEntry &E);
+  LLVM_ATTRIBUTE_NOINLINE void
+  reportTargetNotStart(const ExceptionTableEntry &E);
+  LLVM_ATTRIBUTE_NOINLINE void
+  reportTargetInOwnRange(const ExceptionTableEntry &E);
+};
 
-  // Overlaps: compare each entry with the furthest-reaching earlier one in
-  // start order, so unsorted tables are still checked.
+} // namespace
+
+void TableValidator::reportZeroLength(const ExceptionTableEntry &E) {
+  Findings.emplace_back(CheckId::ExceptionTableZeroLength, anchor(E.Start),
+                        "exception-table entry " + describe(E) +
+                            " has length 0 and covers no instruction");
+}
+
+void TableValidator::reportUnsorted(size_t K) {
+  const ExceptionTableEntry &E = Entries[K];
+  Findings
+      .emplace_back(CheckId::ExceptionTableUnsorted, anchor(E.Start),
+                    "exception-table entry " + describe(E) +
+                        " starts before the previous entry " +
+                        describe(Entries[K - 1]) +
+                        "; CPython's lookup stops at the first entry that "
+                        "starts past the instruction and misses handlers")
+      .note(anchor(Entries[K - 1].Start), "previous entry starts here");
+}
+
+void TableValidator::reportPastEnd(const ExceptionTableEntry &E) {
+  Findings.emplace_back(
+      CheckId::ExceptionTableBounds, anchor(E.Start),
+      llvm::formatv("exception-table entry {0} extends past the end of the "
+                    "code ({1} bytes)",
+                    describe(E), CodeSize));
+}
+
+void TableValidator::reportStartInside(const ExceptionTableEntry &E) {
+  int64_t I = Insts.indexContaining(E.Start);
+  Findings.emplace_back(
+      CheckId::ExceptionTableBounds, anchor(E.Start),
+      llvm::formatv("exception-table entry {0} starts at byte {1}, inside "
+                    "the {2} at {3} (which starts at {4})",
+                    describe(E), E.Start, Insts[I].name(), Insts[I].Offset,
+                    Insts[I].Start));
+}
+
+void TableValidator::reportEndInside(const ExceptionTableEntry &E) {
+  int64_t I = Insts.indexContaining(E.End);
+  Findings.emplace_back(
+      CheckId::ExceptionTableBounds, anchor(E.End),
+      llvm::formatv("exception-table entry {0} ends at byte {1}, inside "
+                    "the {2} at {3} (which spans {4}..{5})",
+                    describe(E), E.End, Insts[I].name(), Insts[I].Offset,
+                    Insts[I].Start, Insts[I].End));
+}
+
+void TableValidator::reportTargetNotStart(const ExceptionTableEntry &E) {
+  std::string Why;
+  int64_t I = Insts.indexContaining(E.Target);
+  if (I < 0)
+    Why = llvm::formatv("outside the code ({0} bytes)", CodeSize).str();
+  else if (E.Target >= Insts[I].Offset + 2)
+    Why = llvm::formatv("inside the inline caches of the {0} at {1}",
+                        Insts[I].name(), Insts[I].Offset)
+              .str();
+  else
+    Why = llvm::formatv("mid-instruction: the {0} at {1} starts at {2}",
+                        Insts[I].name(), Insts[I].Offset, Insts[I].Start)
+              .str();
+  Findings.emplace_back(
+      CheckId::ExceptionTableTargetNotInstruction, anchor(E.Start),
+      "exception-table entry " + describe(E) + " has handler target " +
+          std::to_string(E.Target) + " " + Why);
+}
+
+void TableValidator::reportTargetInOwnRange(const ExceptionTableEntry &E) {
+  Findings
+      .emplace_back(CheckId::ExceptionTableTargetNotInstruction,
+                    anchor(E.Start),
+                    "exception-table entry " + describe(E) +
+                        " has its handler inside its own range: an "
+                        "exception in the handler would re-enter it")
+      .note(E.Target, "handler");
+}
+
+/// Compares each entry with the furthest-reaching earlier one in start
+/// order, so unsorted tables are still checked.
+void TableValidator::checkOverlaps() {
   std::vector<size_t> Order(Entries.size());
   for (size_t I = 0; I < Order.size(); ++I)
     Order[I] = I;
@@ -250,15 +305,33 @@ void pyverify::validateExceptionTable(
       continue;
     if (Reach != SIZE_MAX && E.Start < Entries[Reach].End)
       Findings
-          .emplace_back(CheckId::ExceptionTableOverlap, Anchor(E.Start),
+          .emplace_back(CheckId::ExceptionTableOverlap, anchor(E.Start),
                         "exception-table entry " + describe(E) +
                             " overlaps entry " + describe(Entries[Reach]) +
                             "; which handler runs depends on CPython's search "
                             "order")
-          .note(Anchor(Entries[Reach].Start), "the other entry starts here");
+          .note(anchor(Entries[Reach].Start), "the other entry starts here");
     if (Reach == SIZE_MAX || E.End > Entries[Reach].End)
       Reach = I;
   }
+}
+
+void pyverify::validateExceptionTable(
+    llvm::ArrayRef<ExceptionTableEntry> Entries, const InstructionStream &Insts,
+    int64_t StackSize, std::vector<Finding> &Findings, bool CheckDepths) {
+  if (CheckDepths)
+    checkExceptionTableDepths(
+        Entries, Insts, StackSize, [](size_t) { return true; }, Findings);
+  if (Entries.empty()) // Most code objects: no rule has anything to check.
+    return;
+  TableValidator V(Entries, Insts, Findings);
+  for (size_t K = 0; K < Entries.size(); ++K) {
+    V.checkZeroLength(Entries[K]);
+    V.checkSorted(K);
+    V.checkBounds(Entries[K]);
+    V.checkTarget(Entries[K]);
+  }
+  V.checkOverlaps();
 }
 
 const ExceptionTableEntry *

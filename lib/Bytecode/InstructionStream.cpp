@@ -2,6 +2,7 @@
 
 #include "pyverify/Bytecode/InstructionStream.h"
 
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace pyverify;
@@ -41,131 +42,205 @@ struct OpcodeInfoCache {
   }
 };
 
+/// Findings are rare: kept out of line, and taking no Decoder, so that the
+/// Decoder's fields can stay in registers through the decoding loop.
+LLVM_ATTRIBUTE_NOINLINE void reportFinding(std::vector<Finding> &Findings,
+                                           bool &HasErrors, CheckId Id,
+                                           uint32_t At, std::string Msg) {
+  Finding F(Id, At, std::move(Msg));
+  if (F.Sev == Severity::Error)
+    HasErrors = true;
+  Findings.push_back(std::move(F));
+}
+
+/// One decode() run: the code units in, the stream's instructions and unit
+/// map out, findings as they are met. Positions are in code units (U);
+/// instructions and findings carry byte offsets (2 * U).
+class Decoder {
+public:
+  Decoder(llvm::StringRef Code, const OpcodeInfo *const *Infos,
+          std::vector<Instruction> &Insts, std::vector<uint32_t> &UnitToIndex,
+          bool &HasErrors, std::vector<Finding> &Findings)
+      : Code(Code), NumUnits(Code.size() / 2), Infos(Infos), Insts(Insts),
+        UnitToIndex(UnitToIndex), HasErrors(HasErrors), Findings(Findings) {}
+
+  size_t numUnits() const { return NumUnits; }
+  void checkLength();
+  size_t countInstructions() const;
+  void decodeAll();
+  void resolveJumps(const InstructionStream &S);
+
+private:
+  llvm::StringRef Code;
+  size_t NumUnits;
+  const OpcodeInfo *const *Infos;
+  std::vector<Instruction> &Insts;
+  std::vector<uint32_t> &UnitToIndex;
+  bool &HasErrors;
+  std::vector<Finding> &Findings;
+
+  uint8_t byte(size_t Unit, unsigned K) const {
+    return uint8_t(Code[2 * Unit + K]);
+  }
+  void report(CheckId Id, uint32_t At, std::string Msg) {
+    reportFinding(Findings, HasErrors, Id, At, std::move(Msg));
+  }
+  unsigned foldPrefixes(size_t &U, uint32_t &Arg);
+  void appendTruncatedPrefix(Instruction &I, uint32_t Arg, unsigned Prefixes);
+  const OpcodeInfo *decodeOpcode(Instruction &I, size_t U, uint32_t Arg,
+                                 unsigned Prefixes);
+  size_t skipCaches(const Instruction &I, const OpcodeInfo *Info, size_t U);
+  void append(Instruction &I, size_t EndUnit);
+};
+
 } // namespace
 
-InstructionStream InstructionStream::decode(llvm::StringRef Code,
-                                            std::vector<Finding> &Findings) {
-  static const OpcodeInfoCache Cache;
-  const OpcodeInfo *const *Infos = Cache.Infos;
-  InstructionStream S;
-  size_t NumUnits = Code.size() / 2;
-  S.CodeBytes = uint32_t(NumUnits * 2);
-  S.UnitToIndex.assign(NumUnits, 0);
-  auto Report = [&](CheckId Id, uint32_t At, std::string Msg) {
-    Finding F(Id, At, std::move(Msg));
-    if (F.Sev == Severity::Error)
-      S.HasErrors = true;
-    Findings.push_back(std::move(F));
-  };
+void Decoder::checkLength() {
   if (Code.size() % 2)
-    Report(CheckId::BytecodeDecode, uint32_t(Code.size() - 1),
+    report(CheckId::BytecodeDecode, uint32_t(Code.size() - 1),
            llvm::formatv("co_code has odd length {0}; the last byte is not a "
                          "whole code unit",
                          Code.size()));
+}
 
-  auto Byte = [&](size_t Unit, unsigned K) {
-    return uint8_t(Code[2 * Unit + K]);
-  };
-  // Count the instructions first (the loop below, without its checks), so
-  // that Insts is allocated once: growing it was a quarter of decoding. The
-  // count is exact for valid code and an upper bound otherwise (a
-  // specialised opcode's caches count here as CACHE instructions).
+/// The instructions decodeAll() will make (its loop, without its checks), so
+/// that Insts is allocated once: growing it was a quarter of decoding. The
+/// count is exact for valid code and an upper bound otherwise (a specialised
+/// opcode's caches count here as CACHE instructions).
+size_t Decoder::countInstructions() const {
   size_t NumInsts = 0;
   for (size_t V = 0; V < NumUnits; ++NumInsts) {
-    while (V + 1 < NumUnits && Byte(V, 0) == uint8_t(Opcode::EXTENDED_ARG))
+    while (V + 1 < NumUnits && byte(V, 0) == uint8_t(Opcode::EXTENDED_ARG))
       ++V;
-    uint8_t B = Byte(V, 0);
+    uint8_t B = byte(V, 0);
     V += 1 + (Infos[B] && B ? Infos[B]->Caches : 0);
   }
-  S.Insts.reserve(NumInsts);
+  return NumInsts;
+}
 
+void Decoder::decodeAll() {
   size_t U = 0;
   while (U < NumUnits) {
     Instruction I{};
     I.Start = uint32_t(2 * U);
     uint32_t Arg = 0;
-    unsigned Prefixes = 0;
-    // Fold EXTENDED_ARG prefixes.
-    while (U < NumUnits && Byte(U, 0) == uint8_t(Opcode::EXTENDED_ARG)) {
-      if (Prefixes == 3)
-        Report(CheckId::BytecodeDecode, uint32_t(2 * U),
-               "more than three EXTENDED_ARG prefixes; the argument no longer "
-               "fits in 32 bits");
-      Arg = (Arg << 8) | Byte(U, 1);
-      ++Prefixes;
-      ++U;
-    }
+    unsigned Prefixes = foldPrefixes(U, Arg);
     if (U == NumUnits) {
-      // Trailing prefixes with nothing to prefix: keep them as one truncated
-      // EXTENDED_ARG instruction so the stream still tiles the code.
-      Report(CheckId::BytecodeDecode, uint32_t(2 * (U - 1)),
-             "truncated instruction: EXTENDED_ARG at the end of the code has "
-             "no opcode to prefix");
-      I.Offset = uint32_t(2 * (U - 1));
-      I.End = uint32_t(2 * U);
-      I.OpByte = uint8_t(Opcode::EXTENDED_ARG);
-      I.Arg = Arg;
-      I.PrefixArg = Arg >> 8;
-      I.NumPrefixes = Prefixes - 1;
-      I.Valid = false;
-      for (uint32_t K = I.Start / 2; K < NumUnits; ++K)
-        S.UnitToIndex[K] = uint32_t(S.Insts.size());
-      S.Insts.push_back(I);
+      appendTruncatedPrefix(I, Arg, Prefixes);
       break;
     }
-    I.Offset = uint32_t(2 * U);
-    I.OpByte = Byte(U, 0);
-    I.NumPrefixes = Prefixes;
-    I.PrefixArg = Arg;
-    const OpcodeInfo *Info = Infos[I.OpByte];
-    if (!Info || I.OpByte == 0) {
-      I.Valid = false;
-      Report(CheckId::BytecodeDecode, I.Offset, describeBadOpcode(I.OpByte));
-    }
-    if (I.Valid && !Info->hasArg()) {
-      if (Prefixes)
-        Report(CheckId::BytecodeExtendedArg, I.Offset,
-               llvm::formatv("EXTENDED_ARG before {0}, which takes no "
-                             "argument",
-                             Info->Name));
-      else if (Byte(U, 1) != 0)
-        Report(CheckId::BytecodeExtendedArg, I.Offset,
-               llvm::formatv("{0} takes no argument but its argument byte is "
-                             "{1}",
-                             Info->Name, unsigned(Byte(U, 1))));
-      I.Arg = 0;
-    } else {
-      I.Arg = (Arg << 8) | Byte(U, 1);
-    }
-    ++U;
-    // A specialised opcode still owns its base opcode's cache units: report
-    // it once, not its caches again as CACHE instructions.
-    const OpcodeInfo *CacheInfo =
-        I.Valid ? Info : getDeoptimizedOpcodeInfo(I.OpByte);
-    unsigned Caches = CacheInfo ? CacheInfo->Caches : 0;
-    for (unsigned C = 0; C < Caches; ++C, ++U) {
-      if (U == NumUnits) {
-        Report(CheckId::BytecodeDecode, I.Offset,
-               llvm::formatv("truncated instruction: {0} needs {1} inline "
-                             "cache units, the code ends after {2}",
-                             CacheInfo->Name, Caches, C));
-        break;
-      }
-      if (Byte(U, 0) || Byte(U, 1))
-        Report(CheckId::BytecodeDecode, uint32_t(2 * U),
-               llvm::formatv("inline cache unit {0} of {1} at {2} is {3:x-2} "
-                             "{4:x-2}, expected 00 00",
-                             C, CacheInfo->Name, I.Offset, unsigned(Byte(U, 0)),
-                             unsigned(Byte(U, 1))));
-    }
-    I.End = uint32_t(2 * U);
-    for (uint32_t K = I.Start / 2; K < U; ++K)
-      S.UnitToIndex[K] = uint32_t(S.Insts.size());
-    S.Insts.push_back(I);
+    const OpcodeInfo *Info = decodeOpcode(I, U, Arg, Prefixes);
+    U = skipCaches(I, Info, U + 1);
+    append(I, U);
   }
+}
 
-  // Resolve jump targets now that every instruction start is known.
-  for (Instruction &I : S.Insts) {
+/// Folds the EXTENDED_ARG prefixes at \p U into \p Arg, leaving \p U at the
+/// first unit that is not one; returns how many there were.
+unsigned Decoder::foldPrefixes(size_t &U, uint32_t &Arg) {
+  unsigned Prefixes = 0;
+  while (U < NumUnits && byte(U, 0) == uint8_t(Opcode::EXTENDED_ARG)) {
+    if (Prefixes == 3)
+      report(CheckId::BytecodeDecode, uint32_t(2 * U),
+             "more than three EXTENDED_ARG prefixes; the argument no longer "
+             "fits in 32 bits");
+    Arg = (Arg << 8) | byte(U, 1);
+    ++Prefixes;
+    ++U;
+  }
+  return Prefixes;
+}
+
+/// Trailing prefixes with nothing to prefix: kept as one truncated
+/// EXTENDED_ARG instruction so the stream still tiles the code.
+void Decoder::appendTruncatedPrefix(Instruction &I, uint32_t Arg,
+                                    unsigned Prefixes) {
+  size_t U = NumUnits;
+  report(CheckId::BytecodeDecode, uint32_t(2 * (U - 1)),
+         "truncated instruction: EXTENDED_ARG at the end of the code has "
+         "no opcode to prefix");
+  I.Offset = uint32_t(2 * (U - 1));
+  I.OpByte = uint8_t(Opcode::EXTENDED_ARG);
+  I.Arg = Arg;
+  I.PrefixArg = Arg >> 8;
+  I.NumPrefixes = Prefixes - 1;
+  I.Valid = false;
+  I.End = uint32_t(2 * U);
+  for (uint32_t K = I.Start / 2; K < NumUnits; ++K)
+    UnitToIndex[K] = uint32_t(Insts.size());
+  Insts.push_back(I);
+}
+
+/// The opcode unit at \p U, after \p Prefixes prefixes that accumulated
+/// \p Arg: its opcode, validity and argument. Returns its table row (null
+/// for a byte that is no opcode).
+const OpcodeInfo *Decoder::decodeOpcode(Instruction &I, size_t U, uint32_t Arg,
+                                        unsigned Prefixes) {
+  I.Offset = uint32_t(2 * U);
+  I.OpByte = byte(U, 0);
+  I.NumPrefixes = Prefixes;
+  I.PrefixArg = Arg;
+  const OpcodeInfo *Info = Infos[I.OpByte];
+  if (!Info || I.OpByte == 0) {
+    I.Valid = false;
+    report(CheckId::BytecodeDecode, I.Offset, describeBadOpcode(I.OpByte));
+  }
+  if (I.Valid && !Info->hasArg()) {
+    if (Prefixes)
+      report(CheckId::BytecodeExtendedArg, I.Offset,
+             llvm::formatv("EXTENDED_ARG before {0}, which takes no "
+                           "argument",
+                           Info->Name));
+    else if (byte(U, 1) != 0)
+      report(CheckId::BytecodeExtendedArg, I.Offset,
+             llvm::formatv("{0} takes no argument but its argument byte is "
+                           "{1}",
+                           Info->Name, unsigned(byte(U, 1))));
+    I.Arg = 0;
+  } else {
+    I.Arg = (Arg << 8) | byte(U, 1);
+  }
+  return Info;
+}
+
+/// Steps over the inline cache units of \p I, which start at \p U, checking
+/// that they are zero; returns the unit after them (or the end of the code).
+size_t Decoder::skipCaches(const Instruction &I, const OpcodeInfo *Info,
+                           size_t U) {
+  // A specialised opcode still owns its base opcode's cache units: report
+  // it once, not its caches again as CACHE instructions.
+  const OpcodeInfo *CacheInfo =
+      I.Valid ? Info : getDeoptimizedOpcodeInfo(I.OpByte);
+  unsigned Caches = CacheInfo ? CacheInfo->Caches : 0;
+  for (unsigned C = 0; C < Caches; ++C, ++U) {
+    if (U == NumUnits) {
+      report(CheckId::BytecodeDecode, I.Offset,
+             llvm::formatv("truncated instruction: {0} needs {1} inline "
+                           "cache units, the code ends after {2}",
+                           CacheInfo->Name, Caches, C));
+      break;
+    }
+    if (byte(U, 0) || byte(U, 1))
+      report(CheckId::BytecodeDecode, uint32_t(2 * U),
+             llvm::formatv("inline cache unit {0} of {1} at {2} is {3:x-2} "
+                           "{4:x-2}, expected 00 00",
+                           C, CacheInfo->Name, I.Offset, unsigned(byte(U, 0)),
+                           unsigned(byte(U, 1))));
+  }
+  return U;
+}
+
+/// Appends \p I, which ends before unit \p EndUnit, and maps its units to it.
+void Decoder::append(Instruction &I, size_t EndUnit) {
+  I.End = uint32_t(2 * EndUnit);
+  for (uint32_t K = I.Start / 2; K < EndUnit; ++K)
+    UnitToIndex[K] = uint32_t(Insts.size());
+  Insts.push_back(I);
+}
+
+/// Resolves jump targets now that every instruction start is known.
+void Decoder::resolveJumps(const InstructionStream &S) {
+  for (Instruction &I : Insts) {
     if (!I.Valid || !Infos[I.OpByte]->isJump())
       continue;
     int64_t OpUnit = I.Offset / 2;
@@ -175,20 +250,33 @@ InstructionStream InstructionStream::decode(llvm::StringRef Code,
     I.Target = 2 * TargetUnit;
     if (TargetUnit < 0 || TargetUnit >= int64_t(NumUnits)) {
       I.TargetValid = false;
-      Report(CheckId::JumpTargetInvalid, I.Offset,
+      report(CheckId::JumpTargetInvalid, I.Offset,
              llvm::formatv("{0} {1} jumps to byte {2}, outside the code "
                            "(0..{3})",
-                           I.info().Name, I.Arg, I.Target, S.CodeBytes));
+                           I.info().Name, I.Arg, I.Target, S.codeSize()));
     } else if (S.indexAtStart(uint64_t(I.Target)) < 0) {
       I.TargetValid = false;
-      const Instruction &In = S.Insts[S.UnitToIndex[TargetUnit]];
-      Report(CheckId::JumpTargetInvalid, I.Offset,
+      const Instruction &In = Insts[UnitToIndex[TargetUnit]];
+      report(CheckId::JumpTargetInvalid, I.Offset,
              llvm::formatv("{0} {1} jumps to byte {2}, which is inside the "
                            "{3} at {4}, not on an instruction start",
                            I.info().Name, I.Arg, I.Target, In.name(),
                            In.Offset));
     }
   }
+}
+
+InstructionStream InstructionStream::decode(llvm::StringRef Code,
+                                            std::vector<Finding> &Findings) {
+  static const OpcodeInfoCache Cache;
+  InstructionStream S;
+  Decoder D(Code, Cache.Infos, S.Insts, S.UnitToIndex, S.HasErrors, Findings);
+  S.CodeBytes = uint32_t(D.numUnits() * 2);
+  S.UnitToIndex.assign(D.numUnits(), 0);
+  D.checkLength();
+  S.Insts.reserve(D.countInstructions());
+  D.decodeAll();
+  D.resolveJumps(S);
   return S;
 }
 

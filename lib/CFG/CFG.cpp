@@ -54,19 +54,26 @@ static bool mayRaiseAt(const Instruction &In, const OpcodeInfo &Info) {
   llvm_unreachable("unknown raise kind");
 }
 
-CFG CFG::build(const DecodedCode &D) {
-  assert(D.isWellFormed() && "CFG needs a well-formed code object");
-  CFG G;
-  G.D = &D;
+namespace {
+
+const OpcodeInfo &infoOf(const std::array<const OpcodeInfo *, 256> &Infos,
+                         const Instruction &In) {
+  assert(In.Valid && "well-formed code has base opcodes only");
+  return *Infos[In.OpByte];
+}
+
+/// The block leaders of \p D's N > 0 instructions (bit N marks the end), in
+/// one sweep that also fills, per instruction, the index of the table entry
+/// covering its opcode unit (CPython's lookup key; the table is sorted and
+/// non-overlapping, D being well-formed) and whether it may raise. Raises
+/// excludes an unconditional JUMP_BACKWARD, which raises only from the eval
+/// breaker, looked up at target - 1 (addExceptionEdges), not at the jump.
+llvm::BitVector findLeaders(const DecodedCode &D,
+                            const std::array<const OpcodeInfo *, 256> &Infos,
+                            std::vector<int32_t> &Cover,
+                            llvm::SmallVectorImpl<uint8_t> &Raises) {
   const InstructionStream &Insts = D.Insts;
   size_t N = Insts.size();
-  if (N == 0) {
-    // Empty co_code: a single empty block keeps every invariant simple.
-    G.S->Blocks.push_back(BasicBlock{G.S.get(), 0, 0, 0, {}, {}});
-    G.Reachable.resize(1, true);
-    return G;
-  }
-
   llvm::BitVector Leader(N + 1);
   Leader.set(0);
   auto MarkAt = [&](uint64_t ByteOffset) {
@@ -79,21 +86,6 @@ CFG CFG::build(const DecodedCode &D) {
     MarkAt(E.End);
     MarkAt(E.Target);
   }
-
-  // One sweep over the instructions: for each, the index of the table entry
-  // covering its opcode unit (CPython's lookup key; the table is sorted and
-  // non-overlapping, D being well-formed), whether it may raise, and the
-  // block boundaries it makes. Raises excludes an unconditional
-  // JUMP_BACKWARD, which raises only from the eval breaker, looked up at
-  // target - 1 (below), not at the jump.
-  const auto &Infos = opcodeInfos();
-  auto InfoOf = [&](const Instruction &In) -> const OpcodeInfo & {
-    assert(In.Valid && "well-formed code has base opcodes only");
-    return *Infos[In.OpByte];
-  };
-  G.Cover.assign(N, -1);
-  std::vector<int32_t> &Cover = G.Cover;
-  llvm::SmallVector<uint8_t, 256> Raises(N);
   size_t E = 0;
   for (size_t I = 0; I < N; ++I) {
     const Instruction &In = Insts[I];
@@ -102,7 +94,7 @@ CFG CFG::build(const DecodedCode &D) {
       ++E;
     if (E < D.Table.size() && D.Table[E].covers(Key))
       Cover[I] = int32_t(E);
-    const OpcodeInfo &Info = InfoOf(In);
+    const OpcodeInfo &Info = infoOf(Infos, In);
     bool R = !In.is(Opcode::JUMP_BACKWARD) && mayRaiseAt(In, Info);
     Raises[I] = R;
     if (Info.isJump()) {
@@ -114,74 +106,144 @@ CFG CFG::build(const DecodedCode &D) {
       Leader.set(I + 1);
     }
   }
+  return Leader;
+}
 
-  std::vector<BasicBlock> &Blocks = G.S->Blocks;
+/// Cuts the \p N instructions into blocks at \p Leader, filling
+/// \p InstToBlock.
+void makeBlocks(const llvm::BitVector &Leader, size_t N, CFGStorage &S,
+                std::vector<unsigned> &InstToBlock) {
+  std::vector<BasicBlock> &Blocks = S.Blocks;
   Blocks.reserve(Leader.count());
-  G.InstToBlock.resize(N);
+  InstToBlock.resize(N);
   for (uint32_t I = 0; I < N;) {
     int J = Leader.find_next(I);
     uint32_t End = J < 0 || uint32_t(J) > N ? uint32_t(N) : uint32_t(J);
     unsigned Id = Blocks.size();
-    Blocks.push_back(BasicBlock{G.S.get(), Id, I, End, {}, {}});
-    std::fill(G.InstToBlock.begin() + I, G.InstToBlock.begin() + End, Id);
+    Blocks.push_back(BasicBlock{&S, Id, I, End, {}, {}});
+    std::fill(InstToBlock.begin() + I, InstToBlock.begin() + End, Id);
     I = End;
   }
+}
 
-  G.S->Edges.reserve(2 * Blocks.size());
-  auto AddEdge = [&](CFGEdge E) {
-    unsigned Idx = G.S->Edges.size();
-    G.S->Edges.push_back(E);
-    Blocks[E.Source].Succs.push_back(Idx);
-    Blocks[E.Target].Preds.push_back(Idx);
-  };
-  auto BlockAt = [&](int64_t ByteOffset) {
+/// Appends \p E to \p S and to its blocks' successor and predecessor lists.
+/// A free function, so that the EdgeBuilder calling it stays in registers.
+void addEdge(CFGStorage &S, CFGEdge E) {
+  unsigned Idx = S.Edges.size();
+  S.Edges.push_back(E);
+  S.Blocks[E.Source].Succs.push_back(Idx);
+  S.Blocks[E.Target].Preds.push_back(Idx);
+}
+
+/// Adds the edges of the blocks in S: per block, its normal edges, then its
+/// exception edges (the order CFG.h promises).
+class EdgeBuilder {
+public:
+  EdgeBuilder(const DecodedCode &D,
+              const std::array<const OpcodeInfo *, 256> &Infos, CFGStorage &S,
+              llvm::ArrayRef<unsigned> InstToBlock,
+              llvm::ArrayRef<int32_t> Cover, llvm::ArrayRef<uint8_t> Raises)
+      : D(D), Insts(D.Insts), Infos(Infos), S(S), InstToBlock(InstToBlock),
+        Cover(Cover), Raises(Raises) {}
+
+  void addEdges(const BasicBlock &B) {
+    const Instruction &Last = Insts[B.last()];
+    const OpcodeInfo &Info = infoOf(Infos, Last);
+    addNormalEdges(B, Last, Info);
+    addExceptionEdges(B, Last, Info);
+  }
+
+private:
+  const DecodedCode &D;
+  const InstructionStream &Insts;
+  const std::array<const OpcodeInfo *, 256> &Infos;
+  CFGStorage &S;
+  llvm::ArrayRef<unsigned> InstToBlock;
+  llvm::ArrayRef<int32_t> Cover;
+  llvm::ArrayRef<uint8_t> Raises;
+
+  unsigned blockAt(int64_t ByteOffset) const {
     int64_t I = Insts.indexAtStart(uint64_t(ByteOffset));
     assert(I >= 0 && "well-formed code has valid targets");
-    return G.InstToBlock[I];
-  };
-
-  for (BasicBlock &B : Blocks) {
-    const Instruction &Last = Insts[B.last()];
-    const OpcodeInfo &Info = InfoOf(Last);
-    bool HasNext = B.Id + 1 < Blocks.size();
-    if (Info.isJump()) {
-      if (Info.isConditionalJump()) {
-        AddEdge({EdgeKind::BranchTaken, B.Id, BlockAt(Last.Target)});
-        if (HasNext)
-          AddEdge({EdgeKind::BranchNotTaken, B.Id, B.Id + 1});
-      } else {
-        AddEdge({EdgeKind::Jump, B.Id, BlockAt(Last.Target)});
-      }
-    } else if (!Info.Terminator && HasNext) {
-      AddEdge({EdgeKind::FallThrough, B.Id, B.Id + 1});
-    }
-
-    // Exception edges. All instructions of a block share one cover.
-    int32_t Own = Cover[B.Begin];
-    int32_t BackEntry = -1;
-    if (Last.is(Opcode::JUMP_BACKWARD) ||
-        (Info.isBackwardJump() && Info.isConditionalJump())) {
-      if (const ExceptionTableEntry *E =
-              lookupHandler(D.Table, Last.Target - 2))
-        BackEntry = int32_t(E - D.Table.data());
-    }
-    if (Own >= 0) {
-      bool OwnRaises = false;
-      for (uint32_t K = B.Begin; K < B.End && !OwnRaises; ++K)
-        OwnRaises = Raises[K];
-      CFGEdge E{EdgeKind::Exception, B.Id, BlockAt(D.Table[Own].Target)};
-      E.Entry = Own;
-      E.MayRaise = OwnRaises || BackEntry == Own;
-      AddEdge(E);
-    }
-    if (BackEntry >= 0 && BackEntry != Own) {
-      CFGEdge E{EdgeKind::Exception, B.Id, BlockAt(D.Table[BackEntry].Target)};
-      E.Entry = BackEntry;
-      E.MayRaise = true;
-      E.FromBackEdge = true;
-      AddEdge(E);
-    }
+    return InstToBlock[I];
   }
+  void addNormalEdges(const BasicBlock &B, const Instruction &Last,
+                      const OpcodeInfo &Info);
+  void addExceptionEdges(const BasicBlock &B, const Instruction &Last,
+                         const OpcodeInfo &Info);
+};
+
+} // namespace
+
+/// The fall-through, jump or branch edges of \p B, which ends in \p Last.
+void EdgeBuilder::addNormalEdges(const BasicBlock &B, const Instruction &Last,
+                                 const OpcodeInfo &Info) {
+  bool HasNext = B.Id + 1 < S.Blocks.size();
+  if (Info.isJump()) {
+    if (Info.isConditionalJump()) {
+      addEdge(S, {EdgeKind::BranchTaken, B.Id, blockAt(Last.Target)});
+      if (HasNext)
+        addEdge(S, {EdgeKind::BranchNotTaken, B.Id, B.Id + 1});
+    } else {
+      addEdge(S, {EdgeKind::Jump, B.Id, blockAt(Last.Target)});
+    }
+  } else if (!Info.Terminator && HasNext) {
+    addEdge(S, {EdgeKind::FallThrough, B.Id, B.Id + 1});
+  }
+}
+
+/// The edge to the handler of the entry covering \p B (all instructions of
+/// a block share one cover), and a backward jump's edge to the handler
+/// covering its target - 1.
+void EdgeBuilder::addExceptionEdges(const BasicBlock &B,
+                                    const Instruction &Last,
+                                    const OpcodeInfo &Info) {
+  int32_t Own = Cover[B.Begin];
+  int32_t BackEntry = -1;
+  if (Last.is(Opcode::JUMP_BACKWARD) ||
+      (Info.isBackwardJump() && Info.isConditionalJump())) {
+    if (const ExceptionTableEntry *E = lookupHandler(D.Table, Last.Target - 2))
+      BackEntry = int32_t(E - D.Table.data());
+  }
+  if (Own >= 0) {
+    bool OwnRaises = false;
+    for (uint32_t K = B.Begin; K < B.End && !OwnRaises; ++K)
+      OwnRaises = Raises[K];
+    CFGEdge E{EdgeKind::Exception, B.Id, blockAt(D.Table[Own].Target)};
+    E.Entry = Own;
+    E.MayRaise = OwnRaises || BackEntry == Own;
+    addEdge(S, E);
+  }
+  if (BackEntry >= 0 && BackEntry != Own) {
+    CFGEdge E{EdgeKind::Exception, B.Id, blockAt(D.Table[BackEntry].Target)};
+    E.Entry = BackEntry;
+    E.MayRaise = true;
+    E.FromBackEdge = true;
+    addEdge(S, E);
+  }
+}
+
+CFG CFG::build(const DecodedCode &D) {
+  assert(D.isWellFormed() && "CFG needs a well-formed code object");
+  CFG G;
+  G.D = &D;
+  size_t N = D.Insts.size();
+  if (N == 0) {
+    // Empty co_code: a single empty block keeps every invariant simple.
+    G.S->Blocks.push_back(BasicBlock{G.S.get(), 0, 0, 0, {}, {}});
+    G.Reachable.resize(1, true);
+    return G;
+  }
+  const auto &Infos = opcodeInfos();
+  G.Cover.assign(N, -1);
+  llvm::SmallVector<uint8_t, 256> Raises(N);
+  llvm::BitVector Leader = findLeaders(D, Infos, G.Cover, Raises);
+  makeBlocks(Leader, N, *G.S, G.InstToBlock);
+
+  G.S->Edges.reserve(2 * G.S->Blocks.size());
+  EdgeBuilder Edges(D, Infos, *G.S, G.InstToBlock, G.Cover, Raises);
+  for (const BasicBlock &B : G.S->Blocks)
+    Edges.addEdges(B);
   G.Reachable = G.reachableFollowing(/*OnlyRaisingExceptionEdges=*/false);
   return G;
 }

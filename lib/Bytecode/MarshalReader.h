@@ -1,0 +1,226 @@
+//===- MarshalReader.h - The marshal stream reader --------------*- C++ -*-===//
+//
+// Contract (private to lib/Bytecode): a MarshalReader reads one marshal
+// stream front to back, as r_object() in CPython 3.11's Python/marshal.c
+// does. Every read checks the remaining length first and every count is
+// checked against the bytes left before anything is allocated, so memory
+// stays linear in the input; every error names its byte offset (plus the
+// base the reader was given). Definitions: Marshal.cpp (objects by family of
+// type codes) and MarshalCode.cpp (code objects and their fields).
+//
+// The class has hidden visibility so that calls between its members stay
+// direct and inlinable inside the library, as they were when it lived in an
+// anonymous namespace.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_LIB_BYTECODE_MARSHALREADER_H
+#define PYVERIFY_LIB_BYTECODE_MARSHALREADER_H
+
+#include "pyverify/Bytecode/Marshal.h"
+#include "pyverify/Support/InputError.h"
+
+#include "llvm/Support/Compiler.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <vector>
+
+namespace pyverify::marshal {
+
+constexpr uint8_t FlagRef = 0x80;
+
+class LLVM_LIBRARY_VISIBILITY MarshalReader {
+public:
+  MarshalReader(llvm::StringRef Bytes, uint64_t Base)
+      : Bytes(Bytes), Base(Base) {}
+
+  llvm::Expected<Value> readTop() {
+    auto V = readObject("an object");
+    if (!V)
+      return V.takeError();
+    if (Pos != Bytes.size())
+      return err(Pos, llvm::formatv("{0} trailing bytes after the object",
+                                    Bytes.size() - Pos));
+    return V;
+  }
+
+private:
+  llvm::StringRef Bytes;
+  uint64_t Base;
+  size_t Pos = 0;
+  unsigned Depth = 0;
+  /// Back-reference table. std::nullopt marks a slot reserved by an object
+  /// still being read.
+  std::vector<std::optional<Value>> Refs;
+
+  llvm::Error err(size_t At, const llvm::Twine &Msg) {
+    return makeInputError(Base + At, Msg);
+  }
+
+  size_t remaining() const { return Bytes.size() - Pos; }
+
+  llvm::Error need(size_t N, llvm::StringRef What) {
+    if (remaining() < N)
+      return err(Pos, llvm::formatv("truncated: expected {0} ({1} bytes), "
+                                    "found {2} bytes before the end",
+                                    What, N, remaining()));
+    return llvm::Error::success();
+  }
+
+  llvm::Expected<uint8_t> readByte(llvm::StringRef What) {
+    if (llvm::Error E = need(1, What))
+      return E;
+    return uint8_t(Bytes[Pos++]);
+  }
+
+  llvm::Expected<int32_t> readInt32(llvm::StringRef What) {
+    if (llvm::Error E = need(4, What))
+      return E;
+    int32_t V = llvm::support::endian::read32le(Bytes.data() + Pos);
+    Pos += 4;
+    return V;
+  }
+
+  /// Reads an int32 count/length, checking it is non-negative and that at
+  /// least \p MinBytesEach * count bytes remain.
+  llvm::Expected<size_t> readCount(llvm::StringRef What, size_t MinBytesEach) {
+    size_t At = Pos;
+    auto N = readInt32(What);
+    if (!N)
+      return N.takeError();
+    if (*N < 0)
+      return err(At, llvm::formatv("negative {0} {1}", What, *N));
+    if (MinBytesEach && size_t(*N) > remaining() / MinBytesEach)
+      return err(At, llvm::formatv("{0} {1} exceeds the {2} bytes left", What,
+                                   *N, remaining()));
+    return size_t(*N);
+  }
+
+  llvm::Expected<llvm::StringRef> readBytes(size_t N, llvm::StringRef What) {
+    if (llvm::Error E = need(N, What))
+      return E;
+    llvm::StringRef S = Bytes.substr(Pos, N);
+    Pos += N;
+    return S;
+  }
+
+  llvm::Expected<double> readBinaryFloat(llvm::StringRef What) {
+    if (llvm::Error E = need(8, What))
+      return E;
+    uint64_t Bits = llvm::support::endian::read64le(Bytes.data() + Pos);
+    Pos += 8;
+    double D;
+    std::memcpy(&D, &Bits, sizeof D);
+    return D;
+  }
+
+  llvm::Expected<double> readTextFloat(llvm::StringRef What) {
+    size_t At = Pos;
+    auto Len = readByte(What);
+    if (!Len)
+      return Len.takeError();
+    auto Text = readBytes(*Len, What);
+    if (!Text)
+      return Text.takeError();
+    double D;
+    if (Text->trim().getAsDouble(D, /*AllowInexact=*/true)) {
+      llvm::StringRef T = Text->trim();
+      if (T.equals_insensitive("inf") || T.equals_insensitive("+inf"))
+        return std::numeric_limits<double>::infinity();
+      if (T.equals_insensitive("-inf"))
+        return -std::numeric_limits<double>::infinity();
+      if (T.equals_insensitive("nan") || T.equals_insensitive("-nan"))
+        return std::numeric_limits<double>::quiet_NaN();
+      return err(At, "malformed text float '" + *Text + "'");
+    }
+    return D;
+  }
+
+  llvm::Expected<Value> readObject(llvm::StringRef Expected) {
+    if (Depth >= MaxMarshalDepth)
+      return err(Pos, llvm::formatv("nesting deeper than {0} objects",
+                                    MaxMarshalDepth));
+    ++Depth;
+    auto R = readObjectImpl(Expected);
+    --Depth;
+    return R;
+  }
+
+  /// The type byte, then a dispatch to the family of its type code.
+  llvm::Expected<Value> readObjectImpl(llvm::StringRef What);
+  /// The payload of a singleton, int, long, float or complex (type \p Type).
+  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Expected<Value>
+  readScalar(uint8_t Type, std::optional<size_t> Slot);
+  /// The digits of a long ('l'), folded into an int64 when they fit.
+  llvm::Expected<Value> readLong(std::optional<size_t> Slot);
+  /// The payload of a bytes or str object.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Expected<Value>
+  readString(uint8_t Type, std::optional<size_t> Slot);
+  /// The items of a tuple, list, set, frozenset or dict.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Expected<Value>
+  readContainer(uint8_t Type, std::optional<size_t> Slot);
+  llvm::Expected<Value> readDict(std::optional<size_t> Slot);
+  /// A back-reference ('r') whose type byte is at \p At.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Expected<Value> readRef(size_t At);
+
+  llvm::Expected<llvm::StringRef> readStrPayload(uint8_t Type);
+  llvm::Expected<size_t> readContainerSize(uint8_t Type);
+  llvm::Error readItems(size_t N, std::vector<Value> &Items);
+
+  /// The type byte at Pos when the object there can be read straight into a
+  /// code object field: it has no FLAG_REF (so it needs no back-reference
+  /// slot, hence no shared Value) and the nesting limit leaves room for it.
+  /// 0 otherwise. The fast paths that use it read exactly what
+  /// readObject() would, with the same checks and messages; they only skip
+  /// building a shared Value that the field would copy out of again.
+  uint8_t peekUnsharedType() const {
+    if (Pos == Bytes.size() || Depth >= MaxMarshalDepth)
+      return 0;
+    uint8_t B = Bytes[Pos];
+    return B & FlagRef ? 0 : B;
+  }
+  /// A code object ('c') whose type byte is at \p At (MarshalCode.cpp).
+  llvm::Expected<Value> readCode(size_t At, std::optional<size_t> Slot);
+  /// Bytes copied out of shared values into code-object fields. A back-
+  /// reference costs 5 bytes but can name a large str, so copies are
+  /// charged against a budget linear in the input.
+  uint64_t Copied = 0;
+  uint64_t copyBudget() const {
+    return 16 * uint64_t(Bytes.size()) + (1u << 20);
+  }
+  llvm::Error charge(size_t N, size_t At) {
+    Copied += N;
+    if (Copied > copyBudget())
+      return err(At, llvm::formatv("back-references expand the code-object "
+                                   "fields past {0} bytes ({1} times the "
+                                   "input); refusing to copy more",
+                                   copyBudget(), 16));
+    return llvm::Error::success();
+  }
+  llvm::Expected<std::string> readStrField(llvm::StringRef Field);
+  llvm::Expected<std::string> readBytesField(llvm::StringRef Field);
+  llvm::Expected<std::vector<Value>> readTupleField(llvm::StringRef Field);
+  llvm::Expected<std::vector<std::string>>
+  readStrTupleField(llvm::StringRef Field);
+
+  /// Reserves a back-reference slot when the type byte had FLAG_REF.
+  std::optional<size_t> reserve(bool Flag) {
+    if (!Flag)
+      return std::nullopt;
+    Refs.emplace_back(std::nullopt);
+    return Refs.size() - 1;
+  }
+  Value fill(std::optional<size_t> Slot, Value V) {
+    if (Slot)
+      Refs[*Slot] = V;
+    return V;
+  }
+};
+
+} // namespace pyverify::marshal
+
+#endif
