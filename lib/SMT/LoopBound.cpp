@@ -11,7 +11,7 @@ using namespace pyverify::smt::prover;
 // a loop whose context state repeats is subsumed (docs/prove.md).
 
 void Side::jumpTo(int64_t TargetByte, unsigned Unroll, bool Backward) {
-  int64_t T = C->D.Insts.indexAtStart(uint64_t(TargetByte));
+  int64_t T = C->D().Insts.indexAtStart(uint64_t(TargetByte));
   if (T < 0) {
     Unsupported = "jump to a non-instruction";
     End = EndKind::Cut;

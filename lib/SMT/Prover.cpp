@@ -48,7 +48,7 @@ CodeInfo makeInfo(std::string Name, const CodeObject &Code) {
   CodeInfo C;
   C.Name = std::move(Name);
   C.Code = &Code;
-  C.D = DecodedCode::decode(Code);
+  C.Analysis = std::make_unique<CodeAnalysis>(Code);
   return C;
 }
 
@@ -130,18 +130,18 @@ void exactlyOnce(const ProveOptions &O, CodeInfo &C, Proof &P,
 /// break_offset (same opcode and argument), at the same source position
 /// when there are several; -1 when there is none or no single one.
 int64_t locateBreak(const CodeInfo &Fr, const CodeInfo &Orig, int64_t OI) {
-  const Instruction &OB = Orig.D.Insts[OI];
+  const Instruction &OB = Orig.D().Insts[OI];
   std::vector<int64_t> Cands;
-  for (size_t K = 0; K < Fr.D.Insts.size(); ++K) {
-    const Instruction &FI = Fr.D.Insts[K];
+  for (size_t K = 0; K < Fr.D().Insts.size(); ++K) {
+    const Instruction &FI = Fr.D().Insts[K];
     if (FI.Valid && OB.Valid && FI.OpByte == OB.OpByte && FI.Arg == OB.Arg)
       Cands.push_back(int64_t(K));
   }
   if (Cands.size() > 1) {
-    Position Want = Orig.D.positionAt(OB.Offset);
+    Position Want = Orig.D().positionAt(OB.Offset);
     std::vector<int64_t> Same;
     for (int64_t K : Cands)
-      if (Fr.D.positionAt(Fr.D.Insts[K].Offset) == Want)
+      if (Fr.D().positionAt(Fr.D().Insts[K].Offset) == Want)
         Same.push_back(K);
     Cands = Same;
   }
@@ -175,7 +175,7 @@ ProofResult BundleProver::frame() {
   Fr.IsFrame = true;
   Fr.ClaimedKinds = FrameKinds;
   Proof P(O, B.Path, Fr);
-  P.R.Assumptions = assumptions(O, false, {B.Frame.get()});
+  P.R.Assumptions = assumptions(O, false, {&Fr.D()});
   if (llvm::is_contained(FrameKinds, ContextKind::Mode))
     P.R.Assumptions.push_back(
         "the frame's wrapper code while modes are replayed (context "
@@ -185,10 +185,10 @@ ProofResult BundleProver::frame() {
     return P.finish({"exactly-once"});
   int64_t BreakIndex = -1;
   std::vector<ProofStep> Eager;
-  int64_t OI = Orig.D.Insts.indexAtStart(B.BreakOffset);
+  int64_t OI = Orig.D().Insts.indexAtStart(B.BreakOffset);
   if (OI >= 0 && OrigOk) {
     BreakIndex = locateBreak(Fr, Orig, OI);
-    auto Active = activeWithContexts(*B.Original, B.BreakOffset);
+    auto Active = activeWithContexts(*Orig.Analysis, B.BreakOffset);
     if (!Active) {
       llvm::consumeError(Active.takeError());
     } else if (BreakIndex >= 0) {
@@ -199,7 +199,7 @@ ProofResult BundleProver::frame() {
                          ? FrameKinds[K]
                          : ContextKind::With);
       Fr.ExpectedAtBreak = toCtxKinds(Ks);
-      const Instruction &OB = Orig.D.Insts[OI];
+      const Instruction &OB = Orig.D().Insts[OI];
       Eager.push_back({"original", OB.Offset, OB.name().str(),
                        "break instruction; active " + kindsText(Ks)});
     }
@@ -221,7 +221,7 @@ void BundleProver::matchesEager(CodeInfo &Rc, const BundleResume &Res,
     P.R.Property = "matches-eager";
     P.R.Reason = std::move(Why);
   };
-  int64_t OI = Orig.D.Insts.indexAtStart(Res.OriginalOffset);
+  int64_t OI = Orig.D().Insts.indexAtStart(Res.OriginalOffset);
   Orig.ClaimedKinds = Rc.ClaimedKinds;
   if (!OrigOk)
     return Unknown("the original is not well-formed");
@@ -270,7 +270,7 @@ ProofResult BundleProver::resume(size_t RI) {
   for (const BundleContext &Cx : Res.Contexts)
     Rc.ClaimedKinds.push_back(Cx.Kind);
   Proof P(O, B.Path, Rc);
-  P.R.Assumptions = assumptions(O, true, {Res.Code.get(), B.Original.get()});
+  P.R.Assumptions = assumptions(O, true, {&Rc.D(), &Orig.D()});
   if (!P.wellFormed(Rc, B.Path))
     return P.finish({"exactly-once", "matches-eager"});
   exactlyOnce(O, Rc, P, {}, -1);
@@ -281,7 +281,7 @@ ProofResult BundleProver::resume(size_t RI) {
 
 ProofResult BundleProver::originalOnly() {
   Proof P(O, B.Path, Orig);
-  P.R.Assumptions = assumptions(O, false, {B.Original.get()});
+  P.R.Assumptions = assumptions(O, false, {&Orig.D()});
   if (P.wellFormed(Orig, B.Path))
     exactlyOnce(O, Orig, P, {}, -1);
   return P.finish({"exactly-once"});

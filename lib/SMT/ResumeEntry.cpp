@@ -83,7 +83,7 @@ std::string prover::runResumePrologue(Side &B2, unsigned Unroll) {
     const Instruction &I = B2.inst();
     if (I.is(Opcode::JUMP_FORWARD)) {
       B2.pushStep("jumps into the body");
-      int64_t T = B2.C->D.Insts.indexAtStart(uint64_t(I.Target));
+      int64_t T = B2.C->D().Insts.indexAtStart(uint64_t(I.Target));
       if (T < 0)
         return "the prologue jumps to a non-instruction";
       B2.Pc = uint32_t(T);
@@ -101,10 +101,12 @@ std::string prover::startOriginalAt(Side &A, const Bundle &B, int64_t OI,
                                     const Side &B2,
                                     llvm::ArrayRef<ContextKind> Claimed) {
   const CodeInfo &Orig = *A.C;
-  uint32_t Offset = Orig.D.Insts[OI].Offset;
-  CFG G = CFG::build(Orig.D);
-  auto Depth = computeStackDepth(G);
-  auto Active = activeWithContexts(*B.Original, Offset);
+  uint32_t Offset = Orig.D().Insts[OI].Offset;
+  const CFG *G = Orig.Analysis->cfg();
+  if (!G)
+    return "the original is not well-formed";
+  auto Depth = Orig.Analysis->stackDepth();
+  auto Active = activeWithContexts(*Orig.Analysis, Offset);
   if (!Depth || !Active) {
     if (!Depth)
       llvm::consumeError(Depth.takeError());
@@ -118,7 +120,7 @@ std::string prover::startOriginalAt(Side &A, const Bundle &B, int64_t OI,
   // unbound when on none; when on some paths only, as the resume function
   // receives them (the rewriter's reading).
   A.initLocals();
-  Assigned AS = assignedBefore(G, *B.Original, uint32_t(OI));
+  Assigned AS = assignedBefore(*G, *B.Original, uint32_t(OI));
   for (size_t K = 0; K < A.Locals.size(); ++K) {
     const std::string &Name = B.Original->LocalsPlusNames[K];
     bool Bound = AS.Must.test(K);

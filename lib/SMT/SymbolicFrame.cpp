@@ -159,7 +159,7 @@ Lit Side::branchLit() {
 void Side::raise(llvm::StringRef Why) {
   event(Why.str());
   const Instruction &I = inst();
-  const ExceptionTableEntry *E = lookupHandler(C->D.Table, I.Offset);
+  const ExceptionTableEntry *E = lookupHandler(C->D().Table, I.Offset);
   if (!E) {
     End = EndKind::RaiseOut;
     event("raises out of " + C->Name);
@@ -176,7 +176,7 @@ void Side::raise(llvm::StringRef Why) {
   if (E->Lasti)
     Stack.push_back(sym("lasti:" + std::to_string(I.Offset)));
   Stack.push_back(app("exception", {}, /*Timed=*/true));
-  int64_t T = C->D.Insts.indexAtStart(E->Target);
+  int64_t T = C->D().Insts.indexAtStart(E->Target);
   if (T < 0) {
     Unsupported = "handler is not an instruction";
     End = EndKind::Cut;
@@ -257,7 +257,7 @@ bool Side::advance(unsigned Unroll) {
       CutWhy = "unsupported: " + *Unsupported;
       return false;
     }
-    if (Pc >= C->D.Insts.size()) {
+    if (Pc >= C->D().Insts.size()) {
       End = EndKind::Cut;
       CutWhy = "falls off the end";
       return false;

@@ -20,6 +20,7 @@
 #ifndef PYVERIFY_LIB_SMT_SYMBOLICFRAME_H
 #define PYVERIFY_LIB_SMT_SYMBOLICFRAME_H
 
+#include "pyverify/Analysis/CodeAnalysis.h"
 #include "pyverify/Analysis/ContextEvents.h"
 #include "pyverify/Analysis/Environment.h"
 #include "pyverify/Bytecode/Bundle.h"
@@ -31,6 +32,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,7 +91,10 @@ struct Violation {
 struct CodeInfo {
   std::string Name; ///< "original", "frame", "resume:<i>".
   const CodeObject *Code = nullptr;
-  DecodedCode D;
+  /// Its analyses (decode, CFG, depths, block stack, contexts), each run
+  /// once and shared by every property and every use below.
+  std::unique_ptr<CodeAnalysis> Analysis;
+  const DecodedCode &D() const { return Analysis->decoded(); }
   std::vector<ContextKind> ClaimedKinds; ///< For prologue BEFORE_WITHs.
   bool IsFrame = false;
   bool IsResume = false;
@@ -135,7 +140,7 @@ public:
       Approximations.push_back(std::move(Why));
   }
 
-  const Instruction &inst() const { return C->D.Insts[Pc]; }
+  const Instruction &inst() const { return C->D().Insts[Pc]; }
 
   // --- values ---
   SVal plain(TermId T) const {

@@ -34,9 +34,9 @@ std::vector<Diagnostic> prover::wellFormedErrors(const CodeInfo &C,
                                                  llvm::StringRef File) {
   std::vector<Diagnostic> Out;
   CheckOptions Opts;
-  for (const Finding &F : verifyCode(C.D, Opts))
+  for (const Finding &F : verifyCode(*C.Analysis, Opts))
     if (F.Sev == Severity::Error && !isContextCheck(F.Check)) {
-      Diagnostic D = makeDiagnostic(F, C.D, File, 0);
+      Diagnostic D = makeDiagnostic(F, C.D(), File, 0);
       D.Target = C.Name;
       Out.push_back(std::move(D));
     }
@@ -47,7 +47,7 @@ std::vector<Diagnostic> prover::wellFormedErrors(const CodeInfo &C,
 /// Environment.def: one line per rewriter global that \p Codes load.
 std::vector<std::string>
 prover::assumptions(const ProveOptions &O, bool Pair,
-                    std::initializer_list<const CodeObject *> Codes) {
+                    std::initializer_list<const DecodedCode *> Codes) {
   std::vector<std::string> A;
   if (O.AssumeNoSuppress)
     A.push_back("__exit__ never suppresses an exception (the split contexts "
@@ -55,10 +55,9 @@ prover::assumptions(const ProveOptions &O, bool Pair,
   A.push_back("an exception raised by an exit call means the exit was called");
   A.push_back("a context manager has __enter__ and __exit__");
   std::vector<bool> Used(environmentGlobals().size());
-  for (const CodeObject *C : Codes) {
-    if (!C)
-      continue;
-    DecodedCode D = DecodedCode::decode(*C);
+  for (const DecodedCode *DC : Codes) {
+    const DecodedCode &D = *DC;
+    const CodeObject *C = D.Code;
     for (size_t K = 0; K < D.Insts.size(); ++K)
       if (const Instruction &I = D.Insts[K]; I.Valid &&
                                              I.is(Opcode::LOAD_GLOBAL) &&

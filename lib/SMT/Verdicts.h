@@ -34,7 +34,7 @@ std::vector<Diagnostic> wellFormedErrors(const CodeInfo &C,
 /// the environment's for the rewriter globals that \p Codes load.
 std::vector<std::string>
 assumptions(const ProveOptions &O, bool Pair,
-            std::initializer_list<const CodeObject *> Codes);
+            std::initializer_list<const DecodedCode *> Codes);
 
 /// Records one exploration of \p Property in \p R (see the contract).
 void conclude(ProofResult &R, const ExploreStats &St, const Feasibility &F,
