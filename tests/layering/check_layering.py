@@ -109,10 +109,12 @@ class Violation:
         return f"{where}: {self.message}"
 
 
-def blank_comments(text):
+def blank_comments(text, blank_literals=False):
     """Replaces comments by spaces (newlines kept), so a commented-out
     #include is not read and line numbers stay right. String and character
-    literals are skipped over, so "//" inside one is not a comment."""
+    literals are skipped over, so "//" inside one is not a comment; with
+    \p blank_literals their contents are blanked too (check_sizes.py: a "{"
+    in a format string is not a brace)."""
     out = []
     i, n = 0, len(text)
     while i < n:
@@ -133,7 +135,8 @@ def blank_comments(text):
             while j < n and text[j] != c and text[j] != "\n":
                 j += 2 if text[j] == "\\" else 1
             j = min(j + 1, n)
-            out.append(text[i:j])
+            out.append(c + " " * (j - i - 2) + text[j - 1] if blank_literals
+                       and j - i >= 2 else text[i:j])
             i = j
         else:
             out.append(c)
