@@ -14,6 +14,7 @@
 
 #include "pyverify/Analysis/StackDepth.h"
 #include "pyverify/Bytecode/Opcode.h"
+#include "pyverify/Bytecode/RaiseModel.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -168,18 +169,17 @@ void ContextTransfer::stepOther(ContextState &S, uint32_t I, bool Jump,
 
 bool ContextTransfer::raisesHere(const ContextState &S, uint32_t I) const {
   const Instruction &In = Insts[I];
-  if (In.is(Opcode::JUMP_BACKWARD))
-    return false; // raises only at the back edge's target - 1
-  if (!mayRaise(In.op(), In.Arg))
-    return false;
   size_t N = S.Stack.size();
-  if (In.is(Opcode::LOAD_FAST) && tracked(S, In.Arg))
-    return false; // assumption: a local holding a context is bound
-  if ((In.is(Opcode::LOAD_METHOD) || In.is(Opcode::LOAD_ATTR)) && N &&
+  RaiseFacts F;
+  F.BackEdgeSeparately = true; // raises only at the back edge's target - 1
+  // Assumption: a local holding a context is bound.
+  F.LocalBound = In.is(Opcode::LOAD_FAST) && tracked(S, In.Arg);
+  // Assumption: an entered manager has __enter__ and __exit__.
+  F.ProtocolAttribute =
+      (In.is(Opcode::LOAD_METHOD) || In.is(Opcode::LOAD_ATTR)) && N &&
       S.Stack.back().T == SlotTag::LocalRef && tracked(S, S.Stack.back().Id) &&
-      (nameArg(I) == "__exit__" || nameArg(I) == "__enter__"))
-    return false; // assumption: an entered manager has __exit__
-  return true;
+      (nameArg(I) == "__exit__" || nameArg(I) == "__enter__");
+  return mayRaiseGiven(In, F);
 }
 
 void ContextTransfer::applyRaisingExitEvents(ContextState &S,

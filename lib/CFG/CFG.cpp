@@ -1,6 +1,7 @@
 //===- CFG.cpp - Control-flow graph of a 3.11 code object -----------------===//
 
 #include "pyverify/CFG/CFG.h"
+#include "pyverify/Bytecode/RaiseModel.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -38,20 +39,6 @@ static const std::array<const OpcodeInfo *, 256> &opcodeInfos() {
     return T;
   }();
   return Table;
-}
-
-/// mayRaise(In.op(), In.Arg), asking mayRaise() only when the answer depends
-/// on the argument.
-static bool mayRaiseAt(const Instruction &In, const OpcodeInfo &Info) {
-  switch (Info.Raises) {
-  case RaiseKind::Never:
-    return false;
-  case RaiseKind::Always:
-    return true;
-  case RaiseKind::ArgDependent:
-    return mayRaise(In.op(), In.Arg);
-  }
-  llvm_unreachable("unknown raise kind");
 }
 
 namespace {
@@ -95,7 +82,11 @@ llvm::BitVector findLeaders(const DecodedCode &D,
     if (E < D.Table.size() && D.Table[E].covers(Key))
       Cover[I] = int32_t(E);
     const OpcodeInfo &Info = infoOf(Infos, In);
-    bool R = !In.is(Opcode::JUMP_BACKWARD) && mayRaiseAt(In, Info);
+    // The one raise model; a back edge's eval-breaker exception is an edge
+    // of its own (added below), not a raise of the jump.
+    RaiseFacts BackEdge;
+    BackEdge.BackEdgeSeparately = true;
+    bool R = mayRaiseGiven(In, BackEdge);
     Raises[I] = R;
     if (Info.isJump()) {
       MarkAt(uint64_t(In.Target));

@@ -28,6 +28,13 @@ void SingleExplorer::run(Side Start) {
     }
     S.pushStep();
     if (S.isBranch()) {
+      // The truth test (or FOR_ITER's next) may raise: explored last.
+      if (S.mayRaiseHere()) {
+        Side R = S;
+        R.Steps.back().Events.clear();
+        R.raiseAtSync();
+        Work.push_back({std::move(R), It.PC});
+      }
       Lit L = S.branchLit();
       // Not taken first (explored first: pushed last).
       for (bool Taken : {true, false}) {

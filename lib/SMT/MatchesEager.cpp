@@ -190,6 +190,16 @@ void PairExplorer::run(Side A, Side B) {
       continue;
     }
     if (It.A.isBranch()) {
+      // Both truth tests (or FOR_ITER's next) raise: explored last.
+      if (It.A.mayRaiseHere() && It.B.mayRaiseHere()) {
+        Item R = It;
+        R.A.Steps.back().Events.clear();
+        R.B.Steps.back().Events.clear();
+        R.A.raiseAtSync();
+        R.B.raiseAtSync();
+        if (sameEvents(R, FromA, FromB, DA))
+          Work.push_back(std::move(R));
+      }
       branchPair(It, Work, FromA, FromB, DA);
       continue;
     }

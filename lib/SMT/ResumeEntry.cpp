@@ -101,19 +101,19 @@ std::string prover::startOriginalAt(Side &A, const Bundle &B, int64_t OI,
                                     const Side &B2,
                                     llvm::ArrayRef<ContextKind> Claimed) {
   const CodeInfo &Orig = *A.C;
-  uint32_t Offset = Orig.D().Insts[OI].Offset;
+  // original_offset: where the instruction starts (its EXTENDED_ARG prefix).
+  uint32_t Offset = Orig.D().Insts[OI].Start;
   const CFG *G = Orig.Analysis->cfg();
   if (!G)
     return "the original is not well-formed";
   auto Depth = Orig.Analysis->stackDepth();
   auto Active = activeWithContexts(*Orig.Analysis, Offset);
-  if (!Depth || !Active) {
-    if (!Depth)
-      llvm::consumeError(Depth.takeError());
-    if (!Active)
-      llvm::consumeError(Active.takeError());
-    return "no stack depth / contexts for the original at the offset";
-  }
+  if (!Depth)
+    return "no stack depth for the original: " +
+           llvm::toString(Depth.takeError());
+  if (!Active)
+    return "no contexts for the original at the offset: " +
+           llvm::toString(Active.takeError());
   if (!Depth->Before[OI])
     return "original_offset is unreachable in the original";
   // The original's locals at p: bound when assigned on every path there;

@@ -3,6 +3,8 @@
 
 #include "SymbolicFrame.h"
 
+#include "pyverify/Bytecode/RaiseModel.h"
+
 using namespace pyverify;
 using namespace pyverify::smt;
 using namespace pyverify::smt::prover;
@@ -69,54 +71,62 @@ bool Side::atSync() const {
 
 bool Side::mayRaiseHere() const {
   const Instruction &I = inst();
-  if (isBranch() && !I.is(Opcode::FOR_ITER))
-    return false;
+  RaiseFacts F;
   switch (I.op()) {
-  case Opcode::RETURN_VALUE:
-    return false;
   case Opcode::LOAD_GLOBAL: {
-    // The globals a rewriter installs (Environment.def) are there; any
-    // other may be missing (NameError).
+    // The globals a rewriter installs (Environment.def) are there.
     uint32_t N = I.Arg >> 1;
-    llvm::StringRef Name =
-        N < C->Code->Names.size() ? llvm::StringRef(C->Code->Names[N]) : "";
-    return lookupGlobal(Name) == nullptr;
+    F.EnvironmentGlobal =
+        N < C->Code->Names.size() && lookupGlobal(C->Code->Names[N]);
+    break;
   }
   case Opcode::LOAD_ATTR:
   case Opcode::LOAD_METHOD: {
     // A manager has __enter__/__exit__; a mode-stack module has the
-    // operations Environment.def lists; any other attribute may be missing.
+    // operations Environment.def lists.
     llvm::StringRef Name = I.Arg < C->Code->Names.size()
                                ? llvm::StringRef(C->Code->Names[I.Arg])
                                : "";
-    if (isContextProtocolName(Name))
-      return false;
-    return Stack.empty() || Stack.back().K != Tag::Global ||
-           !Stack.back().Env || !lookupModeOp(*Stack.back().Env, Name);
+    F.ProtocolAttribute = isContextProtocolName(Name);
+    F.ModeStackOperation = !Stack.empty() && Stack.back().K == Tag::Global &&
+                           Stack.back().Env &&
+                           lookupModeOp(*Stack.back().Env, Name);
+    break;
   }
   case Opcode::CALL: {
     // The frame's wrapper setup between the mode replay and the break
     // instruction (context constructors, __enter__) does not raise.
-    if (C->IsFrame && ModesReplayed && BreakStep < 0)
-      return false;
+    F.ReplayedWrapper = C->IsFrame && ModesReplayed && BreakStep < 0;
     if (Stack.size() < I.Arg + 2)
-      return true;
+      break;
     const SVal &First = Stack[Stack.size() - I.Arg - 2];
     const SVal &Second = Stack[Stack.size() - I.Arg - 1];
     const SVal &Callee = First.K == Tag::Null ? Second : First;
-    if (Callee.K == Tag::ModeOp)
-      return false; // mode-stack operations succeed
+    F.ModeStackOperation = Callee.K == Tag::ModeOp;
     // While the frame holds replayed modes, its wrapper's __enter__ and
     // __exit__ calls succeed (else the mode would leak: no handler covers
     // them in the shape rewriters emit).
-    if (C->IsFrame && ModesReplayed &&
-        (Callee.K == Tag::EnterMethod || Callee.K == Tag::ExitMethod))
-      return false;
-    return true;
+    F.ReplayedWrapper |=
+        C->IsFrame && ModesReplayed &&
+        (Callee.K == Tag::EnterMethod || Callee.K == Tag::ExitMethod);
+    break;
   }
   default:
-    return true;
+    // A branch on a constant or on a bool an instruction made: the truth
+    // test runs no user code.
+    if (isBranch() && !I.is(Opcode::FOR_ITER) && !Stack.empty())
+      F.BuiltinTruthValue = isBuiltinTruthValue(Stack.back().T);
+    break;
   }
+  return mayRaiseGiven(I, F);
+}
+
+bool Side::isBuiltinTruthValue(TermId T) const {
+  llvm::StringRef Op = Terms->node(T).Op;
+  // Marshal constants are of builtin types; these operations make bools.
+  return Op.startswith("const:") || Op.startswith("IS_OP(") ||
+         Op.startswith("CONTAINS_OP(") || Op.startswith("UNARY_NOT") ||
+         Op == "exc_match";
 }
 
 std::string Side::syncDesc() const {

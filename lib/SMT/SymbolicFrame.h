@@ -287,10 +287,15 @@ public:
   /// The sync instruction at Pc raises. An exit call that raises has still
   /// exited; an enter that raises has not entered.
   void raiseAtSync();
-  /// Whether the sync instruction at Pc may raise, under the assumptions
-  /// of docs/prove.md (a manager has __enter__/__exit__, mode-stack
-  /// operations succeed).
+  /// Whether the sync instruction at Pc may raise: the one raise model
+  /// (RaiseModel.h) with the facts this path knows (docs/prove.md: a
+  /// manager has __enter__/__exit__, rewriter globals exist, mode-stack
+  /// operations succeed, the replayed wrapper does not raise). Branches
+  /// included: a truth test or FOR_ITER's next may raise.
   bool mayRaiseHere() const;
+  /// Whether the truth test of \p T runs no user code: a constant, or a
+  /// bool made by IS_OP, CONTAINS_OP, UNARY_NOT, CHECK_EXC_MATCH.
+  bool isBuiltinTruthValue(TermId T) const;
   std::string syncDesc() const;
   bool CurrentSuppress = false; ///< Explore __exit__ suppressing.
   bool Subsumed = false;        ///< Cut at a loop head whose state repeats.

@@ -1,0 +1,53 @@
+//===- RaiseModel.h - Whether an instruction may raise ----------*- C++ -*-===//
+//
+// Contract: mayRaiseGiven() is the one raise model. Its base is the opcode
+// table (Opcodes.def's Raises column, mayRaise(): the rules of the bytecode
+// notes); a pass that knows more passes RaiseFacts, each of which rules a
+// raise out under one documented assumption and nothing else:
+//
+//   LocalBound          LOAD_FAST of a local the pass knows is bound;
+//   ProtocolAttribute   LOAD_ATTR / LOAD_METHOD of __enter__ / __exit__ on a
+//                       context manager ("a manager has both");
+//   EnvironmentGlobal   LOAD_GLOBAL of a name of Environment.def;
+//   ModeStackOperation  the attribute load or the call of a mode-stack
+//                       operation of Environment.def ("they succeed");
+//   ReplayedWrapper     the frame's wrapper code while replayed modes are
+//                       held (docs/prove.md);
+//   BuiltinTruthValue   a conditional branch whose tested value is a
+//                       constant or a bool an instruction made (IS_OP,
+//                       CONTAINS_OP, UNARY_NOT, CHECK_EXC_MATCH): its truth
+//                       test runs no user code (a fact, not an assumption);
+//   BackEdgeSeparately  JUMP_BACKWARD: the eval breaker's exception is a
+//                       CFG edge of its own (looked up at the target - 1),
+//                       not a raise of the jump.
+//
+// The CFG (its raising edges), the context-balance pass and the prover all
+// decide "may this raise here" by it. A conditional branch may raise (the
+// truth test calls __bool__ / __len__) unless the table says otherwise
+// (POP_JUMP_*_IF_NONE / _NOT_NONE cannot).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_BYTECODE_RAISEMODEL_H
+#define PYVERIFY_BYTECODE_RAISEMODEL_H
+
+#include "pyverify/Bytecode/InstructionStream.h"
+
+namespace pyverify {
+
+struct RaiseFacts {
+  bool LocalBound = false;
+  bool ProtocolAttribute = false;
+  bool EnvironmentGlobal = false;
+  bool ModeStackOperation = false;
+  bool ReplayedWrapper = false;
+  bool BuiltinTruthValue = false;
+  bool BackEdgeSeparately = false;
+};
+
+/// Whether \p I may raise, given what \p F rules out (see the contract).
+bool mayRaiseGiven(const Instruction &I, const RaiseFacts &F);
+
+} // namespace pyverify
+
+#endif
