@@ -11,7 +11,7 @@ bool pyverify::mayRaiseGiven(const Instruction &I, const RaiseFacts &F) {
     return false;
   if (!mayRaise(I.op(), I.Arg))
     return false;
-  if (F.BuiltinTruthValue && I.info().isConditionalJump() &&
+  if ((F.BuiltinTruthValue || F.TestedBefore) && I.info().isConditionalJump() &&
       !I.is(Opcode::FOR_ITER))
     return false;
   switch (I.op()) {

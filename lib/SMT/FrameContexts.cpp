@@ -204,6 +204,9 @@ void Side::call(unsigned N) {
 void Side::execBranch(bool Taken) {
   const Instruction &I = inst();
   event(Taken ? "branch taken" : "branch not taken");
+  if (!I.is(Opcode::FOR_ITER) && !Stack.empty() &&
+      !llvm::is_contained(TruthTested, Stack.back().T))
+    TruthTested.push_back(Stack.back().T);
   switch (I.op()) {
   case Opcode::JUMP_IF_TRUE_OR_POP:
   case Opcode::JUMP_IF_FALSE_OR_POP:

@@ -114,8 +114,10 @@ bool Side::mayRaiseHere() const {
   default:
     // A branch on a constant or on a bool an instruction made: the truth
     // test runs no user code.
-    if (isBranch() && !I.is(Opcode::FOR_ITER) && !Stack.empty())
+    if (isBranch() && !I.is(Opcode::FOR_ITER) && !Stack.empty()) {
       F.BuiltinTruthValue = isBuiltinTruthValue(Stack.back().T);
+      F.TestedBefore = llvm::is_contained(TruthTested, Stack.back().T);
+    }
     break;
   }
   return mayRaiseGiven(I, F);

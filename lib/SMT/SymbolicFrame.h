@@ -135,6 +135,8 @@ public:
   /// Approximations this path rests on (recorded where they are made): a
   /// violation on such a path is "unknown", not "refuted".
   std::vector<std::string> Approximations;
+  /// Values whose truth test succeeded on this path (TestedBefore).
+  llvm::SmallVector<TermId, 4> TruthTested;
   void approximate(std::string Why) {
     if (!llvm::is_contained(Approximations, Why))
       Approximations.push_back(std::move(Why));

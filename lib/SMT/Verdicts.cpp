@@ -54,6 +54,8 @@ prover::assumptions(const ProveOptions &O, bool Pair,
                 "are re-entrant and non-suppressing)");
   A.push_back("an exception raised by an exit call means the exit was called");
   A.push_back("a context manager has __enter__ and __exit__");
+  A.push_back("a truth test may raise, but not again on a value whose truth "
+              "test already succeeded on the path");
   std::vector<bool> Used(environmentGlobals().size());
   for (const DecodedCode *DC : Codes) {
     const DecodedCode &D = *DC;

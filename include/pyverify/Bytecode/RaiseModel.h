@@ -17,6 +17,9 @@
 //                       constant or a bool an instruction made (IS_OP,
 //                       CONTAINS_OP, UNARY_NOT, CHECK_EXC_MATCH): its truth
 //                       test runs no user code (a fact, not an assumption);
+//   TestedBefore        a conditional branch on a value whose truth test
+//                       already succeeded on this path (assumption: testing
+//                       it again does not raise; printed by the prover);
 //   BackEdgeSeparately  JUMP_BACKWARD: the eval breaker's exception is a
 //                       CFG edge of its own (looked up at the target - 1),
 //                       not a raise of the jump.
@@ -42,6 +45,7 @@ struct RaiseFacts {
   bool ModeStackOperation = false;
   bool ReplayedWrapper = false;
   bool BuiltinTruthValue = false;
+  bool TestedBefore = false;
   bool BackEdgeSeparately = false;
 };
 
