@@ -130,14 +130,8 @@ llvm::Expected<StackDepthResult> pyverify::computeStackDepth(const CFG &G) {
   StackDepthAnalysis A(G);
   const OpcodeFacts &F = OpcodeFacts::get();
   CFGFixpointGraph FG(G);
-  auto Fix = runForwardFixpoint(FG, A);
-  if (!Fix)
-    return Fix.takeError();
-
   const InstructionStream &Insts = G.code().Insts;
   StackDepthResult R;
-  R.Visits = Fix->Visits;
-  R.BlockIn = std::move(Fix->In);
   R.Before.assign(Insts.size(), std::nullopt);
   R.After.assign(Insts.size(), std::nullopt);
   R.MaxDepth = 0;
@@ -152,10 +146,11 @@ llvm::Expected<StackDepthResult> pyverify::computeStackDepth(const CFG &G) {
     }
   };
 
-  for (const BasicBlock &B : G.blocks()) {
-    const DepthValue &In = R.BlockIn[B.Id];
-    if (In.isBottom())
-      continue;
+  // The replay over the final states (the engine's post-visit hook: every
+  // reached block once, in block order) records depths and findings.
+  auto Replay = [&](unsigned Node, const DepthValue &In,
+                    llvm::ArrayRef<DepthValue> All) {
+    const BasicBlock &B = G.block(Node);
     if (In.isConflict()) {
       // Name two incoming edges that bring different depths (their
       // representatives, when they come from conflicts themselves); a block
@@ -163,7 +158,7 @@ llvm::Expected<StackDepthResult> pyverify::computeStackDepth(const CFG &G) {
       std::optional<std::pair<unsigned, int64_t>> First;
       for (unsigned EI : B.Preds) {
         const CFGEdge &E = G.edge(EI);
-        const DepthValue &SrcIn = R.BlockIn[E.Source];
+        const DepthValue &SrcIn = All[E.Source];
         if (SrcIn.isBottom())
           continue;
         DepthValue V =
@@ -221,6 +216,11 @@ llvm::Expected<StackDepthResult> pyverify::computeStackDepth(const CFG &G) {
       }
       R.After[I] = MinAfter;
     }
-  }
+  };
+  auto Fix = runForwardFixpoint(FG, A, {}, Replay);
+  if (!Fix)
+    return Fix.takeError();
+  R.Visits = Fix->Visits;
+  R.BlockIn = std::move(Fix->In);
   return R;
 }
