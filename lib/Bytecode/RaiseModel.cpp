@@ -2,16 +2,26 @@
 
 #include "pyverify/Bytecode/RaiseModel.h"
 
+#include <cassert>
+
 using namespace pyverify;
 
-bool pyverify::mayRaiseGiven(const Instruction &I, const RaiseFacts &F) {
-  if (!I.Valid)
-    return true;
+bool pyverify::mayRaiseGiven(const Instruction &I, const OpcodeInfo &Info,
+                             const RaiseFacts &F) {
+  assert(I.Valid && "the facts of an invalid instruction are not known");
   if (I.is(Opcode::JUMP_BACKWARD) && F.BackEdgeSeparately)
     return false;
-  if (!mayRaise(I.op(), I.Arg))
+  switch (Info.Raises) { // mayRaise() without looking the opcode up again
+  case RaiseKind::Never:
     return false;
-  if ((F.BuiltinTruthValue || F.TestedBefore) && I.info().isConditionalJump() &&
+  case RaiseKind::Always:
+    break;
+  case RaiseKind::ArgDependent:
+    if (!mayRaise(I.op(), I.Arg))
+      return false;
+    break;
+  }
+  if ((F.BuiltinTruthValue || F.TestedBefore) && Info.isConditionalJump() &&
       !I.is(Opcode::FOR_ITER))
     return false;
   switch (I.op()) {

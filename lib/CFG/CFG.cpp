@@ -86,7 +86,7 @@ llvm::BitVector findLeaders(const DecodedCode &D,
     // of its own (added below), not a raise of the jump.
     RaiseFacts BackEdge;
     BackEdge.BackEdgeSeparately = true;
-    bool R = mayRaiseGiven(In, BackEdge);
+    bool R = mayRaiseGiven(In, Info, BackEdge);
     Raises[I] = R;
     if (Info.isJump()) {
       MarkAt(uint64_t(In.Target));

@@ -27,14 +27,16 @@ void SingleExplorer::run(Side Start) {
       continue;
     }
     S.pushStep();
+    // May raise (a call, a truth test, FOR_ITER's next...): explored last.
+    // RETURN_VALUE cannot raise. An exit call that raises has still exited
+    // (docs/prove.md).
+    if (S.mayRaiseHere()) {
+      Side R = S;
+      R.Steps.back().Events.clear();
+      R.raiseAtSync();
+      Work.push_back({std::move(R), It.PC});
+    }
     if (S.isBranch()) {
-      // The truth test (or FOR_ITER's next) may raise: explored last.
-      if (S.mayRaiseHere()) {
-        Side R = S;
-        R.Steps.back().Events.clear();
-        R.raiseAtSync();
-        Work.push_back({std::move(R), It.PC});
-      }
       Lit L = S.branchLit();
       // Not taken first (explored first: pushed last).
       for (bool Taken : {true, false}) {
@@ -53,14 +55,6 @@ void SingleExplorer::run(Side Start) {
       S.execSync(false);
       finish(S);
       continue;
-    }
-    // May raise: raising (explored second) or continuing.
-    if (S.mayRaiseHere()) {
-      Side R = S;
-      R.Steps.back().Events.clear();
-      // An exit call that raises has still exited (docs/prove.md).
-      R.raiseAtSync();
-      Work.push_back({std::move(R), It.PC});
     }
     S.execSync(false);
     Work.push_back({std::move(S), std::move(It.PC)});

@@ -189,17 +189,18 @@ void PairExplorer::run(Side A, Side B) {
                       ", the resume function " + It.B.activeText());
       continue;
     }
+    // Both raise here (a call, a truth test, FOR_ITER's next...): explored
+    // last. RETURN_VALUE cannot raise.
+    if (It.A.mayRaiseHere() && It.B.mayRaiseHere()) {
+      Item R = It;
+      R.A.Steps.back().Events.clear();
+      R.B.Steps.back().Events.clear();
+      R.A.raiseAtSync();
+      R.B.raiseAtSync();
+      if (sameEvents(R, FromA, FromB, DA))
+        Work.push_back(std::move(R));
+    }
     if (It.A.isBranch()) {
-      // Both truth tests (or FOR_ITER's next) raise: explored last.
-      if (It.A.mayRaiseHere() && It.B.mayRaiseHere()) {
-        Item R = It;
-        R.A.Steps.back().Events.clear();
-        R.B.Steps.back().Events.clear();
-        R.A.raiseAtSync();
-        R.B.raiseAtSync();
-        if (sameEvents(R, FromA, FromB, DA))
-          Work.push_back(std::move(R));
-      }
       branchPair(It, Work, FromA, FromB, DA);
       continue;
     }
@@ -210,16 +211,7 @@ void PairExplorer::run(Side A, Side B) {
         Work.push_back(std::move(It));
       continue;
     }
-    // Both raise here (explored second), or both continue.
-    if (It.A.mayRaiseHere() && It.B.mayRaiseHere()) {
-      Item R = It;
-      R.A.Steps.back().Events.clear();
-      R.B.Steps.back().Events.clear();
-      R.A.raiseAtSync();
-      R.B.raiseAtSync();
-      if (sameEvents(R, FromA, FromB, DA))
-        Work.push_back(std::move(R));
-    }
+    // Both continue.
     It.A.execSync(false);
     It.B.execSync(false);
     if (sameEvents(It, FromA, FromB, DA))

@@ -49,8 +49,16 @@ struct RaiseFacts {
   bool BackEdgeSeparately = false;
 };
 
-/// Whether \p I may raise, given what \p F rules out (see the contract).
-bool mayRaiseGiven(const Instruction &I, const RaiseFacts &F);
+/// Whether \p I (a valid instruction whose opcode's facts are \p Info) may
+/// raise, given what \p F rules out (see the contract). Callers that have
+/// the opcode's info at hand (the CFG builder) pass it.
+bool mayRaiseGiven(const Instruction &I, const OpcodeInfo &Info,
+                   const RaiseFacts &F);
+
+/// The same for any instruction; an invalid one may raise.
+inline bool mayRaiseGiven(const Instruction &I, const RaiseFacts &F) {
+  return !I.Valid || mayRaiseGiven(I, I.info(), F);
+}
 
 } // namespace pyverify
 
