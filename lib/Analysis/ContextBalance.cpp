@@ -98,8 +98,8 @@ void reportBlock(const ContextTransfer &T, unsigned Node,
 /// Runs the fixpoint, reporting from every reached block's final state in
 /// the engine's post-visit hook.
 llvm::Expected<ContextBalanceResult> run(const CFG &G, const BlockStack &BS,
-                                         bool Skip) {
-  ContextTransfer T(G, BS);
+                                         bool Skip, CodeRole Role) {
+  ContextTransfer T(G, BS, Role);
   ContextBalanceResult Res;
   Res.ActiveBefore.resize(T.Insts.size());
   Res.NormalExits.resize(BS.withSites().size());
@@ -138,5 +138,5 @@ pyverify::checkContextBalance(const CFG &G, const StackDepthResult &Depth,
         static_cast<long long>(Depth.MaxDepth),
         G.code().Insts[Depth.MaxDepthInst].Offset,
         static_cast<long long>(Opts.MaxStackDepth));
-  return run(G, Blocks, Opts.SkipWithoutContexts);
+  return run(G, Blocks, Opts.SkipWithoutContexts, Opts.Role);
 }

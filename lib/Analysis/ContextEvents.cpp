@@ -16,6 +16,61 @@ bool pyverify::isContextProtocolName(llvm::StringRef Name) {
   return isEnterName(Name) || isExitName(Name);
 }
 
+llvm::StringRef pyverify::getCodeRoleName(CodeRole R) {
+  return R == CodeRole::Plain ? "plain" : "emitted";
+}
+
+/// The name LOAD_ATTR / LOAD_METHOD \p I loads, "" when out of range.
+static llvm::StringRef attrName(const DecodedCode &D, const Instruction &I) {
+  const auto &Names = D.Code->Names;
+  return I.Arg < Names.size() ? llvm::StringRef(Names[I.Arg])
+                              : llvm::StringRef();
+}
+
+/// LOAD_FAST x; LOAD_METHOD \p Want at \p K - 1, \p K (or LOAD_ATTR too,
+/// with \p AnyLoad): x.
+static std::optional<uint32_t> methodOnLocal(const DecodedCode &D, size_t K,
+                                             llvm::StringRef Want,
+                                             bool AnyLoad = false) {
+  const auto &Insts = D.Insts;
+  if (K == 0 || K >= Insts.size())
+    return std::nullopt;
+  const Instruction &A = Insts[K - 1], &B = Insts[K];
+  if (!A.Valid || !B.Valid || !A.is(Opcode::LOAD_FAST) ||
+      !(B.is(Opcode::LOAD_METHOD) || (AnyLoad && B.is(Opcode::LOAD_ATTR))) ||
+      attrName(D, B) != Want)
+    return std::nullopt;
+  return A.Arg;
+}
+
+llvm::SmallVector<uint32_t, 2>
+pyverify::pairedManagerLocals(const DecodedCode &D) {
+  llvm::SmallVector<uint32_t, 4> Enters, Exits;
+  llvm::SmallVector<uint32_t, 2> Paired;
+  for (size_t K = 1; K < D.Insts.size(); ++K) {
+    if (auto X = methodOnLocal(D, K, "__enter__"))
+      Enters.push_back(*X);
+    else if (auto Y = methodOnLocal(D, K, "__exit__"))
+      Exits.push_back(*Y);
+  }
+  for (uint32_t L : Enters)
+    if (llvm::is_contained(Exits, L) && !llvm::is_contained(Paired, L))
+      Paired.push_back(L);
+  return Paired;
+}
+
+bool pyverify::isTrackedManagerAttribute(const DecodedCode &D,
+                                         uint32_t AttrIdx, CodeRole Role) {
+  assert(AttrIdx < D.Insts.size() && "not an instruction index");
+  llvm::StringRef Name = attrName(D, D.Insts[AttrIdx]);
+  if (Name != "__enter__" && Name != "__exit__")
+    return false;
+  if (Role == CodeRole::Emitted)
+    return methodOnLocal(D, AttrIdx, Name, /*AnyLoad=*/true).has_value();
+  std::optional<uint32_t> L = methodOnLocal(D, AttrIdx, Name);
+  return L && llvm::is_contained(pairedManagerLocals(D), *L);
+}
+
 /// The event of calling the slot \p F describes (CALL, WITH_EXCEPT_START).
 static ContextEvent callEvent(const SlotFacts &F, ExitVia Via) {
   switch (F.Callee) {

@@ -22,8 +22,9 @@
 using namespace pyverify;
 using namespace pyverify::balance;
 
-ContextTransfer::ContextTransfer(const CFG &G, const BlockStack &BS)
-    : G(G), D(G.code()), Insts(D.Insts), BS(BS) {
+ContextTransfer::ContextTransfer(const CFG &G, const BlockStack &BS,
+                                 CodeRole Role)
+    : G(G), D(G.code()), Insts(D.Insts), BS(BS), Role(Role) {
   findManagerLocals();
 }
 
@@ -107,8 +108,9 @@ void ContextTransfer::stepLoadAttr(ContextState &S, uint32_t I,
   dropped(S, T, I, R);
   llvm::StringRef Name = nameArg(I);
   ContextSlot Result;
-  bool Manager =
-      T.T == SlotTag::LocalRef && llvm::is_contained(ManagerLocals, T.Id);
+  bool Manager = T.T == SlotTag::LocalRef &&
+                 llvm::is_contained(ManagerLocals, T.Id) &&
+                 isTrackedManagerAttribute(D, I, Role);
   // The synchronous protocol only: m.__aenter__() enters after an await.
   if (Manager && Name == "__enter__")
     Result = ContextSlot{SlotTag::EnterMethod, T.Id};
@@ -375,21 +377,18 @@ bool ContextTransfer::involvesContexts() const {
 }
 
 void ContextTransfer::findManagerLocals() {
-  llvm::SmallVector<uint32_t, 4> Enters, Exits;
+  if (Role == CodeRole::Plain) {
+    ManagerLocals = pairedManagerLocals(D);
+    return;
+  }
   for (uint32_t I = 0; I + 1 < Insts.size(); ++I) {
     const Instruction &A = Insts[I], &B = Insts[I + 1];
-    if (!A.is(Opcode::LOAD_FAST) ||
-        !(B.is(Opcode::LOAD_METHOD) || B.is(Opcode::LOAD_ATTR)))
-      continue;
-    llvm::StringRef Name = nameArg(I + 1);
-    if (Name == "__enter__")
-      Enters.push_back(A.Arg);
-    else if (Name == "__exit__")
-      Exits.push_back(A.Arg);
+    if (A.is(Opcode::LOAD_FAST) &&
+        (B.is(Opcode::LOAD_METHOD) || B.is(Opcode::LOAD_ATTR)) &&
+        isTrackedManagerAttribute(D, I + 1, Role) &&
+        !llvm::is_contained(ManagerLocals, A.Arg))
+      ManagerLocals.push_back(A.Arg);
   }
-  for (uint32_t L : Enters)
-    if (llvm::is_contained(Exits, L) && !llvm::is_contained(ManagerLocals, L))
-      ManagerLocals.push_back(L);
 }
 
 bool ContextTransfer::isExitCallSequence(uint32_t I) const {

@@ -53,7 +53,7 @@ class ContextTransfer {
 public:
   using Domain = ContextState;
 
-  ContextTransfer(const CFG &G, const BlockStack &BS);
+  ContextTransfer(const CFG &G, const BlockStack &BS, CodeRole Role);
 
   Domain bottom() const { return ContextState::bottom(); }
   Domain entryState() const;
@@ -107,6 +107,7 @@ public:
   const DecodedCode &D;
   const InstructionStream &Insts;
   const BlockStack &BS;
+  CodeRole Role;
 
 private:
   // One helper per event of step().
@@ -162,9 +163,11 @@ private:
   }
   void findManagerLocals();
 
-  /// Locals used with the explicit pattern: the code loads both their
-  /// __enter__ and their __exit__. A lone `x.__enter__()` (a start() API
-  /// that returns with the context entered on purpose) is an ordinary call.
+  /// Locals whose explicit enters and exits are context events
+  /// (isTrackedManagerAttribute): in plain code those whose __enter__ and
+  /// __exit__ are both called as methods -- a lone `x.__enter__()` (a
+  /// start() API returning with the context entered on purpose) is an
+  /// ordinary call; in emitted code every local either is loaded from.
   llvm::SmallVector<uint32_t, 2> ManagerLocals;
 };
 

@@ -57,12 +57,21 @@ FileReport pyverify::verifyBundle(const Bundle &B, const CheckOptions &O) {
   R.Path = B.Path;
   // The original is analysed once, for its own checks and for the claims.
   CodeAnalysis Original(*B.Original, O.Balance);
+  // The frame and the resume functions are emitted code: they neither
+  // delegate nor forward explicit enters and exits (their nested code
+  // objects are the original's own).
+  ContextBalanceOptions EmittedBalance = O.Balance;
+  EmittedBalance.Role = CodeRole::Emitted;
   auto Add = [&](const CodeObject &Root, llvm::StringRef Target) {
+    bool Emitted = &Root != B.Original.get();
     forEachCodeObject(Root, [&](const CodeObject &C, unsigned) {
       uint32_t Index = R.CodeObjects++;
       std::optional<CodeAnalysis> Own;
       const CodeAnalysis &A =
-          &C == B.Original.get() ? Original : Own.emplace(C, O.Balance);
+          &C == B.Original.get()
+              ? Original
+              : Own.emplace(C, Emitted && &C == &Root ? EmittedBalance
+                                                      : O.Balance);
       for (const Finding &F : verifyCode(A, O)) {
         Diagnostic G = makeDiagnostic(F, A.decoded(), R.Path, Index);
         G.Target = Target.str();

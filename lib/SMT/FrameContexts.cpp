@@ -291,10 +291,11 @@ void Side::execSync(bool Taken) {
     std::string Name = I.Arg < C->Code->Names.size() ? C->Code->Names[I.Arg]
                                                      : std::string("?");
     SVal V = app("attr:" + Name, {Obj}, true);
-    if (isEnterName(Name)) {
+    bool Tracked = isTrackedManagerAttribute(C->D(), Pc, C->Role);
+    if (Tracked && isEnterName(Name)) {
       V.K = Tag::EnterMethod;
       V.Aux = Obj.T;
-    } else if (isExitName(Name)) {
+    } else if (Tracked && isExitName(Name)) {
       V.K = Tag::ExitMethod;
       V.Aux = Obj.T;
     } else if (Obj.K == Tag::Global && Obj.Env) {

@@ -44,11 +44,15 @@ llvm::StringRef pyverify::getVerdictName(Verdict V) {
 
 namespace {
 
-CodeInfo makeInfo(std::string Name, const CodeObject &Code) {
+CodeInfo makeInfo(std::string Name, const CodeObject &Code,
+                  CodeRole Role = CodeRole::Plain) {
   CodeInfo C;
   C.Name = std::move(Name);
   C.Code = &Code;
-  C.Analysis = std::make_unique<CodeAnalysis>(Code);
+  C.Role = Role;
+  ContextBalanceOptions Opts;
+  Opts.Role = Role;
+  C.Analysis = std::make_unique<CodeAnalysis>(Code, Opts);
   return C;
 }
 
@@ -171,7 +175,7 @@ struct BundleProver {
 };
 
 ProofResult BundleProver::frame() {
-  CodeInfo Fr = makeInfo("frame", *B.Frame);
+  CodeInfo Fr = makeInfo("frame", *B.Frame, CodeRole::Emitted);
   Fr.IsFrame = true;
   Fr.ClaimedKinds = FrameKinds;
   Proof P(O, B.Path, Fr);
@@ -265,7 +269,8 @@ void BundleProver::matchesEager(CodeInfo &Rc, const BundleResume &Res,
 
 ProofResult BundleProver::resume(size_t RI) {
   const BundleResume &Res = B.Resumes[RI];
-  CodeInfo Rc = makeInfo("resume:" + std::to_string(RI), *Res.Code);
+  CodeInfo Rc =
+      makeInfo("resume:" + std::to_string(RI), *Res.Code, CodeRole::Emitted);
   Rc.IsResume = true;
   for (const BundleContext &Cx : Res.Contexts)
     Rc.ClaimedKinds.push_back(Cx.Kind);

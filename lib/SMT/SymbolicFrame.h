@@ -98,6 +98,8 @@ struct CodeInfo {
   std::vector<ContextKind> ClaimedKinds; ///< For prologue BEFORE_WITHs.
   bool IsFrame = false;
   bool IsResume = false;
+  /// Which explicit enters and exits are events (isTrackedManagerAttribute).
+  CodeRole Role = CodeRole::Plain;
   /// Frame: the kinds of the contexts the original holds at break_offset.
   std::optional<std::vector<CtxKind>> ExpectedAtBreak;
 };

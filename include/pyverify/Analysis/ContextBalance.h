@@ -46,6 +46,7 @@
 #define PYVERIFY_ANALYSIS_CONTEXTBALANCE_H
 
 #include "pyverify/Analysis/BlockStack.h"
+#include "pyverify/Analysis/ContextEvents.h"
 #include "pyverify/Analysis/StackDepth.h"
 #include "pyverify/CFG/CFG.h"
 #include "pyverify/Domain/ContextDomain.h"
@@ -88,6 +89,9 @@ struct ContextBalanceOptions {
   /// instead of allocating slots for it. CPython's compiler stays far below
   /// (the deepest stdlib code object needs a few dozen slots).
   int64_t MaxStackDepth = 1 << 16;
+  /// Plain code may delegate and forward explicit enters and exits; a
+  /// bundle's emitted code objects may not (isTrackedManagerAttribute).
+  CodeRole Role = CodeRole::Plain;
 
   bool operator==(const ContextBalanceOptions &) const = default;
 };

@@ -23,14 +23,25 @@
 //                                     function (HandOver), a compiled graph
 //                                     (GraphCall), anything else (NoEvent)
 //
+// Which explicit m.__enter__() / m.__exit__() calls are context events at
+// all is the other fact decided here, once (isTrackedManagerAttribute): in
+// emitted code (a bundle's frame or resume function) every one on a local
+// manager is; in plain code only those of a local whose __enter__ and
+// __exit__ the code both calls as methods. Any other explicit call is delegation (the context is
+// handed to the caller: a delegating __enter__, a start()) or forwarding (a
+// delegating __exit__, close(), stop()) -- an ordinary call, because the
+// context it enters or exits is not one this code object holds.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef PYVERIFY_ANALYSIS_CONTEXTEVENTS_H
 #define PYVERIFY_ANALYSIS_CONTEXTEVENTS_H
 
 #include "pyverify/Analysis/Environment.h"
+#include "pyverify/Bytecode/DecodedCode.h"
 #include "pyverify/Bytecode/InstructionStream.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -126,6 +137,29 @@ using ContextEvent =
                  ctxev::ModePush, ctxev::ModePop, ctxev::ModeSave,
                  ctxev::ModeRestore, ctxev::ModeReplay, ctxev::HandOver,
                  ctxev::GraphCall>;
+
+/// Whose explicit __enter__ / __exit__ calls are context events.
+enum class CodeRole : uint8_t {
+  Plain,   ///< Any code object: delegation and forwarding are allowed.
+  Emitted, ///< A bundle's frame or resume function: neither is.
+};
+llvm::StringRef getCodeRoleName(CodeRole R);
+
+/// The locals of \p D whose __enter__ and __exit__ it both loads as
+/// methods (LOAD_FAST x; LOAD_METHOD __enter__ | __exit__), in order of
+/// first appearance: the managers plain code holds contexts of.
+llvm::SmallVector<uint32_t, 2> pairedManagerLocals(const DecodedCode &D);
+
+/// Whether the LOAD_ATTR / LOAD_METHOD at index \p AttrIdx of \p D, which
+/// loads __enter__ or __exit__, makes the manager's explicit enter or exit a
+/// context event in role \p Role: in emitted code when it loads from a
+/// local (LOAD_FAST x just before; an attribute or global manager there is
+/// the original's own code, copied, and is judged as the original is); in
+/// plain code when it is a LOAD_METHOD on a local of pairedManagerLocals(). (The
+/// asynchronous names are never explicit events: m.__aenter__() only makes
+/// an awaitable.)
+bool isTrackedManagerAttribute(const DecodedCode &D, uint32_t AttrIdx,
+                               CodeRole Role);
 
 /// What \p I does to the contexts, given \p F.
 ContextEvent recogniseContextEvent(const Instruction &I, const SlotFacts &F);
