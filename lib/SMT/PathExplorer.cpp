@@ -14,10 +14,17 @@ bool Feasibility::check(std::vector<Lit> &PC, const Lit &L) {
     if (X.K == L.K && X.T == L.T)
       return X.Positive == L.Positive;
   PC.push_back(L);
-  SatResult R = S.check(PC, Prefix + ":" + std::to_string(Count++));
-  if (R == SatResult::Unknown) {
+  std::string Name = Prefix + ":" + std::to_string(Count++);
+  SatResult R = S.check(PC, Name);
+  // The first unknown query names the result's reason: which query, and
+  // Z3's own words for why (its reason_unknown()).
+  if (R == SatResult::Unknown && !Unknown) {
     Unknown = true;
-    UnknownWhy = "rlimit/timeout in the solver";
+    llvm::StringRef Why =
+        S.queries().empty() ? "" : llvm::StringRef(S.queries().back().Reason);
+    UnknownWhy = "query " + Name + " (" + std::to_string(PC.size()) +
+                 " path literals): Z3 gave up: " +
+                 (Why.empty() ? std::string("no reason given") : Why.str());
   }
   if (R == SatResult::Sat)
     return true;
@@ -26,7 +33,7 @@ bool Feasibility::check(std::vector<Lit> &PC, const Lit &L) {
 }
 
 ProofStep prover::toProofStep(const Step &S) {
-  return {S.Code, S.Offset, S.OpName, llvm::join(S.Events, "; ")};
+  return {S.Code, S.Offset, S.OpName, llvm::join(S.Events, "; "), S.Line};
 }
 
 Counterexample prover::singleCex(const Side &S,

@@ -33,6 +33,8 @@ std::vector<std::string> formatSteps(llvm::ArrayRef<ProofStep> Steps) {
     Cell += S.OpName;
     if (!S.Event.empty())
       Cell += " [" + S.Event + "]";
+    if (S.Line)
+      Cell += " (line " + std::to_string(*S.Line) + ")";
     Cells.push_back(std::move(Cell));
   }
   return Cells;
@@ -83,7 +85,37 @@ void printCounterexample(llvm::raw_ostream &OS, const Counterexample &C,
 
 } // namespace
 
-void pyverify::printProofResult(llvm::raw_ostream &OS, const ProofResult &R) {
+std::pair<size_t, bool> AssumptionLegend::number(const std::string &A) {
+  auto It = llvm::find(Seen, A);
+  if (It != Seen.end())
+    return {size_t(It - Seen.begin()) + 1, false};
+  Seen.push_back(A);
+  return {Seen.size(), true};
+}
+
+static void printAssumptions(llvm::raw_ostream &OS, const ProofResult &R,
+                             AssumptionLegend *Legend) {
+  if (R.Assumptions.empty())
+    return;
+  if (!Legend) {
+    OS << "  assuming: " << llvm::join(R.Assumptions, "; ") << '\n';
+    return;
+  }
+  std::vector<std::pair<size_t, const std::string *>> New;
+  OS << "  assuming:";
+  for (const std::string &A : R.Assumptions) {
+    auto [N, First] = Legend->number(A);
+    OS << " [" << N << "]";
+    if (First)
+      New.push_back({N, &A});
+  }
+  OS << '\n';
+  for (auto &[N, A] : New)
+    OS << "  [" << N << "] " << *A << '\n';
+}
+
+void pyverify::printProofResult(llvm::raw_ostream &OS, const ProofResult &R,
+                                AssumptionLegend *Legend) {
   OS << R.File << ": [" << R.Target << "] " << getVerdictName(R.V);
   if (R.V != Verdict::Proved) {
     if (!R.Property.empty())
@@ -92,8 +124,9 @@ void pyverify::printProofResult(llvm::raw_ostream &OS, const ProofResult &R) {
       OS << ": " << R.Reason;
   }
   OS << '\n';
-  if (!R.Assumptions.empty())
-    OS << "  assuming: " << llvm::join(R.Assumptions, "; ") << '\n';
+  if (!R.QualName.empty())
+    OS << "  in " << R.QualName << " (line " << R.FirstLine << ")\n";
+  printAssumptions(OS, R, Legend);
   if (R.Cex)
     printCounterexample(OS, *R.Cex, R.Target);
   for (const Diagnostic &D : R.Findings) {
@@ -119,11 +152,16 @@ static llvm::json::Value stringOrNull(llvm::StringRef S) {
 
 static llvm::json::Array stepsToJSON(llvm::ArrayRef<ProofStep> Steps) {
   llvm::json::Array Out;
-  for (const ProofStep &S : Steps)
+  for (const ProofStep &S : Steps) {
+    llvm::json::Value Line = nullptr;
+    if (S.Line)
+      Line = int64_t(*S.Line);
     Out.push_back(llvm::json::Object{{"code", jsonSafe(S.Code)},
                                      {"offset", int64_t(S.Offset)},
                                      {"opname", jsonSafe(S.OpName)},
-                                     {"event", stringOrNull(S.Event)}});
+                                     {"event", stringOrNull(S.Event)},
+                                     {"line", std::move(Line)}});
+  }
   return Out;
 }
 
@@ -139,6 +177,8 @@ llvm::json::Object pyverify::proofResultToJSON(const ProofResult &R) {
     Assumptions.push_back(jsonSafe(A));
   return llvm::json::Object{{"file", jsonSafe(R.File)},
                             {"target", jsonSafe(R.Target)},
+                            {"code", stringOrNull(R.QualName)},
+                            {"line", int64_t(R.FirstLine)},
                             {"verdict", getVerdictName(R.V)},
                             {"reason", stringOrNull(R.Reason)},
                             {"property", stringOrNull(R.Property)},
@@ -197,6 +237,9 @@ llvm::json::Object threadFlow(llvm::StringRef Id, llvm::StringRef File,
   for (size_t I = 0; I < Steps.size(); ++I) {
     const ProofStep &S = Steps[I];
     llvm::json::Object Loc = fileLocation(File, S.Code);
+    if (S.Line && *S.Line >= 1)
+      Loc["physicalLocation"].getAsObject()->insert(
+          {"region", llvm::json::Object{{"startLine", int64_t(*S.Line)}}});
     Loc["message"] = llvm::json::Object{{"text", jsonSafe(stepText(S))}};
     Locs.push_back(llvm::json::Object{
         {"location", std::move(Loc)},
@@ -282,6 +325,7 @@ pyverify::proofResultsToSARIF(llvm::ArrayRef<ProofResult> Results,
     bool Refuted = R.V == Verdict::Refuted;
     std::string Text = !R.Reason.empty() ? R.Reason : getVerdictName(R.V).str();
     llvm::json::Object Props{{"target", jsonSafe(R.Target)},
+                             {"line", int64_t(R.FirstLine)},
                              {"verdict", getVerdictName(R.V)},
                              {"property", stringOrNull(R.Property)}};
     if (!R.Assumptions.empty()) {
@@ -295,7 +339,10 @@ pyverify::proofResultsToSARIF(llvm::ArrayRef<ProofResult> Results,
         {"ruleIndex", int64_t(Rule)},
         {"level", Refuted ? "error" : "warning"},
         {"message", llvm::json::Object{{"text", jsonSafe(Text)}}},
-        {"locations", llvm::json::Array{fileLocation(R.File, R.Target)}},
+        {"locations",
+         llvm::json::Array{fileLocation(
+             R.File, R.QualName.empty() ? R.Target
+                                        : R.QualName)}},
         {"properties", std::move(Props)}};
     if (R.Cex)
       if (std::optional<llvm::json::Array> Flows = codeFlows(R))

@@ -74,6 +74,8 @@ struct Proof {
       : S(Terms, O.Rlimit, O.TimeoutMs) {
     R.File = File.str();
     R.Target = C.Name;
+    R.QualName = C.Code->QualName;
+    R.FirstLine = C.Code->FirstLineNo;
   }
 
   /// well-formed: refuted by any dataflow error. Returns whether it holds.
@@ -284,9 +286,30 @@ ProofResult BundleProver::resume(size_t RI) {
   return P.finish({"exactly-once", "matches-eager"});
 }
 
+/// Whether plain code \p D delegates or forwards a context
+/// (docs/context-balance.md): an explicit __enter__ / __exit__ load that is
+/// no context event.
+static bool delegates(const DecodedCode &D) {
+  for (uint32_t K = 0; K < D.Insts.size(); ++K) {
+    const Instruction &I = D.Insts[K];
+    if (I.Valid && (I.is(Opcode::LOAD_ATTR) || I.is(Opcode::LOAD_METHOD)) &&
+        I.Arg < D.Code->Names.size() &&
+        (D.Code->Names[I.Arg] == "__enter__" ||
+         D.Code->Names[I.Arg] == "__exit__") &&
+        !isTrackedManagerAttribute(D, K, CodeRole::Plain))
+      return true;
+  }
+  return false;
+}
+
 ProofResult BundleProver::originalOnly() {
   Proof P(O, B.Path, Orig);
   P.R.Assumptions = assumptions(O, false, {&Orig.D()});
+  if (delegates(Orig.D()))
+    P.R.Assumptions.push_back(
+        "an explicit __enter__ or __exit__ call on anything but a local "
+        "whose __enter__ and __exit__ this code both calls is delegation or "
+        "forwarding: that context is the caller's, not this code object's");
   if (P.wellFormed(Orig, B.Path))
     exactlyOnce(O, Orig, P, {}, -1);
   return P.finish({"exactly-once"});

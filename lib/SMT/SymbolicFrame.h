@@ -109,6 +109,7 @@ struct Step {
   uint32_t Offset;
   std::string OpName;
   std::vector<std::string> Events;
+  std::optional<int32_t> Line;
 };
 
 class Side {
@@ -239,7 +240,8 @@ public:
 
   void pushStep(llvm::StringRef Extra = "") {
     const Instruction &I = inst();
-    Steps.push_back({C->Name, I.Offset, I.name().str(), {}});
+    Steps.push_back({C->Name, I.Offset, I.name().str(), {},
+                     C->D().positionAt(I.Offset).Line});
     if (!Extra.empty())
       Steps.back().Events.push_back(Extra.str());
   }

@@ -104,7 +104,9 @@ void prover::conclude(ProofResult &R, const ExploreStats &St,
   }
   if (St.Limit) {
     R.V = Verdict::Unknown;
-    R.Reason = llvm::formatv("path limit ({0} paths)", St.Paths);
+    R.Reason = llvm::formatv("path limit ({0} paths): not every path was "
+                             "explored (--max-paths)",
+                             St.Paths);
     R.Property = Property.str();
     return;
   }

@@ -189,10 +189,12 @@ TEST(ProofPrinterTest, JSONContract) {
   for (const auto &KV : PO)
     Keys.push_back(KV.first.str());
   llvm::sort(Keys);
-  EXPECT_EQ(Keys, (std::vector<std::string>{"assumptions", "counterexample",
-                                            "file", "paths", "property",
-                                            "queries", "reason", "rlimit_used",
-                                            "seconds", "target", "verdict"}));
+  EXPECT_EQ(Keys, (std::vector<std::string>{
+                      "assumptions", "code", "counterexample", "file", "line",
+                      "paths", "property", "queries", "reason", "rlimit_used",
+                      "seconds", "target", "verdict"}));
+  // No qualified name: "code" is null (the Target still names the result).
+  EXPECT_TRUE(PO.get("code")->getAsNull());
 }
 
 TEST(ProofPrinterTest, SARIF) {

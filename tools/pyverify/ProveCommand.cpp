@@ -29,6 +29,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <mutex>
+#include <optional>
 
 using namespace pyverify;
 using namespace llvm;
@@ -72,6 +74,10 @@ cl::opt<uint64_t> MaxPaths("max-paths",
 cl::opt<unsigned> Jobs("jobs",
                        cl::desc("Files proved in parallel (0: all cores)"),
                        cl::init(1), cl::sub(ProveCmd));
+cl::opt<bool> Progress("progress",
+                       cl::desc("Print progress to stderr (default: when "
+                                "stderr is a terminal)"),
+                       cl::init(false), cl::sub(ProveCmd));
 cl::list<std::string>
     NoAssume("no-assume",
              cl::desc("Drop an assumption: 'suppress' (__exit__ may "
@@ -102,6 +108,124 @@ FileOutcome proveOne(const std::string &Path, const ProveOptions &Opts) {
   O.Results = proveCodeFile(*F, Opts);
   return O;
 }
+
+/// Prints the results in input order as soon as every earlier file is done
+/// (streamed, and the same bytes for every --jobs value), with progress on
+/// stderr for long runs. done() may be called from any thread.
+class Reporter {
+public:
+  explicit Reporter(size_t N) : Outcomes(N), Done(N), Start(Clock::now()) {
+    ShowProgress = Progress || (errs().is_displayed() && N > 1);
+    if (OutputFormat == Format::Json) {
+      J.emplace(outs(), 2);
+      J->objectBegin();
+      J->attributeBegin("results");
+      J->arrayBegin();
+    }
+  }
+
+  void done(size_t I, FileOutcome O) {
+    std::lock_guard<std::mutex> Lock(M);
+    Outcomes[I] = std::move(O);
+    Done[I] = true;
+    ++Finished;
+    while (Next < Outcomes.size() && Done[Next]) {
+      report(Outcomes[Next]);
+      Outcomes[Next] = FileOutcome();
+      ++Next;
+    }
+    outs().flush();
+    progress(false);
+  }
+
+  void finish(double Seconds) {
+    progress(true);
+    switch (OutputFormat) {
+    case Format::Text:
+      outs() << "pyverify: " << Read << " file(s), " << Count
+             << " result(s): " << Proved << " proved, " << Refuted
+             << " refuted, " << Unknown << " unknown\n";
+      break;
+    case Format::Json: {
+      J->arrayEnd();
+      J->attributeEnd();
+      json::Array As;
+      for (const std::string &A : Legend.all())
+        As.push_back(A);
+      J->attribute("assumptions", std::move(As));
+      J->attribute("summary", json::Object{{"bundles", int64_t(Read)},
+                                           {"proved", int64_t(Proved)},
+                                           {"refuted", int64_t(Refuted)},
+                                           {"unknown", int64_t(Unknown)},
+                                           {"seconds", Seconds}});
+      J->objectEnd();
+      outs() << "\n";
+      break;
+    }
+    case Format::Sarif:
+      outs() << formatv("{0:2}", proofResultsToSARIF(All, "0.1.0")) << "\n";
+      break;
+    }
+  }
+
+  uint64_t Read = 0, Count = 0, Proved = 0, Refuted = 0, Unknown = 0;
+  unsigned InputErrors = 0;
+
+private:
+  using Clock = std::chrono::steady_clock;
+
+  void report(FileOutcome &O) {
+    if (!O.InputError.empty()) {
+      WithColor::error(errs(), "pyverify") << O.InputError << "\n";
+      ++InputErrors;
+      return;
+    }
+    ++Read;
+    for (ProofResult &R : O.Results) {
+      ++Count;
+      Proved += R.V == Verdict::Proved;
+      Refuted += R.V == Verdict::Refuted;
+      Unknown += R.V == Verdict::Unknown;
+      switch (OutputFormat) {
+      case Format::Text:
+        printProofResult(outs(), R, &Legend);
+        break;
+      case Format::Json:
+        for (const std::string &A : R.Assumptions)
+          Legend.number(A);
+        J->value(proofResultToJSON(R));
+        break;
+      case Format::Sarif:
+        All.push_back(std::move(R));
+        break;
+      }
+    }
+  }
+
+  /// "[k/N files] ..." at most once a second, and at the end.
+  void progress(bool Final) {
+    if (!ShowProgress)
+      return;
+    auto Now = Clock::now();
+    if (!Final && Now - LastProgress < std::chrono::seconds(1))
+      return;
+    LastProgress = Now;
+    errs() << formatv("pyverify prove: [{0}/{1} files] {2} proved, {3} "
+                      "refuted, {4} unknown, {5:f1} s\n",
+                      Finished, Outcomes.size(), Proved, Refuted, Unknown,
+                      std::chrono::duration<double>(Now - Start).count());
+  }
+
+  std::mutex M;
+  std::vector<FileOutcome> Outcomes;
+  std::vector<bool> Done;
+  size_t Next = 0, Finished = 0;
+  AssumptionLegend Legend;
+  std::optional<json::OStream> J;
+  std::vector<ProofResult> All; ///< SARIF only: one log at the end.
+  bool ShowProgress = false;
+  Clock::time_point Start, LastProgress;
+};
 
 } // namespace
 
@@ -135,65 +259,26 @@ int runProve() {
     Status = ExitUsage;
   }
 
-  std::vector<FileOutcome> Outcomes(Files.size());
+  Reporter Rep(Files.size());
   unsigned Threads = Jobs == 0
                          ? llvm::hardware_concurrency().compute_thread_count()
                          : unsigned(Jobs);
   if (Threads <= 1 || Files.size() <= 1) {
     for (size_t I = 0; I < Files.size(); ++I)
-      Outcomes[I] = proveOne(Files[I], Opts);
+      Rep.done(I, proveOne(Files[I], Opts));
   } else {
     ThreadPool Pool(llvm::hardware_concurrency(Threads));
     for (size_t I = 0; I < Files.size(); ++I)
-      Pool.async([&, I] { Outcomes[I] = proveOne(Files[I], Opts); });
+      Pool.async([&, I] { Rep.done(I, proveOne(Files[I], Opts)); });
     Pool.wait();
-  }
-
-  uint64_t Read = 0, Proved = 0, Refuted = 0, Unknown = 0;
-  std::vector<ProofResult> All;
-  for (FileOutcome &O : Outcomes) {
-    if (!O.InputError.empty()) {
-      WithColor::error(errs(), "pyverify") << O.InputError << "\n";
-      Status = ExitUsage;
-      continue;
-    }
-    ++Read;
-    for (ProofResult &R : O.Results) {
-      Proved += R.V == Verdict::Proved;
-      Refuted += R.V == Verdict::Refuted;
-      Unknown += R.V == Verdict::Unknown;
-      All.push_back(std::move(R));
-    }
   }
   double Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();
-
-  switch (OutputFormat) {
-  case Format::Text:
-    for (const ProofResult &R : All)
-      printProofResult(outs(), R);
-    outs() << "pyverify: " << Read << " file(s), " << All.size()
-           << " result(s): " << Proved << " proved, " << Refuted << " refuted, "
-           << Unknown << " unknown\n";
-    break;
-  case Format::Json: {
-    json::Array Results;
-    for (const ProofResult &R : All)
-      Results.push_back(proofResultToJSON(R));
-    json::Object Out{{"results", std::move(Results)},
-                     {"summary", json::Object{{"bundles", int64_t(Read)},
-                                              {"proved", int64_t(Proved)},
-                                              {"refuted", int64_t(Refuted)},
-                                              {"unknown", int64_t(Unknown)},
-                                              {"seconds", Seconds}}}};
-    outs() << formatv("{0:2}", json::Value(std::move(Out))) << "\n";
-    break;
-  }
-  case Format::Sarif:
-    outs() << formatv("{0:2}", proofResultsToSARIF(All, "0.1.0")) << "\n";
-    break;
-  }
+  Rep.finish(Seconds);
+  if (Rep.InputErrors)
+    Status = ExitUsage;
+  uint64_t Refuted = Rep.Refuted, Unknown = Rep.Unknown;
   if (Status != ExitClean)
     return Status;
   if (Refuted)

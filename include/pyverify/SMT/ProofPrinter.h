@@ -8,6 +8,7 @@
 //  * printProofResult(): one block per result --
 //      FILE: [TARGET] proved
 //      FILE: [TARGET] refuted: PROPERTY: REASON
+//        in QUALNAME (line FIRSTLINE)
 //        assuming: A1; A2
 //        eager (original from 24)  emitted (resume:0)
 //          24 CALL [returns]        0 RESUME
@@ -15,9 +16,12 @@
 //        first divergence: EXPLANATION
 //         110 CALL [exit ctx#0]    40 CALL [exit ctx#0]
 //        FILE: error: ... [check-id]        (the findings, indented)
-//    The assumptions line is left out when there are none. The columns are
-//    the two step lists aligned by index, each cell "OFFSET OPNAME [EVENT]"
-//    (a missing step prints blank); the row at the divergence index is
+//    The assumptions line is left out when there are none; with an
+//    AssumptionLegend (one per run) it reads "assuming: [1] [2] [5]" and
+//    each assumption's text is printed once, "  [5] TEXT", under the first
+//    result that rests on it. The columns are
+//    the two step lists aligned by index, each cell "OFFSET OPNAME [EVENT]
+//    (line N)" (a missing step prints blank); the row at the divergence index is
 //    marked ">>" and followed by the explanation (printed after the table
 //    when the index is past both lists).
 //  * proofResultToJSON(): the `pyverify prove --format=json` item
@@ -43,13 +47,29 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/JSON.h"
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace llvm {
 class raw_ostream;
 }
 
 namespace pyverify {
 
-void printProofResult(llvm::raw_ostream &OS, const ProofResult &R);
+/// The assumptions of one run, numbered from 1 in order of first use.
+class AssumptionLegend {
+public:
+  /// The number of \p A, and whether this is its first use.
+  std::pair<size_t, bool> number(const std::string &A);
+  const std::vector<std::string> &all() const { return Seen; }
+
+private:
+  std::vector<std::string> Seen;
+};
+
+void printProofResult(llvm::raw_ostream &OS, const ProofResult &R,
+                      AssumptionLegend *Legend = nullptr);
 llvm::json::Object proofResultToJSON(const ProofResult &R);
 llvm::json::Value proofResultsToSARIF(llvm::ArrayRef<ProofResult> Results,
                                       llvm::StringRef ToolVersion);

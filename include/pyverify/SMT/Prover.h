@@ -60,6 +60,7 @@ struct ProofStep {
   uint32_t Offset = 0;
   std::string OpName;
   std::string Event; ///< e.g. "branch taken", "raises", "enter ctx#0".
+  std::optional<int32_t> Line; ///< Source line, when the code has one.
 };
 
 struct Counterexample {
@@ -74,6 +75,8 @@ struct Counterexample {
 struct ProofResult {
   std::string File;
   std::string Target; ///< "frame", "resume:<i>", or "original".
+  std::string QualName; ///< The target code object's co_qualname.
+  int32_t FirstLine = 0; ///< Its co_firstlineno.
   Verdict V = Verdict::Unknown;
   std::string Reason;   ///< Why refuted or unknown ("" when proved).
   std::string Property; ///< The property that failed ("" when proved).

@@ -13,10 +13,13 @@
 # The correct rewrite (no torch-function modes): both code objects proved.
 # RUN: %pyverify prove %t/correct.pvb | FileCheck %s --check-prefix=CORRECT
 # CORRECT:      correct.pvb: [frame] proved
-# CORRECT-NEXT:   assuming: {{.*}}suppress
-# CORRECT-NEXT: correct.pvb: [resume:0] proved
+# CORRECT-NEXT:   in {{.+}} (line {{[0-9]+}})
+# CORRECT-NEXT:   assuming: [1]{{.*}}
+# CORRECT-NEXT:   [1] __exit__ never suppresses{{.*}}
+# CORRECT: correct.pvb: [resume:0] proved
+# CORRECT-NEXT:   in {{.+}} (line {{[0-9]+}})
 # CORRECT-NEXT:   assuming: {{.+}}
-# CORRECT-NEXT: pyverify: 1 file(s), 2 result(s): 2 proved, 0 refuted, 0 unknown
+# CORRECT: pyverify: 1 file(s), 2 result(s): 2 proved, 0 refuted, 0 unknown
 
 # --no-assume=suppress drops the assumption that __exit__ never suppresses:
 # the rewriter-shaped resume function is refuted on the suppress path (its
@@ -24,7 +27,7 @@
 # RUN: %not --code 1 %pyverify prove --no-assume=suppress %t/correct.pvb > %t.nosuppress
 # RUN: FileCheck %s --check-prefix=NOSUPPRESS < %t.nosuppress
 # NOSUPPRESS:     correct.pvb: [frame] proved
-# NOSUPPRESS-NOT: assuming: {{.*}}suppress
+# NOSUPPRESS-NOT: never suppresses
 # NOSUPPRESS:     correct.pvb: [resume:0] refuted: matches-eager: {{.*}}resume function raises out
 # NOSUPPRESS:     WITH_EXCEPT_START [exit ctx#0]
 # NOSUPPRESS:     pyverify: 1 file(s), 2 result(s): 1 proved, 1 refuted, 0 unknown
@@ -33,8 +36,9 @@
 # refuted with a counterexample path, exit 1.
 # RUN: %not --code 1 %pyverify prove %t/exit-missing-on-exception.pvb | FileCheck %s --check-prefix=MISSING
 # MISSING:      exit-missing-on-exception.pvb: [frame] refuted: exactly-once: {{.+}}
+# MISSING-NEXT:   in {{.+}} (line {{[0-9]+}})
 # MISSING-NEXT:   assuming: {{.+}}
-# MISSING-NEXT:   eager (original{{( from [0-9]+)?}}){{ +}}emitted (frame)
+# MISSING:   eager (original{{( from [0-9]+)?}}){{ +}}emitted (frame)
 # MISSING:      {{^>> +[0-9]+ [A-Z_]+}}
 # MISSING-NEXT:   first divergence: {{.+}}
 # MISSING:      exit-missing-on-exception.pvb: [resume:0] proved
@@ -108,9 +112,10 @@ def generate(outdir, names=None):
         pr.write_bundle(os.path.join(outdir, name + ".pvb"), rw)
 
 
-STEP = {"code": str, "offset": int, "opname": str, "event": (str, type(None))}
+STEP = {"code": str, "offset": int, "opname": str, "event": (str, type(None)),
+        "line": (int, type(None))}
 RESULT = {
-    "file": str, "target": str, "verdict": str, "reason": (str, type(None)),
+    "file": str, "target": str, "code": str, "line": int, "verdict": str, "reason": (str, type(None)),
     "property": (str, type(None)), "counterexample": (dict, type(None)),
     "seconds": (float, int), "rlimit_used": int, "assumptions": list,
     "paths": int, "queries": int,
@@ -120,7 +125,10 @@ RESULT = {
 def check_json(path):
     with open(path) as f:
         doc = json.load(f)
-    assert set(doc) == {"results", "summary"}, sorted(doc)
+    assert set(doc) == {"results", "assumptions", "summary"}, sorted(doc)
+    # The run's assumptions, once: every result's are among them.
+    for r in doc["results"]:
+        assert set(r["assumptions"]) <= set(doc["assumptions"]), r
     summary = doc["summary"]
     for key in ("bundles", "proved", "refuted", "unknown"):
         assert isinstance(summary[key], int), key

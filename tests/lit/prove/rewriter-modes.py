@@ -9,20 +9,24 @@
 # The correct rewrite with cm1 a mode: both code objects proved.
 # RUN: %pyverify prove %t/modes-correct.pvb | FileCheck %s --check-prefix=CORRECT
 # CORRECT:      modes-correct.pvb: [frame] proved
+# CORRECT-NEXT:   in {{.+}} (line {{[0-9]+}})
 # CORRECT-NEXT:   assuming: {{.+}}
-# CORRECT-NEXT: modes-correct.pvb: [resume:0] proved
+# CORRECT: modes-correct.pvb: [resume:0] proved
+# CORRECT-NEXT:   in {{.+}} (line {{[0-9]+}})
 # CORRECT-NEXT:   assuming: {{.+}}
-# CORRECT-NEXT: pyverify: 1 file(s), 2 result(s): 2 proved, 0 refuted, 0 unknown
+# CORRECT: pyverify: 1 file(s), 2 result(s): 2 proved, 0 refuted, 0 unknown
 
 # The mode stays pushed when the graph call raises: refuted with a
 # counterexample (the rewriter's expectation: smt:mode-leaked), and only
 # this bug -- the resume function is the correct one.
 # RUN: %not --code 1 %pyverify prove %t/modes-leaked-on-exception.pvb | FileCheck %s --check-prefix=LEAKED
 # LEAKED:      modes-leaked-on-exception.pvb: [frame] refuted: exactly-once: {{.*}}mode{{.*}}
+# LEAKED-NEXT:   in {{.+}} (line {{[0-9]+}})
 # LEAKED-NEXT:   assuming: {{.+}}
-# LEAKED-NEXT:   eager (original{{( from [0-9]+)?}}){{ +}}emitted (frame)
+# LEAKED:   eager (original{{( from [0-9]+)?}}){{ +}}emitted (frame)
 # LEAKED:      {{^>> +[0-9]+ [A-Z_]+}}
 # LEAKED-NEXT:   first divergence: {{.+}}
 # LEAKED:      modes-leaked-on-exception.pvb: [resume:0] proved
+# LEAKED-NEXT:   in {{.+}} (line {{[0-9]+}})
 # LEAKED-NEXT:   assuming: {{.+}}
-# LEAKED-NEXT: pyverify: 1 file(s), 2 result(s): 1 proved, 1 refuted, 0 unknown
+# LEAKED: pyverify: 1 file(s), 2 result(s): 1 proved, 1 refuted, 0 unknown
