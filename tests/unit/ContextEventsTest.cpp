@@ -9,10 +9,14 @@
 
 #include "pyverify/Analysis/ContextEvents.h"
 #include "pyverify/Analysis/Environment.h"
+#include "pyverify/Bytecode/DecodedCode.h"
+
+#include "CompiledCode.h"
 
 #include "gtest/gtest.h"
 
 using namespace pyverify;
+using namespace pyverify::test;
 
 namespace {
 
@@ -170,3 +174,71 @@ TEST(ContextEvents, ProtocolNames) {
 }
 
 } // namespace
+
+// --- Which explicit enters and exits are events (delegation) -------------
+
+namespace {
+
+/// The indices of D's LOAD_ATTR / LOAD_METHOD of \p Name.
+std::vector<uint32_t> loadsOf(const DecodedCode &D, llvm::StringRef Name) {
+  std::vector<uint32_t> Out;
+  for (uint32_t K = 0; K < D.Insts.size(); ++K) {
+    const Instruction &I = D.Insts[K];
+    if ((I.is(Opcode::LOAD_ATTR) || I.is(Opcode::LOAD_METHOD)) &&
+        I.Arg < D.Code->Names.size() && D.Code->Names[I.Arg] == Name)
+      Out.push_back(K);
+  }
+  return Out;
+}
+
+} // namespace
+
+TEST(ExplicitManagers, PlainCodeTracksPairedLocalsOnly) {
+  auto M = CompiledModule::compile("def paired(cm, g):\n"
+                                   "    cm.__enter__()\n"
+                                   "    g()\n"
+                                   "    cm.__exit__(None, None, None)\n"
+                                   "def lone_enter(cm):\n"
+                                   "    return cm.__enter__()\n"
+                                   "def attribute(self):\n"
+                                   "    self.lock.__enter__()\n"
+                                   "    self.lock.__exit__(None, None, None)\n"
+                                   "def stored(cls, cm):\n"
+                                   "    e = cls.__enter__\n"
+                                   "    x = cls.__exit__\n"
+                                   "    return e(cm), x\n");
+  ASSERT_TRUE(M);
+  auto Decode = [&](llvm::StringRef Q) {
+    const CodeObject *C = M->code(Q);
+    EXPECT_NE(C, nullptr) << Q.str();
+    return DecodedCode::decode(*C);
+  };
+  DecodedCode Paired = Decode("paired"), Lone = Decode("lone_enter"),
+              Attr = Decode("attribute"), Stored = Decode("stored");
+  EXPECT_EQ(pairedManagerLocals(Paired).size(), 1u);
+  EXPECT_TRUE(pairedManagerLocals(Lone).empty());
+  EXPECT_TRUE(pairedManagerLocals(Attr).empty());
+  EXPECT_TRUE(pairedManagerLocals(Stored).empty());
+  for (llvm::StringRef N : {"__enter__", "__exit__"}) {
+    for (uint32_t K : loadsOf(Paired, N)) {
+      EXPECT_TRUE(isTrackedManagerAttribute(Paired, K, CodeRole::Plain));
+      EXPECT_TRUE(isTrackedManagerAttribute(Paired, K, CodeRole::Emitted));
+    }
+    // An attribute manager: delegation in plain code, the original's own
+    // code (not an event) in emitted code too.
+    for (uint32_t K : loadsOf(Attr, N)) {
+      EXPECT_FALSE(isTrackedManagerAttribute(Attr, K, CodeRole::Plain));
+      EXPECT_FALSE(isTrackedManagerAttribute(Attr, K, CodeRole::Emitted));
+    }
+    // Loaded and stored, never called as a method here: plain code hands
+    // it on; emitted code tracks every local manager.
+    for (uint32_t K : loadsOf(Stored, N)) {
+      EXPECT_FALSE(isTrackedManagerAttribute(Stored, K, CodeRole::Plain));
+      EXPECT_TRUE(isTrackedManagerAttribute(Stored, K, CodeRole::Emitted));
+    }
+  }
+  ASSERT_EQ(loadsOf(Lone, "__enter__").size(), 1u);
+  uint32_t K = loadsOf(Lone, "__enter__")[0];
+  EXPECT_FALSE(isTrackedManagerAttribute(Lone, K, CodeRole::Plain));
+  EXPECT_TRUE(isTrackedManagerAttribute(Lone, K, CodeRole::Emitted));
+}
