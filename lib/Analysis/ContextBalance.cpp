@@ -12,7 +12,10 @@
 #include "pyverify/Analysis/ContextWitness.h"
 #include "pyverify/Fixpoint/FixpointIterator.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
 
 using namespace pyverify;
 using namespace pyverify::balance;
@@ -20,10 +23,8 @@ using namespace pyverify::balance;
 void ContextReport::add(CheckId Id, Certainty C, uint32_t At,
                         std::optional<uint32_t> Ctx, std::string Msg,
                         bool Raises) const {
-  Finding F(Id, G.code().Insts[At].Offset,
-            C == Certainty::Possible ? "possibly: " + Msg : Msg);
-  if (C == Certainty::Possible)
-    F.Sev = Severity::Warning;
+  Finding F(Id, G.code().Insts[At].Offset, std::move(Msg));
+  F.Cert = C;
   if (Ctx)
     addContextNotes(F, G, In, *Ctx, At, Raises);
   Findings.push_back(std::move(F));
@@ -62,6 +63,139 @@ void reportRejoins(const ContextTransfer &T, const BasicBlock &B,
   }
 }
 
+/// How an edge leaves the bound __exit__ of a with block: entered (an X
+/// slot), on some merged paths only (a Mixed slot naming a context), or not.
+enum class ExitSlotState { Entered, Maybe, Absent };
+
+/// The state of with block \p Blk's __exit__ slot in \p S, and why not
+/// entered in \p Why. The with's enters are the BEFORE_WITHs whose body
+/// entry leads to the block's handler; its slot is theirs (the depth before
+/// the enter - 1) or, without a reachable enter, the entry's depth - 1,
+/// which a well-formed with body entry keeps. Any bound __exit__ in the
+/// slot counts, as in the domain's join, where two contexts in one slot are
+/// one: a resume function's prologue re-enters a with and jumps into the
+/// copied body, whose entries may still lead to the copy of the original's
+/// handler (docs/rewriter.md, entries-not-redirected). So do this with's
+/// own contexts in another slot (a SWAP moved them; the exit checks judge
+/// that).
+ExitSlotState exitSlotState(const ContextTransfer &T, const Block &Blk,
+                            const ContextState &S, std::string &Why) {
+  llvm::SmallVector<uint64_t, 2> Slots;
+  llvm::SmallVector<uint32_t, 2> Enters;
+  for (const WithSite &W : T.BS.withSites())
+    if (W.Handler == Blk.Handler) {
+      Enters.push_back(W.EnterInst);
+      if (W.ExitSlot >= 0)
+        Slots.push_back(uint64_t(W.ExitSlot));
+    }
+  if (uint32_t Depth = T.D.Table[Blk.Entry].Depth; Depth >= 1)
+    Slots.push_back(Depth - 1);
+  llvm::sort(Slots);
+  Slots.erase(std::unique(Slots.begin(), Slots.end()), Slots.end());
+  if (Slots.empty())
+    return ExitSlotState::Entered; // nowhere to look: nothing to report
+  if (llvm::any_of(S.Stack, [&](const ContextSlot &X) {
+        return X.T == SlotTag::Exit && llvm::is_contained(Enters, X.Id);
+      }))
+    return ExitSlotState::Entered;
+  ExitSlotState Best = ExitSlotState::Absent;
+  for (uint64_t K : Slots) {
+    if (K >= S.Stack.size())
+      continue;
+    const ContextSlot &X = S.Stack[K];
+    if (X.T == SlotTag::Exit)
+      return ExitSlotState::Entered;
+    if (X.T == SlotTag::Mixed && X.context() != ContextSlot::NoContext)
+      Best = ExitSlotState::Maybe;
+  }
+  uint64_t K = Slots.front();
+  if (Best == ExitSlotState::Maybe)
+    Why = llvm::formatv("stack slot {0} holds a bound __exit__ on some of the "
+                        "paths merged before the edge, not on all",
+                        K);
+  else if (K >= S.Stack.size())
+    Why = llvm::formatv("the stack holds {0} value(s), so there is no bound "
+                        "__exit__ in slot {1}",
+                        S.Stack.size(), K);
+  else
+    Why = llvm::formatv("stack slot {0} holds no bound __exit__", K);
+  return Best;
+}
+
+/// Whether instruction \p I is in the body of a with whose handler is at
+/// \p Handler.
+bool inWithBody(const BlockStack &BS, uint32_t I, uint32_t Handler) {
+  return llvm::any_of(BS.blocksAt(I), [&](const Block &Blk) {
+    return isWithKind(Blk.Kind) && Blk.Handler == Handler;
+  });
+}
+
+/// A with body is only entered through its enter: every edge from outside
+/// a with's body to an instruction inside it (whose block stack holds the
+/// with) must bring that with's bound __exit__ in its slot. A jump that
+/// bypasses the BEFORE_WITH runs the body (and later its exit and handler)
+/// for a context never entered. Edges inside the body are not judged: what
+/// happens to the slot there is the other checks' business. Reported at the
+/// target, once per edge, for the outermost such with.
+void reportBodyEntries(const ContextTransfer &T, const BasicBlock &B,
+                       ContextReport &R) {
+  llvm::SmallVector<Block, 4> Withs;
+  for (const Block &Blk : T.BS.blocksAt(B.Begin))
+    if (isWithKind(Blk.Kind))
+      Withs.push_back(Blk);
+  if (Withs.empty())
+    return;
+  const CFG &G = T.G;
+  for (unsigned EI : B.Preds) {
+    const CFGEdge &E = G.edge(EI);
+    // A Top state (paths of different depths met) is judged by its
+    // representative path, and what it shows is only possible.
+    const ContextState &Src = R.In[E.Source];
+    if (Src.isBottom())
+      continue;
+    ContextState Arriving =
+        T.transferEdge(EI, Src, T.transferNode(E.Source, Src));
+    if (Arriving.isBottom())
+      continue;
+    bool Merged = Src.isTop() || Arriving.isTop();
+    uint32_t Last = G.block(E.Source).last();
+    for (const Block &Blk : Withs) {
+      if (inWithBody(T.BS, Last, Blk.Handler))
+        continue;
+      std::string Why;
+      ExitSlotState St = exitSlotState(T, Blk, Arriving, Why);
+      if (St == ExitSlotState::Entered)
+        continue;
+      std::string With =
+          Blk.Enter ? llvm::formatv("the with entered at {0} {1}", *Blk.Enter,
+                                    Blk.Kind == BlockKind::With
+                                        ? "BEFORE_WITH"
+                                        : "BEFORE_ASYNC_WITH")
+                          .str()
+                    : llvm::formatv("the with whose handler is at {0}",
+                                    Blk.Handler)
+                          .str();
+      Finding F(CheckId::WithBodyEnteredWithoutEnter, T.Insts[B.Begin].Offset,
+                llvm::formatv("{0} is in the body of {1}, but the {2} from "
+                              "{3} reaches it without entering that context: "
+                              "{4}",
+                              T.describe(B.Begin), With,
+                              E.isException() ? "exception edge" : "edge",
+                              T.describe(Last), Why));
+      F.Cert = St == ExitSlotState::Maybe || Merged ? Certainty::Possible
+                                                    : Certainty::Definite;
+      F.note(T.Insts[Last].Offset, E.Kind == EdgeKind::Jump ||
+                                           E.Kind == EdgeKind::BranchTaken
+                                       ? "the jump into the with body"
+                                       : "the edge into the with body");
+      if (Blk.Enter)
+        F.note(*Blk.Enter, "the with's context is entered only here");
+      R.Findings.push_back(std::move(F));
+      break; // the outermost with not entered
+    }
+  }
+}
+
 /// Reports the problems of block \p Node from its final entry state
 /// \p Entry and records the contexts active before each instruction.
 void reportBlock(const ContextTransfer &T, unsigned Node,
@@ -71,6 +205,7 @@ void reportBlock(const ContextTransfer &T, unsigned Node,
   const BasicBlock &B = G.block(Node);
   if (Entry.isTop())
     reportRejoins(T, B, R);
+  reportBodyEntries(T, B, R);
   ContextState S = Entry;
   for (uint32_t I = B.Begin; I < B.End; ++I) {
     for (const ActiveContext &A : S.active())

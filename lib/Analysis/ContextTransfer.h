@@ -30,9 +30,9 @@
 
 namespace pyverify::balance {
 
-/// How an event is reported: Definite findings are errors, Possible ones
-/// (a merged Mixed / Maybe state) warnings.
-enum class Certainty { Definite, Possible };
+// How an event is reported: Certainty (pyverify/Support/Finding.h) is
+// Possible when it rests on a merged Mixed / Maybe fact; the severity stays
+// the check's own.
 
 /// Where the replay after the fixpoint puts what it finds.
 struct ContextReport {

@@ -134,6 +134,13 @@ Expected<Bundle> pyverify::parseBundle(llvm::StringRef Path,
   if (!Break)
     return Fail(Break.takeError());
   B.BreakOffset = *Break;
+  if (const Value *FB = Top->find("frame_break_offset");
+      FB && !FB->is<NoneValue>()) {
+    auto Off = Top->getOffset("frame_break_offset");
+    if (!Off)
+      return Fail(Off.takeError());
+    B.FrameBreakOffset = *Off;
+  }
   auto Resumes = Top->getList("resumes");
   if (!Resumes)
     return Fail(Resumes.takeError());

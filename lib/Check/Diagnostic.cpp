@@ -13,6 +13,7 @@ Diagnostic pyverify::makeDiagnostic(const Finding &F, const DecodedCode &D,
   Diagnostic G;
   G.Check = F.Check;
   G.Sev = F.Sev;
+  G.Cert = F.Cert;
   G.File = File.str();
   G.QualName = D.Code->QualName;
   G.FirstLineNo = D.Code->FirstLineNo;

@@ -19,6 +19,11 @@ static void printLocation(llvm::raw_ostream &OS, llvm::StringRef File,
   }
 }
 
+/// The message as people read it: a possible finding says so first.
+static std::string messageText(const Diagnostic &D) {
+  return D.Cert == Certainty::Possible ? "possibly: " + D.Message : D.Message;
+}
+
 void pyverify::printDiagnostic(llvm::raw_ostream &OS, const Diagnostic &D,
                                bool Color) {
   printLocation(OS, D.File, D.Line, D.Col);
@@ -30,7 +35,7 @@ void pyverify::printDiagnostic(llvm::raw_ostream &OS, const Diagnostic &D,
   llvm::WithColor(OS, C,
                   !Color ? llvm::ColorMode::Disable : llvm::ColorMode::Enable)
       << getSeverityName(D.Sev) << ':';
-  OS << ' ' << D.Message << " [" << getCheckName(D.Check) << "]\n";
+  OS << ' ' << messageText(D) << " [" << getCheckName(D.Check) << "]\n";
   OS << "  in ";
   if (!D.Target.empty())
     OS << '[' << D.Target << "] ";
@@ -65,7 +70,8 @@ llvm::json::Object pyverify::diagnosticToJSON(const Diagnostic &D) {
       {"file", jsonSafe(D.File)},       {"code", jsonSafe(D.QualName)},
       {"firstlineno", D.FirstLineNo},   {"offset", D.Offset},
       {"line", optInt(D.Line)},         {"col", optInt(D.Col)},
-      {"message", jsonSafe(D.Message)}, {"notes", std::move(Notes)}};
+      {"message", jsonSafe(D.Message)}, {"notes", std::move(Notes)},
+      {"certainty", getCertaintyName(D.Cert)}};
   if (!D.Target.empty())
     O["target"] = D.Target;
   return O;
@@ -124,7 +130,7 @@ llvm::json::Value pyverify::diagnosticsToSARIF(llvm::ArrayRef<Diagnostic> Diags,
            jsonSafe(N.Message + " (offset " + std::to_string(N.Offset) + ")")}};
       Related.push_back(std::move(L));
     }
-    std::string Text = D.Message + " (in " + D.QualName + " at offset " +
+    std::string Text = messageText(D) + " (in " + D.QualName + " at offset " +
                        std::to_string(D.Offset) +
                        (D.Instruction.empty() ? "" : ": " + D.Instruction) +
                        ")";
@@ -137,6 +143,8 @@ llvm::json::Value pyverify::diagnosticsToSARIF(llvm::ArrayRef<Diagnostic> Diags,
          llvm::json::Array{sarifLocation(D.File, D.Line, D.Col, D.QualName)}}};
     if (!Related.empty())
       R["relatedLocations"] = std::move(Related);
+    R["properties"] =
+        llvm::json::Object{{"certainty", getCertaintyName(D.Cert)}};
     Results.push_back(std::move(R));
   }
   return llvm::json::Object{

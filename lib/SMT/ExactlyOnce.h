@@ -25,6 +25,9 @@ struct SingleExplorer {
   std::optional<Side> Worst; ///< The shortest violating path.
   /// The shortest violating path that rests on an approximation.
   std::optional<Side> WorstApprox;
+  /// The offsets in the explored code object at which some path violates
+  /// exactly-once without resting on an approximation.
+  std::vector<uint32_t> ViolationAt;
 
   void run(Side Start);
 

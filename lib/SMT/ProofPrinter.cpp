@@ -129,6 +129,11 @@ void pyverify::printProofResult(llvm::raw_ostream &OS, const ProofResult &R,
   printAssumptions(OS, R, Legend);
   if (R.Cex)
     printCounterexample(OS, *R.Cex, R.Target);
+  // check's context findings, as the proof settled them.
+  for (const CheckedFinding &F : R.ContextFindings)
+    OS << "  " << getCertaintyName(F.D.Cert) << " finding of check "
+       << getFindingStatusName(F.Status) << ": offset " << F.D.Offset << ": "
+       << F.D.Message << " [" << getCheckName(F.D.Check) << "]\n";
   for (const Diagnostic &D : R.Findings) {
     std::string S;
     llvm::raw_string_ostream DOS(S);
@@ -175,6 +180,14 @@ llvm::json::Object pyverify::proofResultToJSON(const ProofResult &R) {
   llvm::json::Array Assumptions;
   for (const std::string &A : R.Assumptions)
     Assumptions.push_back(jsonSafe(A));
+  llvm::json::Array Checked;
+  for (const CheckedFinding &F : R.ContextFindings)
+    Checked.push_back(llvm::json::Object{
+        {"check", getCheckName(F.D.Check)},
+        {"offset", int64_t(F.D.Offset)},
+        {"certainty", getCertaintyName(F.D.Cert)},
+        {"message", jsonSafe(F.D.Message)},
+        {"status", getFindingStatusName(F.Status)}});
   return llvm::json::Object{{"file", jsonSafe(R.File)},
                             {"target", jsonSafe(R.Target)},
                             {"code", stringOrNull(R.QualName)},
@@ -187,7 +200,8 @@ llvm::json::Object pyverify::proofResultToJSON(const ProofResult &R) {
                             {"rlimit_used", int64_t(R.RlimitUsed)},
                             {"assumptions", std::move(Assumptions)},
                             {"paths", int64_t(R.Paths)},
-                            {"queries", int64_t(R.Queries)}};
+                            {"queries", int64_t(R.Queries)},
+                            {"check_findings", std::move(Checked)}};
 }
 
 //===----------------------------------------------------------------------===//

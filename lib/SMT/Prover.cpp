@@ -22,6 +22,7 @@
 #include "Verdicts.h"
 
 #include "pyverify/Analysis/ContextBalance.h"
+#include "pyverify/Check/BreakLocation.h"
 #include "pyverify/Check/BundleVerifier.h"
 
 #include <chrono>
@@ -40,6 +41,18 @@ llvm::StringRef pyverify::getVerdictName(Verdict V) {
     return "unknown";
   }
   return "unknown";
+}
+
+llvm::StringRef pyverify::getFindingStatusName(FindingStatus S) {
+  switch (S) {
+  case FindingStatus::Confirmed:
+    return "confirmed";
+  case FindingStatus::Discharged:
+    return "discharged";
+  case FindingStatus::Undecided:
+    return "undecided";
+  }
+  return "undecided";
 }
 
 namespace {
@@ -80,7 +93,7 @@ struct Proof {
 
   /// well-formed: refuted by any dataflow error. Returns whether it holds.
   bool wellFormed(const CodeInfo &C, llvm::StringRef File) {
-    R.Findings = wellFormedErrors(C, File);
+    R.Findings = wellFormedErrors(C, File, &R.ContextFindings);
     if (R.Findings.empty())
       return true;
     R.V = Verdict::Refuted;
@@ -93,6 +106,7 @@ struct Proof {
 
   ProofResult finish(std::initializer_list<llvm::StringRef> Required) {
     decide(R, Required);
+    settleContextFindings(R);
     R.RlimitUsed = S.rlimitUsed();
     R.Seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
@@ -113,6 +127,12 @@ void exactlyOnce(const ProveOptions &O, CodeInfo &C, Proof &P,
   X.run(std::move(Start));
   P.R.Paths += X.Stats.Paths;
   P.R.Queries += F.Count;
+  // check's findings at an offset where a path violates exactly-once are
+  // confirmed by that path (the rest are settled with the verdict).
+  for (CheckedFinding &CF : P.R.ContextFindings)
+    if (CF.D.Target == C.Name &&
+        llvm::is_contained(X.ViolationAt, CF.D.Offset))
+      CF.Status = FindingStatus::Confirmed;
   std::optional<Counterexample> Cex, ApproxCex;
   std::string Prop = "exactly-once", ApproxWhy;
   auto CexOf = [&](const Side &W) {
@@ -130,28 +150,6 @@ void exactlyOnce(const ProveOptions &O, CodeInfo &C, Proof &P,
   }
   conclude(P.R, X.Stats, F, std::move(Cex), Prop, std::move(ApproxCex),
            ApproxWhy);
-}
-
-/// The break instruction: the frame's instruction like the original's at
-/// break_offset (same opcode and argument), at the same source position
-/// when there are several; -1 when there is none or no single one.
-int64_t locateBreak(const CodeInfo &Fr, const CodeInfo &Orig, int64_t OI) {
-  const Instruction &OB = Orig.D().Insts[OI];
-  std::vector<int64_t> Cands;
-  for (size_t K = 0; K < Fr.D().Insts.size(); ++K) {
-    const Instruction &FI = Fr.D().Insts[K];
-    if (FI.Valid && OB.Valid && FI.OpByte == OB.OpByte && FI.Arg == OB.Arg)
-      Cands.push_back(int64_t(K));
-  }
-  if (Cands.size() > 1) {
-    Position Want = Orig.D().positionAt(OB.Offset);
-    std::vector<int64_t> Same;
-    for (int64_t K : Cands)
-      if (Fr.D().positionAt(Fr.D().Insts[K].Offset) == Want)
-        Same.push_back(K);
-    Cands = Same;
-  }
-  return Cands.size() == 1 ? Cands[0] : -1;
 }
 
 struct BundleProver {
@@ -190,10 +188,14 @@ ProofResult BundleProver::frame() {
   if (!P.wellFormed(Fr, B.Path))
     return P.finish({"exactly-once"});
   int64_t BreakIndex = -1;
+  std::string BreakWhy;
   std::vector<ProofStep> Eager;
   int64_t OI = Orig.D().Insts.indexAtStart(B.BreakOffset);
   if (OI >= 0 && OrigOk) {
-    BreakIndex = locateBreak(Fr, Orig, OI);
+    BreakLocation Loc =
+        locateFrameBreak(Fr.D(), Orig.D(), OI, B.FrameBreakOffset);
+    BreakIndex = Loc.Index;
+    BreakWhy = Loc.Why;
     auto Active = activeWithContexts(*Orig.Analysis, B.BreakOffset);
     if (!Active) {
       llvm::consumeError(Active.takeError());
@@ -215,7 +217,10 @@ ProofResult BundleProver::frame() {
   if (P.R.V != Verdict::Refuted && BreakIndex < 0 && OrigOk) {
     P.R.V = Verdict::Unknown;
     P.R.Property = "matches-eager";
-    P.R.Reason = "cannot locate the break instruction in the frame";
+    P.R.Reason = "cannot locate the break instruction in the frame: " +
+                 (BreakWhy.empty() ? std::string("break_offset is not an "
+                                                 "instruction of the original")
+                                   : BreakWhy);
   }
   return P.finish({"exactly-once"});
 }

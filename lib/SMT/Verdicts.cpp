@@ -23,6 +23,7 @@ bool prover::isContextCheck(CheckId Id) {
   case CheckId::ContextExitOrder:
   case CheckId::ContextExitWithoutEnter:
   case CheckId::WithHandlerMismatch:
+  case CheckId::WithBodyEnteredWithoutEnter:
     return true;
   default:
     return false;
@@ -30,17 +31,36 @@ bool prover::isContextCheck(CheckId Id) {
 }
 
 /// well-formed: the dataflow errors other than the context checks.
-std::vector<Diagnostic> prover::wellFormedErrors(const CodeInfo &C,
-                                                 llvm::StringRef File) {
+std::vector<Diagnostic>
+prover::wellFormedErrors(const CodeInfo &C, llvm::StringRef File,
+                         std::vector<CheckedFinding> *Context) {
   std::vector<Diagnostic> Out;
   CheckOptions Opts;
-  for (const Finding &F : verifyCode(*C.Analysis, Opts))
-    if (F.Sev == Severity::Error && !isContextCheck(F.Check)) {
-      Diagnostic D = makeDiagnostic(F, C.D(), File, 0);
-      D.Target = C.Name;
+  Opts.Balance = C.Analysis->contextOptions();
+  for (const Finding &F : verifyCode(*C.Analysis, Opts)) {
+    bool Ctx = isContextCheck(F.Check);
+    if (Ctx && !Context)
+      continue;
+    if (!Ctx && F.Sev != Severity::Error)
+      continue;
+    Diagnostic D = makeDiagnostic(F, C.D(), File, 0);
+    D.Target = C.Name;
+    if (Ctx)
+      Context->push_back({std::move(D), FindingStatus::Undecided});
+    else
       Out.push_back(std::move(D));
-    }
+  }
   return Out;
+}
+
+void prover::settleContextFindings(ProofResult &R) {
+  // Confirmed ones were confirmed by a violating path at their offset. The
+  // rest are discharged only when exactly-once was proved outright (a
+  // refutation elsewhere says nothing of this offset: undecided).
+  bool Proved = llvm::is_contained(R.ProvedProperties, "exactly-once");
+  for (CheckedFinding &F : R.ContextFindings)
+    if (F.Status != FindingStatus::Confirmed)
+      F.Status = Proved ? FindingStatus::Discharged : FindingStatus::Undecided;
 }
 
 /// The assumptions a result rests on. The environment's come from

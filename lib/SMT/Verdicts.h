@@ -26,9 +26,14 @@ std::string kindsText(llvm::ArrayRef<ContextKind> Ks);
 /// The context checks, which the proof decides itself.
 bool isContextCheck(CheckId Id);
 
-/// well-formed: the dataflow errors other than the context checks.
-std::vector<Diagnostic> wellFormedErrors(const CodeInfo &C,
-                                         llvm::StringRef File);
+/// well-formed: the dataflow errors other than the context checks; the
+/// context findings go to \p Context when given (undecided).
+std::vector<Diagnostic>
+wellFormedErrors(const CodeInfo &C, llvm::StringRef File,
+                 std::vector<CheckedFinding> *Context = nullptr);
+
+/// Settles each of R.ContextFindings by R's exactly-once conclusion.
+void settleContextFindings(ProofResult &R);
 
 /// The assumptions a result rests on; \p Pair for matches-eager results;
 /// the environment's for the rewriter globals that \p Codes load.

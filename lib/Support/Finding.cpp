@@ -2,9 +2,21 @@
 
 #include "pyverify/Support/Finding.h"
 
+#include "llvm/Support/ErrorHandling.h"
+
 #include <algorithm>
 
 using namespace pyverify;
+
+llvm::StringRef pyverify::getCertaintyName(Certainty C) {
+  switch (C) {
+  case Certainty::Definite:
+    return "definite";
+  case Certainty::Possible:
+    return "possible";
+  }
+  llvm_unreachable("unknown certainty");
+}
 
 void pyverify::sortAndUniqueFindings(std::vector<Finding> &Findings) {
   std::stable_sort(

@@ -74,6 +74,9 @@ JUMP_IF_FALSE_OR_POP = _op("JUMP_IF_FALSE_OR_POP")
 JREL = set(opcode.hasjrel)
 BACKWARD_JUMPS = {op for op in JREL if "BACKWARD" in OPNAME[op]}
 UNCONDITIONAL_JUMPS = {JUMP_FORWARD, JUMP_BACKWARD, JUMP_BACKWARD_NO_INTERRUPT}
+# Jumps a jump-into-with mutant may retarget (not the await loop's SEND /
+# JUMP_BACKWARD_NO_INTERRUPT, not FOR_ITER, whose jump pops the iterator).
+PLANTABLE_JUMPS = JREL - {SEND, FOR_ITER, JUMP_BACKWARD_NO_INTERRUPT}
 NO_FALLTHROUGH = {RETURN_VALUE, RAISE_VARARGS, RERAISE} | UNCONDITIONAL_JUMPS
 # Taken backward jumps run the eval breaker (lookup key: target - 1 unit).
 EVAL_BREAKER_JUMPS = BACKWARD_JUMPS - {JUMP_BACKWARD_NO_INTERRUPT}
@@ -526,6 +529,7 @@ EXPECTED = {
     "dup-enter": "context-not-exited",
     "swap-exits": "context-exit-order",
     "shrink-entry": "context-not-exited",
+    "jump-into-with": "with-body-entered-without-enter",
 }
 CLASSES = list(EXPECTED)
 
@@ -630,6 +634,7 @@ class Mutator:
             self.dup_enter(site)
             self.swap_exits(site)
             self.shrink_entry(site)
+            self.jump_into_with(site)
         return self.out
 
     # -- classes --
@@ -797,6 +802,105 @@ class Mutator:
                           fmt_entry(t), site.enter.off, last.text()),
                       table=table, region=(last.start, t[1]),
                       harmless_fn=self.uncovered_reason(last.start, t[1]))
+
+
+    # -- jump-into-with --
+
+    def outside_body(self, site, ins):
+        """Reachable, not covered by one of the site's with-body entries, and
+        no slot of its state belongs to the site (its __exit__ is not on the
+        stack, live or called)."""
+        s = self.flow.state[ins.idx]
+        if s is None or self.flow.lookup(ins.off) in site.entries:
+            return False
+        return not any(isinstance(t, tuple) and t[1] == site.enter.off
+                       for t in s)
+
+    def body_targets(self, site):
+        """(instruction, depth) inside the site's body after its first
+        protected instruction (the store / POP_TOP of the enter result):
+        reachable, covered by a with-body entry, the site's __exit__ live."""
+        out = []
+        for ins in self.insts:
+            if ins.start <= site.first.start:
+                continue
+            s = self.flow.state[ins.idx]
+            if (s is None or self.flow.lookup(ins.off) not in site.entries or
+                    len(s) <= site.slot or s[site.slot] != ("X", site.enter.off)):
+                continue
+            out.append((ins, len(s)))
+        return out
+
+    def jump_sources(self, site):
+        """(instruction, opcodes it may become, depth on its jump edge, how):
+        an existing jump outside the body (keeps its opcode: a forward jump
+        stays forward), or an outside NOP that becomes JUMP_FORWARD /
+        JUMP_BACKWARD (one unit, like the NOP)."""
+        out = []
+        for ins in self.insts:
+            if not self.outside_body(site, ins):
+                continue
+            s = self.flow.state[ins.idx]
+            if ins.op in PLANTABLE_JUMPS:
+                st, ops, how = self.flow.step(s, ins, True), (ins.op,), "retarget"
+            elif ins.op == NOP and ins.start == ins.off:
+                st, ops, how = s, (JUMP_FORWARD, JUMP_BACKWARD), "nop"
+            else:
+                continue
+            # Another with's live __exit__ in this with's slot is, for the
+            # analysis, the same context (a resume prologue re-entering the
+            # with): not this class.
+            if len(st) > site.slot and is_x(st[site.slot]):
+                continue
+            out.append((ins, ops, len(st), how))
+        return out
+
+    @staticmethod
+    def jump_units(ins, op, target):
+        """Units from ins.start making `op` jump to byte `target` with the
+        same number of EXTENDED_ARG prefixes, or None if it cannot."""
+        back = op in BACKWARD_JUMPS
+        arg = (ins.off + 2 - target) // 2 if back else (target - ins.off - 2) // 2
+        if arg < 0 or (back and arg == 0):
+            return None
+        k = (ins.off - ins.start) // 2
+        if arg >= 256 ** (k + 1):
+            return None
+        return [(EXTENDED_ARG, (arg >> (8 * (k - i))) & 0xFF) for i in range(k)] \
+            + [(op, arg & 0xFF)]
+
+    def jump_into_with(self, site):
+        """One mutant per site: a jump from outside the body retargeted (or
+        an outside NOP made a jump) to an instruction inside it; the pair
+        whose depths agree is preferred (then existing jumps, then code
+        order), so the mutant is not merely a stack-depth conflict."""
+        targets = self.body_targets(site)
+        if not targets:
+            return
+        best = None
+        for src, ops, sdepth, how in self.jump_sources(site):
+            for tgt, tdepth in targets:
+                for op in ops:
+                    units = self.jump_units(src, op, tgt.start)
+                    if units is None:
+                        continue
+                    key = (sdepth != tdepth, how != "retarget", src.off, tgt.off)
+                    if best is None or key < best[0]:
+                        best = (key, src, tgt, op, units, sdepth, tdepth, how)
+                    break
+        if best is None:
+            return
+        _, src, tgt, op, units, sdepth, tdepth, how = best
+        code = patch(self.code, src.start, units)
+        self.emit("jump-into-with", "%s-%s" % (
+                      how, "depth-agrees" if sdepth == tdepth else "depth-differs"),
+                  site,
+                  "%s becomes %s to %s, inside the body of with@%d (depth %d "
+                  "on the jump, %d at the target)" % (
+                      src.text(), OPNAME[op], tgt.text(), site.enter.off,
+                      sdepth, tdepth),
+                  code=code, region=(min(src.start, tgt.start),
+                                     max(src.end, tgt.end)))
 
 
 # --- Corpus walk -------------------------------------------------------------
@@ -1060,6 +1164,18 @@ def main():
     for c, cnt, det, h, mi, r, other in rows:
         if other:
             print("  %-17s %s" % (c, ", ".join("%s %d" % kv for kv in sorted(other.items()))))
+    print()
+    print("distinct code objects (planted / reported with the expected id):")
+    for c in CLASSES:
+        ms = per[c]
+        key = lambda m: (m.src, m.qualname, m.firstlineno)  # noqa: E731
+        planted = {key(m) for m in ms}
+        found = {key(m) for m in ms if m.detected}
+        variants = collections.Counter(m.variant for m in ms if m.variant)
+        extra = ""
+        if c == "jump-into-with":
+            extra = "  (" + ", ".join("%s %d" % kv for kv in sorted(variants.items())) + ")"
+        print("  %-17s %5d / %5d%s" % (c, len(planted), len(found), extra))
     adj = collections.Counter(m.cls for m in mutants if m.stacksize_note)
     if adj:
         print("co_stacksize raised (mutants per class): " +

@@ -21,6 +21,10 @@ Fixture mode (default):
         correct proved, entered-twice and mode-leaked-on-exception refuted;
     (e) determinism: `--format=text` gives the same stdout with --jobs=1
         (twice) and --jobs=2.
+    (f) frames without a location table: every fixture bundle with all its
+        location tables stripped (no position for any instruction) gets the
+        verdict it gets with them, and no correct bundle is unknown (the
+        break instruction is located structurally, BreakLocation.h).
   Bundles whose expect is "stack-depth-conflict" in the correct and
   entries-not-redirected variants (the rewriter's documented join conflict)
   are reported, not judged.  Prints per-variant verdict counts, the refuted
@@ -126,6 +130,71 @@ def prove(pyverify, paths, fmt="json", jobs=2, extra=()):
     if not isinstance(data, dict) or "results" not in data:
         raise SetupError("pyverify prove JSON has no 'results'")
     return p.returncode, data, dt
+
+
+# ---------------------------------------------------------------------------
+# (f) Frames without a location table
+
+def no_locations(code):
+    """\p code and its nested code objects with a location table that gives
+    no location for any instruction (entry code 15, up to 8 units each), as
+    rewriters that do not compute positions emit them."""
+    n = len(code.co_code) // 2
+    table = bytearray()
+    while n > 0:
+        k = min(8, n)
+        table.append(0x80 | (15 << 3) | (k - 1))
+        n -= k
+    consts = tuple(no_locations(c) if hasattr(c, "co_code") else c
+                   for c in code.co_consts)
+    return code.replace(co_linetable=bytes(table), co_consts=consts)
+
+
+def stripped(a, work, fx, by, violations):
+    """(f): every fixture bundle with every code object's location table
+    stripped gets the verdict it gets with its table (the break instruction
+    is located structurally), and no correct bundle is unknown."""
+    import marshal
+    sd = os.path.join(work, "stripped")
+    shutil.rmtree(sd, ignore_errors=True)
+    pairs = []
+    for root, _, files in os.walk(fx):
+        for f in sorted(files):
+            if not f.endswith(".pvb"):
+                continue
+            src = os.path.join(root, f)
+            dst = os.path.join(sd, os.path.relpath(src, fx))
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            with open(src, "rb") as fh:
+                b = marshal.load(fh)
+            for key in ("original", "frame"):
+                if b.get(key) is not None:
+                    b[key] = no_locations(b[key])
+            for r in b.get("resumes", []):
+                r["code"] = no_locations(r["code"])
+            with open(dst, "wb") as fh:
+                marshal.dump(b, fh)
+            pairs.append((os.path.realpath(src), os.path.realpath(dst)))
+    positions = set()
+    with open(pairs[0][1], "rb") as fh:
+        positions.update(marshal.load(fh)["frame"].co_positions())
+    if positions != {(None, None, None, None)}:
+        raise SetupError("stripping left positions: %r" % sorted(positions))
+    rc, data, dt = prove(a.pyverify, [sd], jobs=a.jobs)
+    sby = group_results(data)
+    counts = collections.Counter()
+    for src, dst in pairs:
+        want, got = bundle_verdict(by.get(src, [])), bundle_verdict(
+            sby.get(dst, []))
+        counts[got] += 1
+        if want != got:
+            violations.append("stripped %s: %s, with its location table %s"
+                              % (os.path.relpath(dst, sd), got, want))
+        if got == "unknown" and os.path.relpath(dst, sd).startswith("correct"):
+            violations.append("stripped %s: unknown: %s" % (
+                os.path.relpath(dst, sd), short(sby.get(dst, []))))
+    print("\nstripped location tables (%.1f s): %d bundles: %s" % (
+        dt, len(pairs), dict(counts)))
 
 
 # ---------------------------------------------------------------------------
@@ -347,6 +416,7 @@ def fixture_mode(a, work):
                                    else "DIFFERENT"))
 
     total = len(manifest) + len(cmanifest)
+    stripped(a, work, fx, by, violations)
     return violations, "%d bundles (%d fixtures, %d correlated)" % (
         total, len(manifest), len(cmanifest))
 

@@ -647,7 +647,7 @@ def known_false_positive(diag, code):
     m = diag["message"]
     if diag["check"] == "with-handler-mismatch" and "lead to the same handler" in m:
         return "shared-handler"         # the documented remap, with in a loop
-    if diag["severity"] == "warning" and m.startswith("possibly:"):
+    if diag.get("certainty") == "possible":
         return "possibly"               # enter-site merge at a loop head
     if diag["check"] == "exception-table-depth-exceeds-stacksize" and \
             _dead_entry_at(code, diag["offset"]):

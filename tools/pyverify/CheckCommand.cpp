@@ -137,6 +137,7 @@ int runCheck() {
   }
 
   uint64_t CodeObjects = 0, Errors = 0, Warnings = 0, Remarks = 0, Read = 0;
+  uint64_t Possible = 0; // of any severity; a possible error still fails
   std::vector<Diagnostic> All;
   for (FileOutcome &O : Outcomes) {
     if (!O.InputError.empty()) {
@@ -150,6 +151,7 @@ int runCheck() {
       Errors += D.Sev == Severity::Error;
       Warnings += D.Sev == Severity::Warning;
       Remarks += D.Sev == Severity::Remark;
+      Possible += D.Cert == Certainty::Possible;
       All.push_back(std::move(D));
     }
   }
@@ -178,6 +180,7 @@ int runCheck() {
                                  {"errors", int64_t(Errors)},
                                  {"warnings", int64_t(Warnings)},
                                  {"remarks", int64_t(Remarks)},
+                                 {"possible", int64_t(Possible)},
                                  {"seconds", Seconds}}}};
     outs() << formatv("{0:2}", json::Value(std::move(Out))) << "\n";
     break;

@@ -5,6 +5,7 @@
 //
 //   {"format": "pyverify-bundle", "version": 1,
 //    "original": <code>, "frame": <code> (optional), "break_offset": int,
+//    "frame_break_offset": int (optional: the frame's break instruction),
 //    "resumes": [{"code": <code>, "original_offset": int,
 //                 "contexts": [{"kind": "with" | "mode", "handler": int,
 //                               "stack_index": int}]}],
@@ -51,6 +52,9 @@ struct Bundle {
   std::shared_ptr<const CodeObject> Original;
   std::shared_ptr<const CodeObject> Frame; ///< May be null.
   uint32_t BreakOffset = 0;
+  /// Where the frame's copy of the break instruction is, when the bundle
+  /// names it (checked by the consumer: BreakLocation.h).
+  std::optional<uint32_t> FrameBreakOffset;
   std::vector<BundleResume> Resumes;
   std::optional<std::string> Expect;
 };

@@ -1,7 +1,8 @@
 //===- Diagnostic.h - A finding placed in its file --------------*- C++ -*-===//
 //
 // Contract: a Diagnostic is a Finding with everything a reader needs to find
-// it: the file, the code object's qualified name and first line, the byte
+// it: its check, severity and certainty (Finding.h), the file, the code
+// object's qualified name and first line, the byte
 // offset, the source line and column of that instruction (when the location
 // table has them), the instruction itself as text, and notes with their own
 // offsets and lines. Diagnostics sort deterministically (file, code object
@@ -31,6 +32,7 @@ struct DiagnosticNote {
 struct Diagnostic {
   CheckId Check;
   Severity Sev;
+  Certainty Cert = Certainty::Definite;
   std::string File;
   std::string QualName;
   /// Which code object of a bundle ("original", "frame", "resume:0"); empty

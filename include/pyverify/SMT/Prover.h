@@ -72,6 +72,21 @@ struct Counterexample {
   std::string Explanation;
 };
 
+/// What the proof says of one context finding `check` made on the target:
+/// a possible finding (some merged paths) is upgraded to the result's
+/// counterexample or discharged by its proof.
+enum class FindingStatus {
+  Confirmed,  ///< exactly-once refuted: the counterexample is a real path.
+  Discharged, ///< exactly-once proved: no feasible path has the fault.
+  Undecided,  ///< The proof reached no conclusion on exactly-once.
+};
+llvm::StringRef getFindingStatusName(FindingStatus S);
+
+struct CheckedFinding {
+  Diagnostic D;
+  FindingStatus Status = FindingStatus::Undecided;
+};
+
 struct ProofResult {
   std::string File;
   std::string Target; ///< "frame", "resume:<i>", or "original".
@@ -82,6 +97,9 @@ struct ProofResult {
   std::string Property; ///< The property that failed ("" when proved).
   std::optional<Counterexample> Cex;
   std::vector<Diagnostic> Findings; ///< The dataflow errors (well-formed).
+  /// `check`'s context findings on the target (the ones exactly-once
+  /// decides), each with what the proof made of it.
+  std::vector<CheckedFinding> ContextFindings;
   std::vector<std::string> Assumptions;
   /// The properties an exploration concluded proved (every path covered, no
   /// violation, no limit): V is Proved only when each property the target

@@ -7,6 +7,13 @@
 // table -- the message then says so), a message stating what was expected and
 // what was found, and notes pointing at related instructions.
 //
+// A finding also has a certainty, apart from its severity (IKOS's error vs
+// warning): Definite when the fault happens on every path the analysis
+// merged into the state it judged, Possible when it rests on a merged fact
+// (a slot or local that differs between the merged paths). A possible error
+// is still an error: the severity is the check's own. The message never
+// carries the certainty; printers say it ("possibly: " in text).
+//
 // Findings are plain values: the Check layer adds file, qualname and source
 // positions when it turns them into diagnostics.
 //
@@ -18,12 +25,19 @@
 #include "pyverify/Support/Check.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace pyverify {
+
+/// Whether a finding holds on every merged path or only on some.
+enum class Certainty : uint8_t { Definite, Possible };
+
+/// "definite" / "possible" (the JSON and SARIF spelling).
+llvm::StringRef getCertaintyName(Certainty C);
 
 struct FindingNote {
   uint32_t Offset; ///< Byte offset in co_code of the related instruction.
@@ -33,6 +47,7 @@ struct FindingNote {
 struct Finding {
   CheckId Check;
   Severity Sev;
+  Certainty Cert = Certainty::Definite;
   uint32_t Offset; ///< Byte offset in co_code (opcode unit) it is about.
   std::string Message;
   llvm::SmallVector<FindingNote, 1> Notes;

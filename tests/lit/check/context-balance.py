@@ -103,8 +103,9 @@ if __name__ == "mkcode":
     # ORDER-NEXT:   in nested (line 70) at offset {{[0-9]+}}: CALL 3
     # ORDER-NEXT: {{.*}}.order:71:5: note: the context is entered here (offset 30)
     # On the path where b.__enter__() raised, b is not entered, yet the outer
-    # finally now exits b: a warning, as it holds on some paths only.
-    # ORDER:      warning: possibly: {{[0-9]+}} CALL 3 calls __exit__ of the manager in local 'b', which is entered on some paths to here but not on others [context-exit-without-enter]
+    # finally now exits b: an error whose certainty is "possible", as it
+    # holds on some paths only.
+    # ORDER:      error: possibly: {{[0-9]+}} CALL 3 calls __exit__ of the manager in local 'b', which is entered on some paths to here but not on others [context-exit-without-enter]
 
 def maybe(m, c):
     if c:
@@ -116,12 +117,19 @@ def maybe(m, c):
 
 # context-exit-without-enter: maybe's source as written -- an exit for a
 # context entered only when c is true. A possible problem (it holds on some
-# of the merged paths) is a warning, so the exit status is 0.
+# of the merged paths) keeps its check's severity, error, with certainty
+# "possible" (text: "possibly: "), so the exit status is 1 (docs/json.md).
 if __name__ == "mkcode":
     MAYBE = maybe.__code__
     # RUN: %mkcode marshal %s %t.maybe --object MAYBE
-    # RUN: %pyverify check %t.maybe | FileCheck %s --check-prefix=MAYBE
-    # MAYBE:      {{.*}}.maybe:{{[0-9]+}}:9: warning: possibly: {{[0-9]+}} CALL 3 calls __exit__ of the manager in local 'm', which is entered on some paths to here but not on others [context-exit-without-enter]
-    # MAYBE-NEXT:   in maybe (line 109) at offset {{[0-9]+}}: CALL 3
-    # MAYBE-NEXT: {{.*}}.maybe:111:9: note: the context is entered here (offset 34)
-    # MAYBE:      pyverify: 1 file(s), 1 code object(s): 0 error(s), 2 warning(s), 0 remark(s)
+    # RUN: %not --code 1 %pyverify check %t.maybe | FileCheck %s --check-prefix=MAYBE
+    # RUN: %not --code 1 %pyverify check --format=json %t.maybe | FileCheck %s --check-prefix=MAYBE-JSON
+    # MAYBE:      {{.*}}.maybe:{{[0-9]+}}:9: error: possibly: {{[0-9]+}} CALL 3 calls __exit__ of the manager in local 'm', which is entered on some paths to here but not on others [context-exit-without-enter]
+    # MAYBE-NEXT:   in maybe (line 110) at offset {{[0-9]+}}: CALL 3
+    # MAYBE-NEXT: {{.*}}.maybe:112:9: note: the context is entered here (offset 34)
+    # MAYBE:      pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
+    # MAYBE-JSON:      "certainty": "possible",
+    # MAYBE-JSON-NEXT: "check": "context-exit-without-enter",
+    # MAYBE-JSON:      "message": "{{[0-9]+}} CALL 3 calls __exit__ of the manager in local 'm', which is entered on some paths to here but not on others",
+    # MAYBE-JSON:      "severity": "error"
+    # MAYBE-JSON:      "possible": 2,

@@ -23,6 +23,7 @@ if __name__ == "mkcode":
 # CHECK:      {
 # CHECK-NEXT:     "diagnostics": [
 # CHECK-NEXT:         {
+# CHECK-NEXT:             "certainty": "definite",
 # CHECK-NEXT:             "check": "stack-depth-conflict",
 # CHECK-NEXT:             "code": "pick",
 # CHECK-NEXT:             "col": 11,
@@ -50,6 +51,7 @@ if __name__ == "mkcode":
 # CHECK-NEXT:         "code_objects": 1,
 # CHECK-NEXT:         "errors": 1,
 # CHECK-NEXT:         "files": 1,
+# CHECK-NEXT:         "possible": 0,
 # CHECK-NEXT:         "remarks": 0,
 # CHECK-NEXT:         "seconds": {{[0-9.e+-]+}},
 # CHECK-NEXT:         "warnings": 0

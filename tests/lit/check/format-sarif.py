@@ -41,6 +41,9 @@ if __name__ == "mkcode":
 # CHECK-NEXT:             "message": {
 # CHECK-NEXT:                 "text": "the stack reaches depth 2 at LOAD_CONST 1 but co_stacksize is 1; the frame is too small and the interpreter will write past it (in k at offset 4: LOAD_CONST 1)"
 # CHECK-NEXT:             },
+# CHECK-NEXT:             "properties": {
+# CHECK-NEXT:                 "certainty": "definite"
+# CHECK-NEXT:             },
 # CHECK-NEXT:             "ruleId": "stacksize-too-small",
 # CHECK-NEXT:             "ruleIndex": {{[0-9]+}}
 # CHECK-NEXT:         }
@@ -57,4 +60,7 @@ if __name__ == "mkcode":
 # CHECK-NEXT:                 },
 # CHECK-NEXT:                 "id": "stacksize-larger-than-needed",
 # CHECK:                      "id": "unreachable-code",
+# The ids added later come last, so the earlier ones keep their ruleIndex.
+# CHECK:                      "id": "analysis-limit",
+# CHECK:                      "id": "with-body-entered-without-enter",
 # CHECK:      "version": "2.1.0"
