@@ -94,6 +94,18 @@ Expected<DictView> asDict(const Value &V, std::string Where) {
 
 } // namespace
 
+/// The optional frame_break_offset.
+static llvm::Error readFrameBreak(const DictView &Top, Bundle &B) {
+  const Value *FB = Top.find("frame_break_offset");
+  if (!FB || FB->is<NoneValue>())
+    return llvm::Error::success();
+  auto Off = Top.getOffset("frame_break_offset");
+  if (!Off)
+    return Off.takeError();
+  B.FrameBreakOffset = *Off;
+  return llvm::Error::success();
+}
+
 Expected<Bundle> pyverify::parseBundle(llvm::StringRef Path,
                                        llvm::StringRef Bytes) {
   auto Fail = [&](llvm::Error E) {
@@ -134,13 +146,8 @@ Expected<Bundle> pyverify::parseBundle(llvm::StringRef Path,
   if (!Break)
     return Fail(Break.takeError());
   B.BreakOffset = *Break;
-  if (const Value *FB = Top->find("frame_break_offset");
-      FB && !FB->is<NoneValue>()) {
-    auto Off = Top->getOffset("frame_break_offset");
-    if (!Off)
-      return Fail(Off.takeError());
-    B.FrameBreakOffset = *Off;
-  }
+  if (llvm::Error E = readFrameBreak(*Top, B))
+    return Fail(std::move(E));
   auto Resumes = Top->getList("resumes");
   if (!Resumes)
     return Fail(Resumes.takeError());

@@ -1,6 +1,10 @@
 //===- BundleVerifier.cpp - Checking a bundle of emitted code -------------===//
 
 #include "pyverify/Check/BundleVerifier.h"
+#include "pyverify/Check/BreakLocation.h"
+#include "pyverify/Check/FrameModes.h"
+
+#include "llvm/ADT/STLExtras.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -52,6 +56,98 @@ static std::string describeContexts(llvm::ArrayRef<BundleContext> Cs) {
   return S + "]";
 }
 
+static std::string kindsText(llvm::ArrayRef<ContextKind> Ks) {
+  std::string S = "[";
+  for (size_t I = 0; I < Ks.size(); ++I)
+    S += std::string(I ? ", " : "") +
+         (Ks[I] == ContextKind::Mode ? "mode" : "with");
+  return S + "]";
+}
+
+/// The frame's contexts in entry order: \p Ordinary ordinary ones, and the
+/// modes of \p M each after the ordinary contexts held when it was pushed.
+static std::vector<ContextKind> frameKinds(const FrameModes &M,
+                                           uint32_t Ordinary) {
+  std::vector<ContextKind> Ks;
+  for (uint32_t W = 0; W <= Ordinary; ++W) {
+    if (M.Known)
+      for (uint32_t Below : M.OrdinaryBelow)
+        if (std::min(Below, Ordinary) == W)
+          Ks.push_back(ContextKind::Mode);
+    if (W < Ordinary)
+      Ks.push_back(ContextKind::With);
+  }
+  return Ks;
+}
+
+/// frame-contexts-mismatch: at its break instruction (BreakLocation.h) the
+/// frame holds, kind by kind, the contexts the original holds at
+/// break_offset (kinds as resume 0 claims them): as many ordinary contexts
+/// (the context-balance pass) and as many torch-function modes
+/// (FrameModes.h). Modes and ordinary contexts live on different stacks,
+/// so their interleaving is not observable and not compared -- the rule of
+/// prove's matches-eager at the frame's break, which refutes the same
+/// bundles.
+static void checkFrameAtBreak(const Bundle &B, const CheckOptions &O,
+                              const CodeAnalysis &Original,
+                              const CodeAnalysis &Frame, uint32_t FrameIndex,
+                              FileReport &R) {
+  if (!O.isEnabled(CheckId::FrameContextsMismatch))
+    return;
+  const DecodedCode &D = Original.decoded();
+  int64_t OI = D.Insts.indexAtStart(B.BreakOffset);
+  if (OI < 0 || !D.isWellFormed() || !Frame.decoded().isWellFormed())
+    return;
+  auto Active = activeWithContexts(Original, B.BreakOffset);
+  if (!Active) {
+    llvm::consumeError(Active.takeError()); // the original's findings say why
+    return;
+  }
+  llvm::ArrayRef<BundleContext> Claims;
+  if (!B.Resumes.empty())
+    Claims = B.Resumes[0].Contexts;
+  std::vector<ContextKind> Want;
+  for (size_t K = 0; K < Active->size(); ++K)
+    Want.push_back(Claims.size() == Active->size() ? Claims[K].Kind
+                                                   : ContextKind::With);
+  BreakLocation L =
+      locateFrameBreak(Frame.decoded(), D, OI, B.FrameBreakOffset);
+  if (!L.found())
+    return; // prove says why (its matches-eager is unknown)
+  auto Bal = Frame.contexts();
+  if (!Bal) {
+    llvm::consumeError(Bal.takeError());
+    return;
+  }
+  auto Ordinary = [&](uint32_t I) {
+    return uint32_t(Bal->ActiveBefore[I].size());
+  };
+  unsigned ClaimedModes =
+      unsigned(llvm::count_if(Claims, [](const BundleContext &C) {
+        return C.Kind == ContextKind::Mode;
+      }));
+  uint32_t Index = uint32_t(L.Index);
+  FrameModes M =
+      frameModesBefore(Frame.decoded(), Index, ClaimedModes, Ordinary);
+  uint32_t Have = Ordinary(Index);
+  if (Have == size_t(llvm::count(Want, ContextKind::With)) &&
+      (!M.Known ||
+       M.OrdinaryBelow.size() == size_t(llvm::count(Want, ContextKind::Mode))))
+    return;
+  const Instruction &I = Frame.decoded().Insts[Index];
+  std::string Msg = llvm::formatv(
+      "the frame holds {0} at its break instruction ({1} at offset {2}) where "
+      "the original holds {3} at break_offset {4}",
+      kindsText(frameKinds(M, Have)), I.name(), I.Offset, kindsText(Want),
+      B.BreakOffset);
+  if (!M.Known)
+    Msg += " (the frame's modes are not counted: " + M.Why + ")";
+  Finding F(CheckId::FrameContextsMismatch, I.Offset, std::move(Msg));
+  Diagnostic G = makeDiagnostic(F, Frame.decoded(), R.Path, FrameIndex);
+  G.Target = "frame";
+  R.Diags.push_back(std::move(G));
+}
+
 FileReport pyverify::verifyBundle(const Bundle &B, const CheckOptions &O) {
   FileReport R;
   R.Path = B.Path;
@@ -62,17 +158,29 @@ FileReport pyverify::verifyBundle(const Bundle &B, const CheckOptions &O) {
   // objects are the original's own).
   ContextBalanceOptions EmittedBalance = O.Balance;
   EmittedBalance.Role = CodeRole::Emitted;
+  CheckOptions EmittedOpts = O;
+  EmittedOpts.Balance = EmittedBalance;
+  // The frame's analysis also serves the check at its break instruction.
+  std::optional<CodeAnalysis> Frame;
+  uint32_t FrameIndex = 0;
+  if (B.Frame)
+    Frame.emplace(*B.Frame, EmittedBalance);
   auto Add = [&](const CodeObject &Root, llvm::StringRef Target) {
     bool Emitted = &Root != B.Original.get();
     forEachCodeObject(Root, [&](const CodeObject &C, unsigned) {
       uint32_t Index = R.CodeObjects++;
       std::optional<CodeAnalysis> Own;
       const CodeAnalysis &A =
-          &C == B.Original.get()
-              ? Original
+          &C == B.Original.get() ? Original
+          : &C == B.Frame.get()
+              ? *Frame
               : Own.emplace(C, Emitted && &C == &Root ? EmittedBalance
                                                       : O.Balance);
-      for (const Finding &F : verifyCode(A, O)) {
+      if (&C == B.Frame.get())
+        FrameIndex = Index;
+      const CheckOptions &Opts =
+          A.contextOptions() == O.Balance ? O : EmittedOpts;
+      for (const Finding &F : verifyCode(A, Opts)) {
         Diagnostic G = makeDiagnostic(F, A.decoded(), R.Path, Index);
         G.Target = Target.str();
         R.Diags.push_back(std::move(G));
@@ -132,6 +240,8 @@ FileReport pyverify::verifyBundle(const Bundle &B, const CheckOptions &O) {
                         Res.OriginalOffset, describeContexts(*Actual)),
           Target);
   }
+  if (Frame)
+    checkFrameAtBreak(B, O, Original, *Frame, FrameIndex, R);
   sortDiagnostics(R.Diags);
   return R;
 }

@@ -37,6 +37,35 @@ def validate_bundle_dict(d):
         raise ValueError("expect must be a str")
 
 
+def no_locations(code):
+    """``code`` and its nested code objects with a location table that gives
+    no location for any instruction ("no location" entries, code 15, up to 8
+    code units each), as rewriters that do not compute positions emit them:
+    every ``co_positions()`` entry is (None, None, None, None); ``dis``
+    still works."""
+    n = len(code.co_code) // 2
+    table = bytearray()
+    while n > 0:
+        k = min(8, n)
+        table.append(0x80 | (15 << 3) | (k - 1))
+        n -= k
+    consts = tuple(no_locations(c) if hasattr(c, "co_code") else c
+                   for c in code.co_consts)
+    return code.replace(co_linetable=bytes(table), co_consts=consts)
+
+
+def strip_locations(d):
+    """A copy of the bundle dict ``d`` whose original, frame and resume
+    functions (and their nested code objects) have no location table."""
+    d = dict(d)
+    for key in ("original", "frame"):
+        if d.get(key) is not None:
+            d[key] = no_locations(d[key])
+    d["resumes"] = [dict(r, code=no_locations(r["code"]))
+                    for r in d.get("resumes", [])]
+    return d
+
+
 def write_bundle(path, rewrite_or_dict):
     d = to_bundle_dict(rewrite_or_dict)
     data = marshal.dumps(d)

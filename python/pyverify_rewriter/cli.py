@@ -4,6 +4,10 @@
       every correct output for every case of tests/python/rewriter_cases.py at
       every eligible break point, plus every applicable buggy variant, as
       OUTDIR/<variant>/<case>@<offset>.pvb; OUTDIR/manifest.json lists them.
+      --strip-locations: every code object of every bundle (original, frame,
+      resume functions, nested ones) without a location table (no position
+      for any instruction), as rewriters that do not compute positions emit
+      them.
 
   python3.11 -m pyverify_rewriter gen-stdlib OUTDIR --pyc-dir build/corpus/stdlib
       one correct bundle per CALL inside a with body of every function of the
@@ -25,7 +29,7 @@ import types
 from . import rewriter
 from .analysis import block_chain, handler_kind, index_of
 from .asm import decode
-from .bundle import write_bundle
+from .bundle import strip_locations, write_bundle
 from .opcodes import OP
 from .rewriter import (VARIANTS, RewriteError, VariantNotApplicable,
                        break_points, check_function, rewrite)
@@ -49,7 +53,7 @@ def _load_cases(path):
 
 
 def gen_fixtures(outdir, cases_path=DEFAULT_CASES, variants=VARIANTS,
-                 out=sys.stdout):
+                 out=sys.stdout, strip=False):
     cases = _load_cases(cases_path)
     counts = collections.Counter()
     skipped = collections.Counter()
@@ -72,7 +76,8 @@ def gen_fixtures(outdir, cases_path=DEFAULT_CASES, variants=VARIANTS,
                 d = os.path.join(outdir, variant)
                 os.makedirs(d, exist_ok=True)
                 path = os.path.join(d, "%s@%d.pvb" % (name, bp.offset))
-                write_bundle(path, r)
+                write_bundle(path, strip_locations(r.to_bundle_dict())
+                             if strip else r)
                 counts[variant] += 1
                 expects[variant][r.expect] += 1
                 manifest.append({"file": os.path.relpath(path, outdir),
@@ -206,6 +211,8 @@ def main(argv=None):
     g.add_argument("--cases", default=DEFAULT_CASES)
     g.add_argument("--variants", default=",".join(VARIANTS),
                    help="comma-separated (default: all)")
+    g.add_argument("--strip-locations", action="store_true",
+                   help="write every code object without a location table")
     s = sub.add_parser("gen-stdlib", help="bundles for the standard library")
     s.add_argument("outdir")
     s.add_argument("--pyc-dir", required=True)
@@ -216,7 +223,7 @@ def main(argv=None):
         for v in variants:
             if v not in VARIANTS:
                 p.error("unknown variant %r" % v)
-        gen_fixtures(a.outdir, a.cases, variants)
+        gen_fixtures(a.outdir, a.cases, variants, strip=a.strip_locations)
     else:
         if not os.path.isdir(a.pyc_dir):
             p.error("--pyc-dir %s is not a directory" % a.pyc_dir)

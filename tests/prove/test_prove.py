@@ -21,10 +21,12 @@ Fixture mode (default):
         correct proved, entered-twice and mode-leaked-on-exception refuted;
     (e) determinism: `--format=text` gives the same stdout with --jobs=1
         (twice) and --jobs=2.
-    (f) frames without a location table: every fixture bundle with all its
-        location tables stripped (no position for any instruction) gets the
-        verdict it gets with them, and no correct bundle is unknown (the
-        break instruction is located structurally, BreakLocation.h).
+    (f) frames without a location table: every fixture bundle written by
+        `gen-fixtures --strip-locations` (no position for any instruction)
+        gets the verdict it gets with its tables, no correct bundle is
+        unknown, the correct "ok" ones are proved and the buggy ones (but
+        entries-not-redirected) refuted (the break instruction is located
+        structurally, BreakLocation.h).  `--strip-locations` runs only (f).
   Bundles whose expect is "stack-depth-conflict" in the correct and
   entries-not-redirected variants (the rewriter's documented join conflict)
   are reported, not judged.  Prints per-variant verdict counts, the refuted
@@ -135,66 +137,65 @@ def prove(pyverify, paths, fmt="json", jobs=2, extra=()):
 # ---------------------------------------------------------------------------
 # (f) Frames without a location table
 
-def no_locations(code):
-    """\p code and its nested code objects with a location table that gives
-    no location for any instruction (entry code 15, up to 8 units each), as
-    rewriters that do not compute positions emit them."""
-    n = len(code.co_code) // 2
-    table = bytearray()
-    while n > 0:
-        k = min(8, n)
-        table.append(0x80 | (15 << 3) | (k - 1))
-        n -= k
-    consts = tuple(no_locations(c) if hasattr(c, "co_code") else c
-                   for c in code.co_consts)
-    return code.replace(co_linetable=bytes(table), co_consts=consts)
-
-
 def stripped(a, work, fx, by, violations):
-    """(f): every fixture bundle with every code object's location table
-    stripped gets the verdict it gets with its table (the break instruction
-    is located structurally), and no correct bundle is unknown."""
+    """(f): the fixtures again, written by `gen-fixtures --strip-locations`
+    (every code object without a location table), get the verdict each
+    bundle gets with its tables (the break instruction is located
+    structurally); no correct bundle is unknown, every correct bundle whose
+    expect is "ok" is proved and every bundle of a buggy variant (but the
+    equivalent one) is refuted.  Prints the verdicts per variant."""
     import marshal
     sd = os.path.join(work, "stripped")
-    shutil.rmtree(sd, ignore_errors=True)
-    pairs = []
-    for root, _, files in os.walk(fx):
-        for f in sorted(files):
-            if not f.endswith(".pvb"):
-                continue
-            src = os.path.join(root, f)
-            dst = os.path.join(sd, os.path.relpath(src, fx))
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            with open(src, "rb") as fh:
-                b = marshal.load(fh)
-            for key in ("original", "frame"):
-                if b.get(key) is not None:
-                    b[key] = no_locations(b[key])
-            for r in b.get("resumes", []):
-                r["code"] = no_locations(r["code"])
-            with open(dst, "wb") as fh:
-                marshal.dump(b, fh)
-            pairs.append((os.path.realpath(src), os.path.realpath(dst)))
-    positions = set()
-    with open(pairs[0][1], "rb") as fh:
-        positions.update(marshal.load(fh)["frame"].co_positions())
+    gen_rewriter(a.python_dir, "gen-fixtures", sd, ["--strip-locations"])
+    with open(os.path.join(sd, "manifest.json")) as f:
+        manifest = json.load(f)
+    with open(os.path.join(sd, manifest[0]["file"]), "rb") as fh:
+        positions = set(marshal.load(fh)["frame"].co_positions())
     if positions != {(None, None, None, None)}:
-        raise SetupError("stripping left positions: %r" % sorted(positions))
+        raise SetupError("--strip-locations left positions: %r"
+                         % sorted(positions, key=repr)[:4])
     rc, data, dt = prove(a.pyverify, [sd], jobs=a.jobs)
     sby = group_results(data)
-    counts = collections.Counter()
-    for src, dst in pairs:
-        want, got = bundle_verdict(by.get(src, [])), bundle_verdict(
-            sby.get(dst, []))
-        counts[got] += 1
+    counts = collections.defaultdict(collections.Counter)
+    for m in manifest:
+        name, v = m["file"], m["variant"]
+        want = bundle_verdict(by.get(os.path.realpath(os.path.join(fx, name)),
+                                     []))
+        res = sby.get(os.path.realpath(os.path.join(sd, name)), [])
+        got = bundle_verdict(res)
+        counts[v][got] += 1
         if want != got:
-            violations.append("stripped %s: %s, with its location table %s"
-                              % (os.path.relpath(dst, sd), got, want))
-        if got == "unknown" and os.path.relpath(dst, sd).startswith("correct"):
-            violations.append("stripped %s: unknown: %s" % (
-                os.path.relpath(dst, sd), short(sby.get(dst, []))))
-    print("\nstripped location tables (%.1f s): %d bundles: %s" % (
-        dt, len(pairs), dict(counts)))
+            violations.append("(f) stripped %s: %s, with its location tables "
+                              "%s: %s" % (name, got, want, short(res)))
+        if got == "unknown" and v == "correct":
+            violations.append("(f) stripped %s: unknown: %s" % (name,
+                                                                short(res)))
+        if v == "correct" and m["expect"] == "ok" and got != "proved":
+            violations.append("(f) stripped %s: expected proved, got %s: %s"
+                              % (name, got, short(res)))
+        if v not in ("correct", BUGGY_EQUIVALENT) and got != "refuted":
+            violations.append("(f) stripped %s: expected refuted, got %s: %s"
+                              % (name, got, short(res)))
+    print("\nstripped location tables (gen-fixtures --strip-locations, "
+          "%.1f s, exit %d): %d bundles" % (dt, rc, len(manifest)))
+    for v in sorted(counts):
+        print("  %-34s %s" % (v, ", ".join(
+            "%s %d" % (k, counts[v][k]) for k in ("proved", "refuted",
+                                                  "unknown"))))
+
+
+def stripped_mode(a, work):
+    """--strip-locations: only (f), against the fixtures with their tables."""
+    violations = []
+    fx = os.path.join(work, "fixtures")
+    gen_rewriter(a.python_dir, "gen-fixtures", fx)
+    _, data, dt = prove(a.pyverify, [fx], jobs=a.jobs)
+    by = group_results(data)
+    print("pyverify prove --jobs=%d on the fixtures with their location "
+          "tables: %d results in %.1f s" % (a.jobs, len(data["results"]), dt))
+    stripped(a, work, fx, by, violations)
+    return violations, "%d fixture bundles with and without location " \
+        "tables" % len(by)
 
 
 # ---------------------------------------------------------------------------
@@ -559,6 +560,9 @@ def main(argv=None):
     ap.add_argument("--prove-timeout", type=int, default=PROVE_TIMEOUT,
                     help="seconds allowed for one `pyverify prove` run "
                          "(default %(default)s)")
+    ap.add_argument("--strip-locations", action="store_true",
+                    help="only (f): the fixtures without location tables "
+                         "against the fixtures with them")
     ap.add_argument("--skip-determinism", action="store_true",
                     help="skip check (e) (three more prove runs)")
     ap.add_argument("workdir")
@@ -578,7 +582,9 @@ def main(argv=None):
         print("test_prove: FAIL: %s has no `prove` command" % a.pyverify)
         return 1
     try:
-        violations, what = (stdlib_mode if a.stdlib else fixture_mode)(a, work)
+        mode = (stdlib_mode if a.stdlib else
+                stripped_mode if a.strip_locations else fixture_mode)
+        violations, what = mode(a, work)
     except SetupError as e:
         print("test_prove: ERROR: %s" % e)
         return 1

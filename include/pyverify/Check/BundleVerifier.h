@@ -14,10 +14,16 @@
 //     (resume-contexts-mismatch). Live __exit__ slots rather than the table's
 //     block stack, because a resume point after `return f(x)` in a with lies
 //     in the inlined exit sequence, outside the with's table range.
+//   * at the frame's break instruction (BreakLocation.h, as prove locates
+//     it) the frame holds as many torch-function modes (FrameModes.h) and
+//     as many ordinary contexts (the context-balance pass) as the original
+//     holds at break_offset, kinds as resume 0 claims them
+//     (frame-contexts-mismatch). The interleaving of the two is not
+//     compared: modes and other contexts live on two stacks (prove's rule).
 //
-// Each code object is analysed once (CodeAnalysis): the original's analysis
-// serves both its own checks and the claims. Diagnostics carry the bundle
-// path and a Target ("original", "frame", "resume:<i>").
+// Each code object is analysed once (CodeAnalysis): the original's and the
+// frame's analyses serve both their own checks and the claims. Diagnostics
+// carry the bundle path and a Target ("original", "frame", "resume:<i>").
 //
 //===----------------------------------------------------------------------===//
 
