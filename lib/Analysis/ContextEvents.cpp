@@ -16,6 +16,21 @@ bool pyverify::isContextProtocolName(llvm::StringRef Name) {
   return isEnterName(Name) || isExitName(Name);
 }
 
+bool pyverify::isExitCallSequence(const DecodedCode &D, uint32_t I) {
+  const auto &Insts = D.Insts;
+  if (I < 4 || I >= Insts.size() || !Insts[I].is(Opcode::CALL) ||
+      Insts[I].Arg != 2 || !Insts[I - 1].is(Opcode::PRECALL) ||
+      Insts[I - 1].Arg != 2)
+    return false;
+  for (uint32_t K = I - 4; K < I - 1; ++K) {
+    const Instruction &C = Insts[K];
+    if (!C.is(Opcode::LOAD_CONST) || C.Arg >= D.Code->Consts.size() ||
+        !D.Code->Consts[C.Arg].is<NoneValue>())
+      return false;
+  }
+  return true;
+}
+
 llvm::StringRef pyverify::getCodeRoleName(CodeRole R) {
   return R == CodeRole::Plain ? "plain" : "emitted";
 }

@@ -392,16 +392,7 @@ void ContextTransfer::findManagerLocals() {
 }
 
 bool ContextTransfer::isExitCallSequence(uint32_t I) const {
-  if (I < 4 || !Insts[I].is(Opcode::CALL) || Insts[I].Arg != 2 ||
-      !Insts[I - 1].is(Opcode::PRECALL) || Insts[I - 1].Arg != 2)
-    return false;
-  for (uint32_t K = I - 4; K < I - 1; ++K) {
-    const Instruction &C = Insts[K];
-    if (!C.is(Opcode::LOAD_CONST) || C.Arg >= D.Code->Consts.size() ||
-        !D.Code->Consts[C.Arg].is<NoneValue>())
-      return false;
-  }
-  return true;
+  return pyverify::isExitCallSequence(D, I);
 }
 
 // --- Names for messages -----------------------------------------------------

@@ -194,6 +194,7 @@ void Side::call(unsigned N) {
   All.insert(All.end(), Args.begin(), Args.end());
   SlotFacts F = slotFacts(Callee);
   F.NumArgs = N;
+  F.ExitSequence = isExitCallSequence(C->D(), Pc);
   if (N >= 1)
     F.FirstArg = argRole(Args[0]);
   SVal Result = app("call", All, /*Timed=*/true);

@@ -138,6 +138,11 @@ using ContextEvent =
                  ctxev::ModeRestore, ctxev::ModeReplay, ctxev::HandOver,
                  ctxev::GraphCall>;
 
+/// LOAD_CONST None x3; PRECALL 2; CALL 2 ending at index \p I of \p D: the
+/// compiler's __exit__(None, None, None) sequence (SlotFacts::ExitSequence),
+/// which calls the with's bound __exit__ whatever its slot holds.
+bool isExitCallSequence(const DecodedCode &D, uint32_t I);
+
 /// Whose explicit __enter__ / __exit__ calls are context events.
 enum class CodeRole : uint8_t {
   Plain,   ///< Any code object: delegation and forwarding are allowed.
