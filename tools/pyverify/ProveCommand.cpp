@@ -20,14 +20,18 @@
 
 #include "pyverify/SMT/ProofPrinter.h"
 #include "pyverify/SMT/Prover.h"
+#include "pyverify/SMT/Replay.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <optional>
@@ -84,6 +88,41 @@ cl::list<std::string>
                       "suppress an exception)"),
              cl::CommaSeparated, cl::sub(ProveCmd));
 
+cl::opt<std::string>
+    ReplayDir("replay",
+              cl::desc("Write a runnable python3.11 replay script for every "
+                       "refuted result into <dir>"),
+              cl::value_desc("dir"), cl::sub(ProveCmd));
+
+/// --replay: a script per refuted result of one file (Replay.h). A write
+/// error is printed (with the path) and makes the exit status 2.
+std::atomic<bool> ReplayFailed{false};
+template <typename Input>
+void writeReplays(const std::string &Path, const std::vector<ProofResult> &Rs,
+                  const Input &In, bool IsSource = false) {
+  if (ReplayDir.empty() || llvm::none_of(Rs, needsReplay))
+    return;
+  static std::mutex ErrM;
+  auto Fail = [&](const std::string &Msg) {
+    std::lock_guard<std::mutex> Lock(ErrM);
+    WithColor::error(errs(), "pyverify") << "prove: --replay: " << Msg << "\n";
+    ReplayFailed = true;
+  };
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return Fail(Path + ": " + Buf.getError().message());
+  ReplayInput RI;
+  if constexpr (std::is_same_v<Input, Bundle>)
+    RI = makeReplayInput(In, (*Buf)->getBuffer());
+  else
+    RI = makeReplayInput(In, (*Buf)->getBuffer(), IsSource);
+  for (const ProofResult &R : Rs)
+    if (needsReplay(R))
+      if (Error E = writeReplayFile(ReplayDir, R, RI))
+        Fail(toString(std::move(E)));
+}
+
 struct FileOutcome {
   std::vector<ProofResult> Results;
   std::string InputError; ///< Non-empty when the file could not be read.
@@ -98,6 +137,7 @@ FileOutcome proveOne(const std::string &Path, const ProveOptions &Opts) {
       return O;
     }
     O.Results = proveBundle(*B, Opts);
+    writeReplays(Path, O.Results, *B);
     return O;
   }
   Expected<CodeFile> F = loadInput(Path);
@@ -106,6 +146,7 @@ FileOutcome proveOne(const std::string &Path, const ProveOptions &Opts) {
     return O;
   }
   O.Results = proveCodeFile(*F, Opts);
+  writeReplays(Path, O.Results, *F, sys::path::extension(Path) == ".py");
   return O;
 }
 
@@ -248,6 +289,14 @@ int runProve() {
     Opts.AssumeNoSuppress = false;
   }
 
+  if (!ReplayDir.empty())
+    if (std::error_code EC = sys::fs::create_directories(ReplayDir)) {
+      WithColor::error(errs(), "pyverify")
+          << "prove: --replay: cannot create directory '" << ReplayDir
+          << "': " << EC.message() << "\n";
+      return ExitUsage;
+    }
+
   auto Start = std::chrono::steady_clock::now();
   std::vector<std::string> Missing;
   std::vector<std::string> Files =
@@ -276,7 +325,7 @@ int runProve() {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();
   Rep.finish(Seconds);
-  if (Rep.InputErrors)
+  if (Rep.InputErrors || ReplayFailed)
     Status = ExitUsage;
   uint64_t Refuted = Rep.Refuted, Unknown = Rep.Unknown;
   if (Status != ExitClean)

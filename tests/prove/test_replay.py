@@ -1,0 +1,111 @@
+#!/usr/bin/env python3.11
+"""`pyverify prove --replay=DIR` on the rewriter's fixture bundles.
+
+Generates the fixtures (`python3.11 -m pyverify_rewriter gen-fixtures`),
+runs `pyverify prove --replay=DIR --format=json` on them and requires:
+
+  (a) every refuted result has its script (named as Replay.h says), every
+      proved or unknown one has none, and DIR holds nothing else;
+  (b) every script is self-contained: it imports neither pyverify nor
+      pyverify_rewriter, and runs under python3.11 with nothing on
+      PYTHONPATH, from a directory of its own;
+  (c) every script of a refutation with a counterexample exits 1 and prints
+      the divergence (">>" and "first divergence") or the violation
+      ("violation at emitted step"), except at most --max-cannot of them,
+      which exit 2 with "cannot replay: WHY" (each reason is printed);
+  (d) every script of a refutation without a path (well-formed) exits 2 with
+      "cannot replay: well-formed refutation (no path)".
+
+No script may exit 0 (its run followed the path and did not show the
+refutation) or crash. Prints the counts: scripts written, exit 1, exit 2 and
+why. Usage: test_replay.py --pyverify PYVERIFY --python-dir DIR OUTDIR
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+PYTHON = "/usr/bin/python3.11" if os.path.exists("/usr/bin/python3.11") else sys.executable
+
+
+def script_name(result):
+    """Replay.h's getReplayScriptName()."""
+    path = os.path.splitext(result["file"])[0]
+    parts = [("up" if p == ".." else p) for p in path.split("/") if p not in ("", ".")]
+    return ".".join(parts).replace(":", "_") + "." + result["target"].replace(":", "_") + ".py"
+
+
+def run_script(path):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    return subprocess.run([PYTHON, "-I", path], capture_output=True, text=True, timeout=120,
+                          cwd=os.path.dirname(path), env=env)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pyverify", required=True)
+    ap.add_argument("--python-dir", required=True, help="directory holding pyverify_rewriter")
+    ap.add_argument("--max-cannot", type=int, default=1,
+                    help="scripts with a counterexample allowed to exit 2 (default 1)")
+    ap.add_argument("outdir")
+    a = ap.parse_args(argv)
+    shutil.rmtree(a.outdir, ignore_errors=True)
+    fx, rep = os.path.join(a.outdir, "fixtures"), os.path.join(a.outdir, "replay")
+    env = dict(os.environ, PYTHONPATH=a.python_dir)
+    subprocess.run([PYTHON, "-m", "pyverify_rewriter", "gen-fixtures", fx], env=env, check=True,
+                   capture_output=True)
+    p = subprocess.run([os.path.abspath(a.pyverify), "prove", "--replay=" + os.path.abspath(rep), "--format=json",
+                        "."], cwd=fx, capture_output=True, text=True)
+    if p.returncode not in (0, 1, 3):
+        sys.exit("pyverify prove exited %d: %s" % (p.returncode, p.stderr))
+    results = json.loads(p.stdout)["results"]
+    failures = []
+    expected = {script_name(r): r for r in results if r["verdict"] == "refuted"}
+    written = set(os.listdir(rep)) if os.path.isdir(rep) else set()
+    for name in sorted(set(expected) - written):
+        failures.append("(a) no script for a refuted result: %s" % name)
+    for name in sorted(written - set(expected)):
+        failures.append("(a) a script for no refuted result: %s" % name)
+    status, cannot = collections.Counter(), collections.Counter()
+    for name in sorted(written & set(expected)):
+        r, path = expected[name], os.path.join(rep, name)
+        text = open(path, encoding="utf-8").read()
+        if re.search(r"^\s*(import|from)\s+pyverify", text, re.M):
+            failures.append("(b) %s imports pyverify" % name)
+        out = run_script(path)
+        has_path = r["counterexample"] is not None
+        status[(has_path, out.returncode)] += 1
+        shown = (">>" in out.stdout and "first divergence" in out.stdout) or \
+            "violation at emitted step" in out.stdout
+        if out.returncode == 1 and has_path and shown:
+            continue
+        m = re.search(r"^cannot replay: (.*)$", out.stdout, re.M)
+        if out.returncode == 2 and m and not has_path and "well-formed refutation (no path)" in m.group(1):
+            continue
+        if out.returncode == 2 and m and has_path:
+            cannot[re.sub(r"\d+", "N", m.group(1))] += 1
+            print("exit 2: %s: %s" % (name, m.group(1)))
+            continue
+        failures.append("(c) %s: exit %d%s\n%s%s" % (name, out.returncode, "" if shown else
+                        " without the divergence", out.stdout[-2000:], out.stderr[-2000:]))
+    with_path = sum(v for (h, _), v in status.items() if h)
+    print("scripts written: %d (refuted results: %d, of which %d with a counterexample)"
+          % (len(written), len(expected), with_path))
+    print("with a counterexample: %d exit 1, %d exit 2" % (status[(True, 1)], status[(True, 2)]))
+    for why, n in cannot.most_common():
+        print("  %4d cannot replay: %s" % (n, why))
+    print("without a path (well-formed): %d exit 2" % status[(False, 2)])
+    if sum(cannot.values()) > a.max_cannot:
+        failures.append("(c) %d scripts with a counterexample cannot replay (at most %d)"
+                        % (sum(cannot.values()), a.max_cannot))
+    for f in failures:
+        print("FAIL " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
