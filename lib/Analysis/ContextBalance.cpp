@@ -36,31 +36,42 @@ namespace {
 /// active on an incoming path but not on the representative one is lost
 /// there: typically entered in a loop body and not exited before the back
 /// edge, once per iteration.
-void reportRejoins(const ContextTransfer &T, const BasicBlock &B,
-                   ContextReport &R) {
-  const CFG &G = T.G;
-  const ContextState &Rep = R.In[B.Id];
+/// Calls \p Fn(Edge, SourceState, Arriving) for each reached predecessor
+/// edge of \p B with the state that edge brings into \p B.
+template <class F>
+void forEachArriving(const ContextTransfer &T, const BasicBlock &B,
+                     const ContextReport &R, F Fn) {
   for (unsigned EI : B.Preds) {
-    const CFGEdge &E = G.edge(EI);
+    const CFGEdge &E = T.G.edge(EI);
     const ContextState &Src = R.In[E.Source];
     if (Src.isBottom())
       continue;
     ContextState Arriving =
         T.transferEdge(EI, Src, T.transferNode(E.Source, Src));
-    if (Arriving.isBottom())
-      continue;
-    uint32_t Last = G.block(E.Source).last();
-    for (const ActiveContext &A : Arriving.active())
-      if (!A.Maybe && !Rep.findActive(A.Ctx))
-        T.report(&R, CheckId::ContextNotExited, Certainty::Definite, Last,
-                 A.Ctx,
-                 llvm::formatv("{0} reaches {1} with {2} still active, but "
-                               "the other paths into {1} have a different "
-                               "stack: the context is never exited on this "
-                               "path",
-                               T.describe(Last), T.Insts[B.Begin].Offset,
-                               T.ctxName(A.Ctx)));
+    if (!Arriving.isBottom())
+      Fn(E, Src, Arriving);
   }
+}
+
+void reportRejoins(const ContextTransfer &T, const BasicBlock &B,
+                   ContextReport &R) {
+  const ContextState &Rep = R.In[B.Id];
+  forEachArriving(
+      T, B, R,
+      [&](const CFGEdge &E, const ContextState &,
+          const ContextState &Arriving) {
+        uint32_t Last = T.G.block(E.Source).last();
+        for (const ActiveContext &A : Arriving.active())
+          if (!A.Maybe && !Rep.findActive(A.Ctx))
+            T.report(&R, CheckId::ContextNotExited, Certainty::Definite, Last,
+                     A.Ctx,
+                     llvm::formatv("{0} reaches {1} with {2} still active, but "
+                                   "the other paths into {1} have a different "
+                                   "stack: the context is never exited on this "
+                                   "path",
+                                   T.describe(Last), T.Insts[B.Begin].Offset,
+                                   T.ctxName(A.Ctx)));
+      });
 }
 
 /// How an edge leaves the bound __exit__ of a with block: entered (an X
@@ -145,55 +156,51 @@ void reportBodyEntries(const ContextTransfer &T, const BasicBlock &B,
       Withs.push_back(Blk);
   if (Withs.empty())
     return;
-  const CFG &G = T.G;
-  for (unsigned EI : B.Preds) {
-    const CFGEdge &E = G.edge(EI);
-    // A Top state (paths of different depths met) is judged by its
-    // representative path, and what it shows is only possible.
-    const ContextState &Src = R.In[E.Source];
-    if (Src.isBottom())
-      continue;
-    ContextState Arriving =
-        T.transferEdge(EI, Src, T.transferNode(E.Source, Src));
-    if (Arriving.isBottom())
-      continue;
-    bool Merged = Src.isTop() || Arriving.isTop();
-    uint32_t Last = G.block(E.Source).last();
-    for (const Block &Blk : Withs) {
-      if (inWithBody(T.BS, Last, Blk.Handler))
-        continue;
-      std::string Why;
-      ExitSlotState St = exitSlotState(T, Blk, Arriving, Why);
-      if (St == ExitSlotState::Entered)
-        continue;
-      std::string With =
-          Blk.Enter ? llvm::formatv("the with entered at {0} {1}", *Blk.Enter,
-                                    Blk.Kind == BlockKind::With
-                                        ? "BEFORE_WITH"
-                                        : "BEFORE_ASYNC_WITH")
-                          .str()
-                    : llvm::formatv("the with whose handler is at {0}",
-                                    Blk.Handler)
-                          .str();
-      Finding F(CheckId::WithBodyEnteredWithoutEnter, T.Insts[B.Begin].Offset,
-                llvm::formatv("{0} is in the body of {1}, but the {2} from "
-                              "{3} reaches it without entering that context: "
-                              "{4}",
-                              T.describe(B.Begin), With,
-                              E.isException() ? "exception edge" : "edge",
-                              T.describe(Last), Why));
-      F.Cert = St == ExitSlotState::Maybe || Merged ? Certainty::Possible
-                                                    : Certainty::Definite;
-      F.note(T.Insts[Last].Offset, E.Kind == EdgeKind::Jump ||
-                                           E.Kind == EdgeKind::BranchTaken
-                                       ? "the jump into the with body"
-                                       : "the edge into the with body");
-      if (Blk.Enter)
-        F.note(*Blk.Enter, "the with's context is entered only here");
-      R.Findings.push_back(std::move(F));
-      break; // the outermost with not entered
-    }
-  }
+  forEachArriving(
+      T, B, R,
+      [&](const CFGEdge &E, const ContextState &Src,
+          const ContextState &Arriving) {
+        // A Top state (paths of different depths met) is judged by its
+        // representative path, and what it shows is only possible.
+        bool Merged = Src.isTop() || Arriving.isTop();
+        uint32_t Last = T.G.block(E.Source).last();
+        for (const Block &Blk : Withs) {
+          if (inWithBody(T.BS, Last, Blk.Handler))
+            continue;
+          std::string Why;
+          ExitSlotState St = exitSlotState(T, Blk, Arriving, Why);
+          if (St == ExitSlotState::Entered)
+            continue;
+          std::string With =
+              Blk.Enter
+                  ? llvm::formatv("the with entered at {0} {1}", *Blk.Enter,
+                                  Blk.Kind == BlockKind::With
+                                      ? "BEFORE_WITH"
+                                      : "BEFORE_ASYNC_WITH")
+                        .str()
+                  : llvm::formatv("the with whose handler is at {0}",
+                                  Blk.Handler)
+                        .str();
+          Finding F(
+              CheckId::WithBodyEnteredWithoutEnter, T.Insts[B.Begin].Offset,
+              llvm::formatv("{0} is in the body of {1}, but the {2} from "
+                            "{3} reaches it without entering that context: "
+                            "{4}",
+                            T.describe(B.Begin), With,
+                            E.isException() ? "exception edge" : "edge",
+                            T.describe(Last), Why));
+          F.Cert = St == ExitSlotState::Maybe || Merged ? Certainty::Possible
+                                                        : Certainty::Definite;
+          F.note(T.Insts[Last].Offset,
+                 E.Kind == EdgeKind::Jump || E.Kind == EdgeKind::BranchTaken
+                     ? "the jump into the with body"
+                     : "the edge into the with body");
+          if (Blk.Enter)
+            F.note(*Blk.Enter, "the with's context is entered only here");
+          R.Findings.push_back(std::move(F));
+          break; // the outermost with not entered
+        }
+      });
 }
 
 /// Reports the problems of block \p Node from its final entry state

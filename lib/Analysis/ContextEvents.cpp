@@ -74,8 +74,8 @@ pyverify::pairedManagerLocals(const DecodedCode &D) {
   return Paired;
 }
 
-bool pyverify::isTrackedManagerAttribute(const DecodedCode &D,
-                                         uint32_t AttrIdx, CodeRole Role) {
+bool pyverify::isTrackedManagerAttribute(const DecodedCode &D, uint32_t AttrIdx,
+                                         CodeRole Role) {
   assert(AttrIdx < D.Insts.size() && "not an instruction index");
   llvm::StringRef Name = attrName(D, D.Insts[AttrIdx]);
   if (Name != "__enter__" && Name != "__exit__")

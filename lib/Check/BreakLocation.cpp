@@ -19,7 +19,7 @@ enum class Slot : uint8_t { Other, Null, Break, Resume };
 
 struct WalkState {
   uint32_t Pc;
-  std::vector<Slot> Stack; ///< The slots above the walk's start.
+  std::vector<Slot> Stack;      ///< The slots above the walk's start.
   std::vector<uint32_t> Locals; ///< Locals holding the break's result.
 };
 
@@ -208,8 +208,8 @@ BreakLocation pyverify::locateFrameBreak(const DecodedCode &Frame,
                                          const DecodedCode &Original,
                                          int64_t OriginalIndex,
                                          std::optional<uint32_t> Named) {
-  assert(OriginalIndex >= 0 &&
-         size_t(OriginalIndex) < Original.Insts.size() && "not an index");
+  assert(OriginalIndex >= 0 && size_t(OriginalIndex) < Original.Insts.size() &&
+         "not an index");
   const Instruction &OB = Original.Insts[size_t(OriginalIndex)];
   if (Named) {
     int64_t K = Frame.Insts.indexAtStart(*Named);

@@ -65,13 +65,17 @@ llvm::json::Object pyverify::diagnosticToJSON(const Diagnostic &D) {
     Notes.push_back(llvm::json::Object{{"offset", N.Offset},
                                        {"line", optInt(N.Line)},
                                        {"message", jsonSafe(N.Message)}});
-  llvm::json::Object O{
-      {"check", getCheckName(D.Check)}, {"severity", getSeverityName(D.Sev)},
-      {"file", jsonSafe(D.File)},       {"code", jsonSafe(D.QualName)},
-      {"firstlineno", D.FirstLineNo},   {"offset", D.Offset},
-      {"line", optInt(D.Line)},         {"col", optInt(D.Col)},
-      {"message", jsonSafe(D.Message)}, {"notes", std::move(Notes)},
-      {"certainty", getCertaintyName(D.Cert)}};
+  llvm::json::Object O{{"check", getCheckName(D.Check)},
+                       {"severity", getSeverityName(D.Sev)},
+                       {"file", jsonSafe(D.File)},
+                       {"code", jsonSafe(D.QualName)},
+                       {"firstlineno", D.FirstLineNo},
+                       {"offset", D.Offset},
+                       {"line", optInt(D.Line)},
+                       {"col", optInt(D.Col)},
+                       {"message", jsonSafe(D.Message)},
+                       {"notes", std::move(Notes)},
+                       {"certainty", getCertaintyName(D.Cert)}};
   if (!D.Target.empty())
     O["target"] = D.Target;
   return O;

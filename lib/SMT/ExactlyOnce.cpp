@@ -121,8 +121,8 @@ void SingleExplorer::finish(Side &S) {
   }
   if (S.Bad && S.Approximations.empty() && !S.Steps.empty()) {
     int64_t At = S.BadStep >= 0 ? S.BadStep : int64_t(S.Steps.size()) - 1;
-    const Step &St = S.Steps[size_t(std::min<int64_t>(
-        At, int64_t(S.Steps.size()) - 1))];
+    const Step &St =
+        S.Steps[size_t(std::min<int64_t>(At, int64_t(S.Steps.size()) - 1))];
     if (St.Code == S.C->Name && !llvm::is_contained(ViolationAt, St.Offset))
       ViolationAt.push_back(St.Offset);
   }

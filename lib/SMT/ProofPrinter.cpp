@@ -182,12 +182,12 @@ llvm::json::Object pyverify::proofResultToJSON(const ProofResult &R) {
     Assumptions.push_back(jsonSafe(A));
   llvm::json::Array Checked;
   for (const CheckedFinding &F : R.ContextFindings)
-    Checked.push_back(llvm::json::Object{
-        {"check", getCheckName(F.D.Check)},
-        {"offset", int64_t(F.D.Offset)},
-        {"certainty", getCertaintyName(F.D.Cert)},
-        {"message", jsonSafe(F.D.Message)},
-        {"status", getFindingStatusName(F.Status)}});
+    Checked.push_back(
+        llvm::json::Object{{"check", getCheckName(F.D.Check)},
+                           {"offset", int64_t(F.D.Offset)},
+                           {"certainty", getCertaintyName(F.D.Cert)},
+                           {"message", jsonSafe(F.D.Message)},
+                           {"status", getFindingStatusName(F.Status)}});
   return llvm::json::Object{{"file", jsonSafe(R.File)},
                             {"target", jsonSafe(R.Target)},
                             {"code", stringOrNull(R.QualName)},
@@ -353,10 +353,8 @@ pyverify::proofResultsToSARIF(llvm::ArrayRef<ProofResult> Results,
         {"ruleIndex", int64_t(Rule)},
         {"level", Refuted ? "error" : "warning"},
         {"message", llvm::json::Object{{"text", jsonSafe(Text)}}},
-        {"locations",
-         llvm::json::Array{fileLocation(
-             R.File, R.QualName.empty() ? R.Target
-                                        : R.QualName)}},
+        {"locations", llvm::json::Array{fileLocation(
+                          R.File, R.QualName.empty() ? R.Target : R.QualName)}},
         {"properties", std::move(Props)}};
     if (R.Cex)
       if (std::optional<llvm::json::Array> Flows = codeFlows(R))

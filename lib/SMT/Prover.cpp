@@ -130,8 +130,7 @@ void exactlyOnce(const ProveOptions &O, CodeInfo &C, Proof &P,
   // check's findings at an offset where a path violates exactly-once are
   // confirmed by that path (the rest are settled with the verdict).
   for (CheckedFinding &CF : P.R.ContextFindings)
-    if (CF.D.Target == C.Name &&
-        llvm::is_contained(X.ViolationAt, CF.D.Offset))
+    if (CF.D.Target == C.Name && llvm::is_contained(X.ViolationAt, CF.D.Offset))
       CF.Status = FindingStatus::Confirmed;
   std::optional<Counterexample> Cex, ApproxCex;
   std::string Prop = "exactly-once", ApproxWhy;

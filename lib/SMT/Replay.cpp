@@ -32,32 +32,12 @@ const char *const PythonBody[] = {
 #include "ReplayTemplate.inc"
 };
 
-/// Mirrors Side::atSync() and the steps stepFree() records (SymbolicFrame):
-/// the instructions a counterexample path has a step for when they run.
+/// The instructions a counterexample path has a step for when they run: the
+/// explorers' sync points (isSyncInstruction), and the raises stepFree()
+/// records.
 bool isStep(const Instruction &I) {
-  if (!I.Valid)
-    return false;
-  if (I.info().isConditionalJump())
-    return true;
-  switch (I.op()) {
-  case Opcode::RETURN_VALUE:
-  case Opcode::RERAISE:
-  case Opcode::RAISE_VARARGS:
-    return true;
-  case Opcode::JUMP_BACKWARD:
-  case Opcode::PRECALL:
-  case Opcode::LOAD_FAST:
-  case Opcode::KW_NAMES:
-  case Opcode::PUSH_EXC_INFO:
-  case Opcode::POP_EXCEPT:
-  case Opcode::CHECK_EXC_MATCH:
-  case Opcode::RESUME:
-  case Opcode::COPY_FREE_VARS:
-  case Opcode::MAKE_CELL:
-    return false;
-  default:
-    return mayRaise(I.op(), I.Arg);
-  }
+  return smt::prover::isSyncInstruction(I) || I.is(Opcode::RERAISE) ||
+         I.is(Opcode::RAISE_VARARGS);
 }
 
 json::Array instructionTable(const CodeObject &C) {

@@ -42,11 +42,10 @@ bool Side::isBranch() const {
   return I.info().isConditionalJump();
 }
 
-bool Side::atSync() const {
-  const Instruction &I = inst();
+bool prover::isSyncInstruction(const Instruction &I) {
   if (!I.Valid)
     return false;
-  if (isBranch())
+  if (I.info().isConditionalJump())
     return true;
   switch (I.op()) {
   case Opcode::RETURN_VALUE:
@@ -68,6 +67,8 @@ bool Side::atSync() const {
     return mayRaise(I.op(), I.Arg);
   }
 }
+
+bool Side::atSync() const { return isSyncInstruction(inst()); }
 
 bool Side::mayRaiseHere() const {
   const Instruction &I = inst();

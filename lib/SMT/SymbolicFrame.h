@@ -112,6 +112,11 @@ struct Step {
   std::optional<int32_t> Line;
 };
 
+/// Whether \p I is a sync point of the explorers: a branch, RETURN_VALUE,
+/// or an instruction that may raise (the prover's raise exceptions aside).
+/// Side::atSync() at the current instruction; the replay's step list too.
+bool isSyncInstruction(const Instruction &I);
+
 class Side {
 public:
   Side(const CodeInfo &C, TermTable &Terms) : C(&C), Terms(&Terms) {}
@@ -240,7 +245,10 @@ public:
 
   void pushStep(llvm::StringRef Extra = "") {
     const Instruction &I = inst();
-    Steps.push_back({C->Name, I.Offset, I.name().str(), {},
+    Steps.push_back({C->Name,
+                     I.Offset,
+                     I.name().str(),
+                     {},
                      C->D().positionAt(I.Offset).Line});
     if (!Extra.empty())
       Steps.back().Events.push_back(Extra.str());

@@ -190,10 +190,9 @@ TEST(ProofPrinterTest, JSONContract) {
     Keys.push_back(KV.first.str());
   llvm::sort(Keys);
   EXPECT_EQ(Keys, (std::vector<std::string>{
-                      "assumptions", "check_findings", "code",
-                      "counterexample", "file", "line", "paths", "property",
-                      "queries", "reason", "rlimit_used", "seconds", "target",
-                      "verdict"}));
+                      "assumptions", "check_findings", "code", "counterexample",
+                      "file", "line", "paths", "property", "queries", "reason",
+                      "rlimit_used", "seconds", "target", "verdict"}));
   // No qualified name: "code" is null (the Target still names the result).
   EXPECT_TRUE(PO.get("code")->getAsNull());
 }

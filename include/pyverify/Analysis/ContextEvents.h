@@ -27,10 +27,11 @@
 // all is the other fact decided here, once (isTrackedManagerAttribute): in
 // emitted code (a bundle's frame or resume function) every one on a local
 // manager is; in plain code only those of a local whose __enter__ and
-// __exit__ the code both calls as methods. Any other explicit call is delegation (the context is
-// handed to the caller: a delegating __enter__, a start()) or forwarding (a
-// delegating __exit__, close(), stop()) -- an ordinary call, because the
-// context it enters or exits is not one this code object holds.
+// __exit__ the code both calls as methods. Any other explicit call is
+// delegation (the context is handed to the caller: a delegating __enter__, a
+// start()) or forwarding (a delegating __exit__, close(), stop()) -- an
+// ordinary call, because the context it enters or exits is not one this code
+// object holds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -160,8 +161,8 @@ llvm::SmallVector<uint32_t, 2> pairedManagerLocals(const DecodedCode &D);
 /// context event in role \p Role: in emitted code when it loads from a
 /// local (LOAD_FAST x just before; an attribute or global manager there is
 /// the original's own code, copied, and is judged as the original is); in
-/// plain code when it is a LOAD_METHOD on a local of pairedManagerLocals(). (The
-/// asynchronous names are never explicit events: m.__aenter__() only makes
+/// plain code when it is a LOAD_METHOD on a local of pairedManagerLocals().
+/// (The asynchronous names are never explicit events: m.__aenter__() only makes
 /// an awaitable.)
 bool isTrackedManagerAttribute(const DecodedCode &D, uint32_t AttrIdx,
                                CodeRole Role);

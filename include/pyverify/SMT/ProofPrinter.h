@@ -21,8 +21,8 @@
 //    each assumption's text is printed once, "  [5] TEXT", under the first
 //    result that rests on it. The columns are
 //    the two step lists aligned by index, each cell "OFFSET OPNAME [EVENT]
-//    (line N)" (a missing step prints blank); the row at the divergence index is
-//    marked ">>" and followed by the explanation (printed after the table
+//    (line N)" (a missing step prints blank); the row at the divergence index
+//    is marked ">>" and followed by the explanation (printed after the table
 //    when the index is past both lists).
 //  * proofResultToJSON(): the `pyverify prove --format=json` item
 //    (docs/prove-cli.md): file, target, verdict, reason / property (null when

@@ -89,8 +89,8 @@ struct CheckedFinding {
 
 struct ProofResult {
   std::string File;
-  std::string Target; ///< "frame", "resume:<i>", or "original".
-  std::string QualName; ///< The target code object's co_qualname.
+  std::string Target;    ///< "frame", "resume:<i>", or "original".
+  std::string QualName;  ///< The target code object's co_qualname.
   int32_t FirstLine = 0; ///< Its co_firstlineno.
   Verdict V = Verdict::Unknown;
   std::string Reason;   ///< Why refuted or unknown ("" when proved).

@@ -36,16 +36,6 @@ def branches(x):                 # tests/python/rewriter_cases.py
     return y
 
 
-def no_locations(code):
-    n = len(code.co_code) // 2
-    table = bytearray()
-    while n > 0:
-        k = min(8, n)
-        table.append(0x80 | (15 << 3) | (k - 1))
-        n -= k
-    return code.replace(co_linetable=bytes(table))
-
-
 if __name__ == "__main__":
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(
         __file__)), "..", "..", "..", "python"))
@@ -70,10 +60,8 @@ if __name__ == "__main__":
         raise SystemExit("no break point with a repeated operation")
     located = [i.offset for i in same if i.positions == want.positions]
     assert len(located) == 1, (want, same)
-    b["frame"] = no_locations(b["frame"])
-    b["original"] = no_locations(b["original"])
-    for r in b["resumes"]:
-        r["code"] = no_locations(r["code"])
+    from pyverify_rewriter.bundle import strip_locations
+    b = strip_locations(b)
     with open(os.path.join(out, "stripped.pvb"), "wb") as f:
         marshal.dump(b, f)
     # The located one, named; and the frame's first instruction, misnamed.
