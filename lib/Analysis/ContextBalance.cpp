@@ -60,7 +60,7 @@ void reportRejoins(const ContextTransfer &T, const BasicBlock &B,
       T, B, R,
       [&](const CFGEdge &E, const ContextState &,
           const ContextState &Arriving) {
-        uint32_t Last = T.G.block(E.Source).last();
+        uint32_t Last = T.G.raisePointOf(E);
         for (const ActiveContext &A : Arriving.active())
           if (!A.Maybe && !Rep.findActive(A.Ctx))
             T.report(&R, CheckId::ContextNotExited, Certainty::Definite, Last,
@@ -163,7 +163,7 @@ void reportBodyEntries(const ContextTransfer &T, const BasicBlock &B,
         // A Top state (paths of different depths met) is judged by its
         // representative path, and what it shows is only possible.
         bool Merged = Src.isTop() || Arriving.isTop();
-        uint32_t Last = T.G.block(E.Source).last();
+        uint32_t Last = T.G.raisePointOf(E);
         for (const Block &Blk : Withs) {
           if (inWithBody(T.BS, Last, Blk.Handler))
             continue;
@@ -222,13 +222,15 @@ void reportBlock(const ContextTransfer &T, unsigned Node,
       T.applyRaisingExitEvents(X, I);
       T.leaving(X, I, /*ByException=*/true, &R);
     }
-    if (I + 1 == B.End)
-      for (unsigned EI : B.Succs) {
-        const CFGEdge &E = G.edge(EI);
-        if (E.isException() && E.MayRaise &&
-            (E.FromBackEdge || T.raisesHere(S, I)))
-          T.unwind(S, I, E, &R);
-      }
+    // Any instruction of the block may raise along its exception edges (a
+    // straight-line region, CFG.h); a back edge's eval breaker only at the
+    // jump that ends it.
+    for (unsigned EI : B.Succs) {
+      const CFGEdge &E = G.edge(EI);
+      if (E.isException() && E.MayRaise &&
+          (E.FromBackEdge ? I + 1 == B.End : T.raisesHere(S, I)))
+        T.unwind(S, I, E, &R);
+    }
     const OpcodeInfo &Info = T.Insts[I].info();
     bool Jump = Info.isJump() && !Info.isConditionalJump();
     if (I + 1 == B.End && Info.isBackwardJump())

@@ -49,11 +49,22 @@ ContextState ContextTransfer::transferEdge(unsigned EdgeIdx,
   if (Out.isBottom())
     return Out;
   const CFGEdge &E = G.edge(EdgeIdx);
-  uint32_t Last = G.block(E.Source).last();
+  const BasicBlock &B = G.block(E.Source);
+  uint32_t Last = B.last();
   if (E.isException()) {
-    if (!E.FromBackEdge && !raisesHere(Out, Last))
-      return ContextState::bottom();
-    return unwind(Out, Last, E, nullptr);
+    if (E.FromBackEdge)
+      return unwind(Out, Last, E, nullptr);
+    // A block is a straight-line region (CFG.h): the handler sees the join
+    // of the states of every instruction of it that may raise.
+    ContextState Acc = ContextState::bottom();
+    ContextState S = In;
+    for (uint32_t I = B.Begin; I < B.End; ++I) {
+      if (raisesHere(S, I))
+        Acc.join(unwind(S, I, E, nullptr));
+      if (I + 1 < B.End)
+        step(S, I, /*Jump=*/false, nullptr);
+    }
+    return Acc;
   }
   ContextState S = Out;
   step(S, Last, E.Kind == EdgeKind::Jump || E.Kind == EdgeKind::BranchTaken,

@@ -48,7 +48,7 @@ std::string pyverify::contextWitnessPath(const CFG &G,
       Edges.push_back(unsigned(Parent[B]));
     for (auto It = Edges.rbegin(); It != Edges.rend(); ++It) {
       const CFGEdge &E = G.edge(*It);
-      uint32_t Last = G.block(E.Source).last();
+      uint32_t Last = G.raisePointOf(E);
       if (E.isException())
         Path += " -> " + std::to_string(Insts[Last].Offset) + " (raises)";
       Path += " -> " + std::to_string(Insts[G.block(E.Target).Begin].Offset);

@@ -55,10 +55,12 @@ const OpcodeInfo &infoOf(const std::array<const OpcodeInfo *, 256> &Infos,
 /// non-overlapping, D being well-formed) and whether it may raise. Raises
 /// excludes an unconditional JUMP_BACKWARD, which raises only from the eval
 /// breaker, looked up at target - 1 (addExceptionEdges), not at the jump.
+/// A raising instruction does not end its block: the block's one exception
+/// edge per handler stands for every raise in it (CFG.h).
 llvm::BitVector findLeaders(const DecodedCode &D,
                             const std::array<const OpcodeInfo *, 256> &Infos,
                             std::vector<int32_t> &Cover,
-                            llvm::SmallVectorImpl<uint8_t> &Raises) {
+                            llvm::BitVector &Raises) {
   const InstructionStream &Insts = D.Insts;
   size_t N = Insts.size();
   llvm::BitVector Leader(N + 1);
@@ -87,13 +89,12 @@ llvm::BitVector findLeaders(const DecodedCode &D,
     RaiseFacts BackEdge;
     BackEdge.BackEdgeSeparately = true;
     bool R = mayRaiseGiven(In, Info, BackEdge);
-    Raises[I] = R;
+    if (R)
+      Raises.set(I);
     if (Info.isJump()) {
       MarkAt(uint64_t(In.Target));
       Leader.set(I + 1);
     } else if (Info.Terminator) {
-      Leader.set(I + 1);
-    } else if (Cover[I] >= 0 && R) {
       Leader.set(I + 1);
     }
   }
@@ -133,7 +134,7 @@ public:
   EdgeBuilder(const DecodedCode &D,
               const std::array<const OpcodeInfo *, 256> &Infos, CFGStorage &S,
               llvm::ArrayRef<unsigned> InstToBlock,
-              llvm::ArrayRef<int32_t> Cover, llvm::ArrayRef<uint8_t> Raises)
+              llvm::ArrayRef<int32_t> Cover, const llvm::BitVector &Raises)
       : D(D), Insts(D.Insts), Infos(Infos), S(S), InstToBlock(InstToBlock),
         Cover(Cover), Raises(Raises) {}
 
@@ -151,7 +152,7 @@ private:
   CFGStorage &S;
   llvm::ArrayRef<unsigned> InstToBlock;
   llvm::ArrayRef<int32_t> Cover;
-  llvm::ArrayRef<uint8_t> Raises;
+  const llvm::BitVector &Raises;
 
   unsigned blockAt(int64_t ByteOffset) const {
     int64_t I = Insts.indexAtStart(uint64_t(ByteOffset));
@@ -197,9 +198,7 @@ void EdgeBuilder::addExceptionEdges(const BasicBlock &B,
       BackEntry = int32_t(E - D.Table.data());
   }
   if (Own >= 0) {
-    bool OwnRaises = false;
-    for (uint32_t K = B.Begin; K < B.End && !OwnRaises; ++K)
-      OwnRaises = Raises[K];
+    bool OwnRaises = Raises.find_first_in(B.Begin, B.End) >= 0;
     CFGEdge E{EdgeKind::Exception, B.Id, blockAt(D.Table[Own].Target)};
     E.Entry = Own;
     E.MayRaise = OwnRaises || BackEntry == Own;
@@ -223,20 +222,31 @@ CFG CFG::build(const DecodedCode &D) {
     // Empty co_code: a single empty block keeps every invariant simple.
     G.S->Blocks.push_back(BasicBlock{G.S.get(), 0, 0, 0, {}, {}});
     G.Reachable.resize(1, true);
+    G.Raises.resize(0);
     return G;
   }
   const auto &Infos = opcodeInfos();
   G.Cover.assign(N, -1);
-  llvm::SmallVector<uint8_t, 256> Raises(N);
-  llvm::BitVector Leader = findLeaders(D, Infos, G.Cover, Raises);
+  G.Raises.resize(N);
+  llvm::BitVector Leader = findLeaders(D, Infos, G.Cover, G.Raises);
   makeBlocks(Leader, N, *G.S, G.InstToBlock);
 
   G.S->Edges.reserve(2 * G.S->Blocks.size());
-  EdgeBuilder Edges(D, Infos, *G.S, G.InstToBlock, G.Cover, Raises);
+  EdgeBuilder Edges(D, Infos, *G.S, G.InstToBlock, G.Cover, G.Raises);
   for (const BasicBlock &B : G.S->Blocks)
     Edges.addEdges(B);
   G.Reachable = G.reachableFollowing(/*OnlyRaisingExceptionEdges=*/false);
   return G;
+}
+
+uint32_t CFG::raisePointOf(const CFGEdge &E) const {
+  const BasicBlock &B = block(E.Source);
+  if (!E.isException() || E.FromBackEdge || B.size() == 0)
+    return B.size() ? B.last() : B.Begin;
+  for (uint32_t I = B.End; I > B.Begin; --I)
+    if (Raises.test(I - 1))
+      return I - 1;
+  return B.last();
 }
 
 llvm::BitVector CFG::reachableFollowing(bool OnlyRaising) const {

@@ -14,14 +14,14 @@ std::string pyverify::describeInstruction(const Instruction &I) {
 
 static std::string describeEdgeSource(const CFG &G, const CFGEdge &E) {
   const DecodedCode &D = G.code();
-  const Instruction &Last = D.Insts[G.block(E.Source).last()];
+  const Instruction &Last = D.Insts[G.raisePointOf(E)];
   switch (E.Kind) {
   case EdgeKind::Exception: {
     const ExceptionTableEntry &T = D.Table[E.Entry];
-    return llvm::formatv("exception unwinding from the block ending at {0} "
-                         "(entry {1} to {2} -> {3} [{4}]{5})",
-                         Last.Offset, T.Start, T.End - 2, T.Target, T.Depth,
-                         T.Lasti ? " lasti" : "")
+    return llvm::formatv("exception unwinding from {0} {1} "
+                         "(entry {2} to {3} -> {4} [{5}]{6})",
+                         Last.Offset, describeInstruction(Last), T.Start,
+                         T.End - 2, T.Target, T.Depth, T.Lasti ? " lasti" : "")
         .str();
   }
   case EdgeKind::FallThrough:
@@ -97,7 +97,7 @@ void reportUnderflows(const CFG &G, const StackDepthResult &R,
     const BasicBlock &B = G.block(G.blockOf(U.Inst));
     if (!B.Preds.empty()) {
       const CFGEdge &E = G.edge(B.Preds.front());
-      F.note(Insts[G.block(E.Source).last()].Offset,
+      F.note(Insts[G.raisePointOf(E)].Offset,
              "the block is entered by " + describeEdgeSource(G, E));
     }
     Out.push_back(std::move(F));
@@ -116,10 +116,10 @@ void reportConflicts(const CFG &G, const StackDepthResult &R,
                             "{2}; CPython requires one depth per instruction",
                             describeInstruction(At), K.DepthA, K.DepthB));
     F.note(
-        Insts[G.block(A.Source).last()].Offset,
+        Insts[G.raisePointOf(A)].Offset,
         llvm::formatv("depth {0} by {1}", K.DepthA, describeEdgeSource(G, A)));
     F.note(
-        Insts[G.block(B.Source).last()].Offset,
+        Insts[G.raisePointOf(B)].Offset,
         llvm::formatv("depth {0} by {1}", K.DepthB, describeEdgeSource(G, B)));
     Out.push_back(std::move(F));
   }

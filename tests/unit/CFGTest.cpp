@@ -237,22 +237,63 @@ TEST_F(CFGTest, EdgeListsAgree) {
 
 // "A covered instruction that may raise always ends its block", and all the
 // instructions of a block share one cover.
-TEST_F(CFGTest, CoveredRaisingInstructionsEndTheirBlock) {
+TEST_F(CFGTest, BlocksAreMaximalStraightLineRegions) {
+  // A block shares one cover; it ends only at a jump or terminator, before
+  // a jump or handler target, or where the cover changes -- never merely
+  // because an instruction may raise. Checked both ways: every boundary has
+  // one of those reasons, and no block holds one inside it.
+  unsigned RaisingInside = 0;
   for (const CodeUnderTest *U : everything()) {
     SCOPED_TRACE(U->Code->QualName);
     const CFG &G = U->G;
-    for (const BasicBlock &B : G.blocks())
+    const InstructionStream &Insts = U->D.Insts;
+    std::set<uint32_t> Targets;
+    for (const Instruction &I : Insts.instructions())
+      if (I.Valid && I.info().isJump())
+        Targets.insert(uint32_t(I.Target));
+    std::set<uint32_t> TableEdges;
+    for (const ExceptionTableEntry &E : U->D.Table) {
+      TableEdges.insert(E.Start);
+      TableEdges.insert(E.End);
+      Targets.insert(E.Target);
+    }
+    auto Reason = [&](uint32_t K) {
+      const Instruction &Prev = Insts[K - 1];
+      return Prev.info().isJump() || Prev.info().Terminator ||
+             Targets.count(Insts[K].Start) || TableEdges.count(Insts[K].Start);
+    };
+    for (const BasicBlock &B : G.blocks()) {
+      if (B.Begin > 0)
+        EXPECT_TRUE(Reason(B.Begin))
+            << "block " << B.Id << " at " << Insts[B.Begin].Offset
+            << " starts for no reason";
       for (uint32_t K = B.Begin; K < B.End; ++K) {
-        const Instruction &I = U->D.Insts[K];
         EXPECT_EQ(G.coverOf(K), G.coverOf(B.Begin))
-            << "offset " << I.Offset << " in block " << B.Id;
-        if (K + 1 < B.End && G.coverOf(K) >= 0) {
-          EXPECT_FALSE(mayRaise(I.op(), I.Arg))
-              << I.name().str() << " at " << I.Offset
-              << " may raise but does not end its block";
-        }
+            << "offset " << Insts[K].Offset << " in block " << B.Id;
+        if (K > B.Begin)
+          EXPECT_FALSE(Reason(K))
+              << "offset " << Insts[K].Offset << " should start a block";
+        if (K + 1 < B.End && G.coverOf(K) >= 0 && G.mayRaiseAt(K))
+          ++RaisingInside;
       }
+    }
   }
+  EXPECT_GT(RaisingInside, 0u) << "covered raising instructions inside "
+                                  "blocks (the cases under test have some)";
+}
+
+TEST_F(CFGTest, RaisePointOfAnExceptionEdge) {
+  // tryexc's body block 4..22 has one exception edge; it is described as
+  // unwinding from the block's last instruction that may raise.
+  const CodeUnderTest &U = get("tryexc");
+  const CFG &G = U.G;
+  auto Ex = exceptionSuccs(G, U.blockAt(12));
+  ASSERT_EQ(Ex.size(), 1u);
+  uint32_t P = G.raisePointOf(*Ex[0]);
+  EXPECT_TRUE(G.mayRaiseAt(P));
+  const BasicBlock &B = U.blockAt(12);
+  for (uint32_t K = P + 1; K < B.End; ++K)
+    EXPECT_FALSE(G.mayRaiseAt(K));
 }
 
 TEST_F(CFGTest, CoverIsCPythonsLookup) {
@@ -393,7 +434,8 @@ TEST_F(CFGTest, TryExceptEdges) {
   auto CallEx = exceptionSuccs(G, U.blockAt(12));
   ASSERT_EQ(CallEx.size(), 1u);
   EXPECT_TRUE(CallEx[0]->MayRaise);
-  EXPECT_EQ(U.blockAt(12).last(), U.inst(12)) << "CALL ends its block";
+  EXPECT_EQ(U.blockAt(4).Id, U.blockAt(12).Id)
+      << "the try body is one block: CALL does not end it";
 
   // The handlers are entered at depth + lasti + 1, whatever the source.
   auto Depth = computeStackDepth(G);

@@ -16,16 +16,20 @@
 // the block may raise (mayRaise(); bytecode notes section 1.3): analyses of
 // control (context balance) follow only raising edges, while stack depth
 // follows all of them, as CPython's compiler does when it sizes the frame.
-// A covered instruction that may raise always ends its block, so the state
-// before a block's last instruction is the state at the raise. A backward
-// jump also gets an edge to the handler covering its target - 1, where
-// CPython's eval breaker looks it up (section 3.1).
+// A block is a straight-line region: an instruction that may raise does not
+// end it, so its one exception edge per handler stands for every raise in
+// the block (the handler's stack depth is fixed by the entry, whichever
+// instruction raises). An analysis whose handler state depends on where the
+// block raises (context balance) joins, on that edge, the states before each
+// instruction of the block that may raise. A backward jump also gets an edge
+// to the handler covering its target - 1, where CPython's eval breaker looks
+// it up (section 3.1).
 //
 // Blocks split at: jump targets, handler targets, table-entry boundaries,
-// after terminators and jumps, and after covered raising instructions. Block
-// 0 is the entry. Edges are stored in a deterministic order (by kind as
-// added, then target). GraphTraits specialisations (CFGGraphTraits.h) make
-// LLVM's traversals (depth_first, post_order, scc_iterator, WriteGraph) work.
+// and after terminators and jumps -- nowhere else. Block 0 is the entry. Edges
+// are stored in a deterministic order (by kind as added, then target).
+// GraphTraits specialisations (CFGGraphTraits.h) make LLVM's traversals
+// (depth_first, post_order, scc_iterator, WriteGraph) work.
 //
 //===----------------------------------------------------------------------===//
 
@@ -109,6 +113,13 @@ public:
   int32_t coverOf(uint32_t Inst) const { return Cover[Inst]; }
   /// Block containing instruction index \p Inst.
   unsigned blockOf(uint32_t Inst) const { return InstToBlock[Inst]; }
+  /// Whether instruction \p Inst may raise by the raise model with no facts
+  /// (mayRaiseGiven; a backward jump's eval breaker is its own edge).
+  bool mayRaiseAt(uint32_t Inst) const { return Raises.test(Inst); }
+  /// The instruction an exception edge is described as unwinding from: a
+  /// back edge's jump, else the last instruction of the source block that
+  /// may raise (its last instruction when none may).
+  uint32_t raisePointOf(const CFGEdge &E) const;
   /// Blocks reachable from the entry over all edges.
   const llvm::BitVector &reachable() const { return Reachable; }
   /// Blocks reachable when only raising exception edges are followed.
@@ -119,6 +130,7 @@ private:
   std::unique_ptr<CFGStorage> S = std::make_unique<CFGStorage>();
   std::vector<unsigned> InstToBlock;
   std::vector<int32_t> Cover;
+  llvm::BitVector Raises;
   llvm::BitVector Reachable;
 };
 

@@ -1,9 +1,11 @@
-# pyverify cfg: basic blocks ([start, end) in bytes) and their edges. An
-# instruction covered by the exception table ends its block if it may raise,
-# and the block gets an exception edge to the entry's handler, labelled
-# with the entry's [depth] and lasti; "no-raise" marks an edge from a block
-# none of whose instructions can raise (kept, as CPython's compiler keeps
-# it when sizing the frame).
+# pyverify cfg: basic blocks ([start, end) in bytes) and their edges. A
+# block is a straight-line region: it ends only at a jump, a terminator, a
+# jump target, a handler or an exception-table boundary -- not at every
+# instruction that may raise. A block covered by an entry gets one
+# exception edge to the entry's handler, labelled with the entry's [depth]
+# and lasti; "no-raise" marks an edge from a block none of whose
+# instructions can raise (kept, as CPython's compiler keeps it when sizing
+# the frame).
 # RUN: %mkcode pyc %s %t.pyc
 # RUN: %pyverify cfg %t.pyc | FileCheck %s
 
@@ -21,37 +23,28 @@ def g(x):
 # Table: 4 to 14 -> 18 [0], 18 to 36 -> 46 [1] lasti, 44 to 44 -> 46 [1]
 # lasti.
 
-# CHECK-LABEL: CFG of g (11 blocks)
+# CHECK-LABEL: CFG of g (8 blocks)
 # The `try:` NOP is outside every entry.
 # CHECK-NEXT:    B0 [0, 4)
 # CHECK-NEXT:      -> B1 fallthrough
-# The try body: each instruction that may raise ends a block.
-# CHECK-NEXT:    B1 [4, 6)
+# The try body is one block, though LOAD_FAST and LOAD_ATTR may both raise.
+# CHECK-NEXT:    B1 [4, 16)
 # CHECK-NEXT:      -> B2 fallthrough
-# CHECK-NEXT:      -> B4 exception [0]
-# CHECK-NEXT:    B2 [6, 16)
-# CHECK-NEXT:      -> B3 fallthrough
-# CHECK-NEXT:      -> B4 exception [0]
+# CHECK-NEXT:      -> B3 exception [0]
 # RETURN_VALUE is past the entry's end: no edges at all.
-# CHECK-NEXT:    B3 [16, 18)
-# The except clause, under the cleanup entry.
-# CHECK-NEXT:    B4 [18, 32)
+# CHECK-NEXT:    B2 [16, 18)
+# The except clause up to its test, under the cleanup entry.
+# CHECK-NEXT:    B3 [18, 36)
+# CHECK-NEXT:      -> B6 taken
+# CHECK-NEXT:      -> B4 not-taken
+# CHECK-NEXT:      -> B7 exception [1] lasti
+# CHECK-NEXT:    B4 [36, 38)
 # CHECK-NEXT:      -> B5 fallthrough
-# CHECK-NEXT:      -> B10 exception [1] lasti
-# CHECK-NEXT:    B5 [32, 34)
-# CHECK-NEXT:      -> B6 fallthrough
-# CHECK-NEXT:      -> B10 exception [1] lasti
-# CHECK-NEXT:    B6 [34, 36)
-# CHECK-NEXT:      -> B9 taken
-# CHECK-NEXT:      -> B7 not-taken
-# CHECK-NEXT:      -> B10 exception [1] lasti
-# CHECK-NEXT:    B7 [36, 38)
-# CHECK-NEXT:      -> B8 fallthrough
-# CHECK-NEXT:      -> B10 exception [1] lasti no-raise
-# CHECK-NEXT:    B8 [38, 44)
-# CHECK-NEXT:    B9 [44, 46)
-# CHECK-NEXT:      -> B10 exception [1] lasti
-# CHECK-NEXT:    B10 [46, 52)
+# CHECK-NEXT:      -> B7 exception [1] lasti no-raise
+# CHECK-NEXT:    B5 [38, 44)
+# CHECK-NEXT:    B6 [44, 46)
+# CHECK-NEXT:      -> B7 exception [1] lasti
+# CHECK-NEXT:    B7 [46, 52)
 # CHECK-EMPTY:
 
 import os, sys
@@ -64,11 +57,12 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.dead --object DEAD
     # RUN: %pyverify cfg %t.dead | FileCheck %s --check-prefix=DEAD
     DEAD = bc.drop_entry(g.__code__, 0)
-    # DEAD:      CFG of g (8 blocks)
+    # DEAD:      CFG of g (6 blocks)
     # DEAD-NEXT:   B0 [0, 18)
-    # DEAD-NEXT:   B1 [18, 32) unreachable
-    # DEAD-NEXT:     -> B2 fallthrough
-    # DEAD-NEXT:     -> B7 exception [1] lasti
+    # DEAD-NEXT:   B1 [18, 36) unreachable
+    # DEAD-NEXT:     -> B4 taken
+    # DEAD-NEXT:     -> B2 not-taken
+    # DEAD-NEXT:     -> B5 exception [1] lasti
 
     # Code that is not well-formed has no CFG: a warning on stderr, exit 0.
     # RUN: %mkcode marshal %s %t.bad --object BAD

@@ -30,7 +30,7 @@ if __name__ == "mkcode":
     # NOEXIT:      {{.*}}.noexit:10:5: error: 38 POP_TOP consumes the bound __exit__ of the context entered at 4 BEFORE_WITH without calling it: the context is never exited [context-not-exited]
     # NOEXIT-NEXT:   in f (line 9) at offset 38: POP_TOP
     # NOEXIT-NEXT: {{.*}}.noexit:10:5: note: the context is entered here (offset 4)
-    # NOEXIT-NEXT: {{.*}}.noexit:10:5: note: witness path: 4 -> 6 -> 20 -> 22 -> 26 -> 36 -> 38 (offset 38)
+    # NOEXIT-NEXT: {{.*}}.noexit:10:5: note: witness path: 4 -> 6 -> 38 (offset 38)
     # NOEXIT-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 
     # with-handler-mismatch: the body's entry without lasti and with depth 2
