@@ -46,8 +46,10 @@ run: corpus
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# BENCH_FLAGS: e.g. --quick, --no-callgrind, --no-linear, --prove-stdlib.
+BENCH_FLAGS ?=
 bench: build
-	$(PYTHON) benchmarks/run_benchmarks.py --build $(BUILD)
+	$(PYTHON) benchmarks/run_benchmarks.py --build $(BUILD) $(BENCH_FLAGS)
 
 fuzz-build: deps
 	cmake -S . -B $(BUILD)-fuzz -G Ninja -DCMAKE_C_COMPILER=clang-14 \

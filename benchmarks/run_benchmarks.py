@@ -50,8 +50,23 @@ per code object from Python against dis, and the import time), and
 benchmarks/bench_prove.py (issue 7: `pyverify prove` time and Z3 rlimit per
 fixture bundle, goal median < 50 ms and no timeout).
 
+Then benchmarks/bench_callgrind.py (skip with --no-callgrind; skipped with a
+message when valgrind is missing): callgrind instruction counts (Ir) of each
+pass of the check and of marshal.loads over the same corpus, a table of Ir
+per corpus pass, per code object and share, and the Ir ratio check /
+marshal.loads; and benchmarks/bench_linear.py (skip with --no-linear):
+generated single-code-object modules whose co_code grows to 1 MiB and whose
+exception table grows to 20,000 entries, the check's Ir and time per code
+unit and per table entry, and the slope ratio (goal <= 1.5). With
+--prove-stdlib (minutes) it also times `pyverify prove --format=json
+--jobs=2` over the stdlib corpus as plain code (the issue's baseline: 273 s
+for ctest prove-stdlib, which also proves the gen-stdlib bundles).
+
 Finally it runs the Google Benchmark codec benchmarks briefly (skip with
---no-gbench) and writes everything to BUILD/bench/results.json.
+--no-gbench), prints every goal with its figure and "met"/"NOT met", and
+writes everything to BUILD/bench/results.json (the scripts' own files and
+profiles next to it, in BUILD/bench). --quick: 3 rounds, python3-bytecode in
+1, three sizes per linear family.
 """
 import argparse
 import datetime
@@ -338,19 +353,125 @@ def run_bench_script(title, script, args, json_path, env=None):
         return json.load(f)
 
 
+PROVE_STDLIB_BASELINE_S = 273.0  # the issue's figure: ctest prove-stdlib
+
+
+def time_prove_stdlib(pyverify, corpus, jobs=2):
+    """Wall time of `pyverify prove --format=json --jobs=JOBS CORPUS` (every
+    stdlib code object proved as plain code, as tests/prove/test_prove.py's
+    plain_stdlib does), with its verdict counts and the prover's own
+    per-result seconds (sum, median, max, the slowest five)."""
+    cmd = [pyverify, "prove", "--format=json", f"--jobs={jobs}", corpus]
+    print(f"\n`pyverify prove` over the stdlib corpus: {' '.join(cmd)}",
+          flush=True)
+    w0 = time.perf_counter()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - w0
+    if r.returncode not in (0, 1, 3):  # 1 refuted, 3 unknown: a full run
+        fail(f"{' '.join(cmd)} exited with {r.returncode}:\n"
+             f"{r.stderr[-3000:]}")
+    try:
+        res = json.loads(r.stdout)["results"]
+    except (ValueError, KeyError, TypeError) as e:
+        fail(f"{' '.join(cmd)} printed no results JSON ({e})")
+    verdicts = {}
+    for x in res:
+        v = x.get("verdict", "?")
+        verdicts[v] = verdicts.get(v, 0) + 1
+    secs = sorted(((float(x.get("seconds") or 0),
+                    f"{os.path.relpath(x.get('file', '?'), corpus)}:"
+                    f"{x.get('code', x.get('target', ''))}") for x in res),
+                  reverse=True)
+    total = sum(t for t, _ in secs)
+    print(f"  {wall:.1f} s wall (exit {r.returncode}), {len(res)} results: "
+          + ", ".join(f"{k} {verdicts[k]}" for k in sorted(verdicts)))
+    print(f"  prover's own seconds: sum {total:.1f}, median "
+          f"{statistics.median([t for t, _ in secs]) if secs else 0:.4f}, "
+          f"max {secs[0][0] if secs else 0:.2f}; slowest: "
+          + ", ".join(f"{n} {t:.2f} s" for t, n in secs[:5]))
+    print(f"  (issue baseline: {PROVE_STDLIB_BASELINE_S:.0f} s for ctest "
+          f"prove-stdlib, which also generates and proves the gen-stdlib "
+          f"bundles)")
+    return {"command": cmd, "wall_seconds": wall, "exit": r.returncode,
+            "results": len(res), "verdicts": verdicts,
+            "prover_seconds_sum": total,
+            "slowest": [{"result": n, "seconds": t} for t, n in secs[:20]],
+            "baseline_seconds_ctest_prove_stdlib": PROVE_STDLIB_BASELINE_S}
+
+
+def print_goals(results, ratio_cm, bc_result, module, prove_stdlib,
+                callgrind, linear):
+    """Every goal of the issue, with its figure, printed as met or NOT met;
+    returned as a list for the results file."""
+    goals = []
+
+    def goal(name, figure, target, met):
+        goals.append({"goal": name, "figure": figure, "target": target,
+                      "met": met})
+
+    goal("1. full check / marshal.loads (wall, cpu)",
+         f"{ratio_cm['wall']:.3f}, {ratio_cm['cpu']:.3f}", "<= 1.0",
+         ratio_cm["wall"] <= 1 and ratio_cm["cpu"] <= 1)
+    if callgrind and "check_over_marshal_ir" in callgrind:
+        r = callgrind["check_over_marshal_ir"]
+        goal("1. full check / marshal.loads (callgrind Ir)", f"{r:.3f}",
+             "<= 1.0", r <= 1)
+    if bc_result:
+        sp = bc_result["speedup_over_bytecode"]
+        goal("2. python3-bytecode compute_stacksize / check (wall, cpu)",
+             f"{sp['wall']:.1f}x, {sp['cpu']:.1f}x", ">= 450x",
+             bc_result["goal_450x_faster_than_bytecode"])
+    if module:
+        us = module["us_per_code_object"]["verify"]
+        goal("3. pyverify.verify(co) per stdlib code object (median round; "
+             f"{module['ratios']['verify_over_parse_exception_table']:.2f}x "
+             "dis._parse_exception_table)", f"{us:.2f} us", "<= 3 us",
+             us <= 3.0)
+    if prove_stdlib:
+        w = prove_stdlib["wall_seconds"]
+        goals.append({"goal": "4. pyverify prove --jobs=2 over the stdlib "
+                      "(plain code)", "figure": f"{w:.1f} s",
+                      "target": f"(baseline {PROVE_STDLIB_BASELINE_S:.0f} s, "
+                      "ctest prove-stdlib)", "met": None})
+    if linear:
+        for kind, fam in linear["families"].items():
+            s = fam["slope_ratio"][fam["slope_judged_on"]]
+            goal(f"5. linear cost: {kind} family, per-"
+                 f"{fam['per'].replace('_', ' ')} cost largest / smallest "
+                 f"({fam['slope_judged_on']})", f"{s:.2f}",
+                 f"<= {linear['goal_slope_at_most']}", fam["goal_met"])
+    print("\n== goals (reported, never asserted) ==")
+    for g in goals:
+        verdict = ("" if g["met"] is None
+                   else "met" if g["met"] else "NOT met")
+        print(f"  {g['goal']:78} {g['figure']:>16}  goal {g['target']:8} "
+              f"{verdict}")
+    return goals
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build", help="CMake build directory")
     ap.add_argument("--corpus",
                     help="directory of .pyc files "
                     "(default BUILD/corpus/stdlib)")
-    ap.add_argument("--repeat", type=int, default=11,
+    ap.add_argument("--repeat", type=int, default=None,
                     help="rounds, each timing every measurement once; the "
-                    "median is used")
-    ap.add_argument("--bytecode-rounds", type=int, default=3,
+                    "median is used (default 7, --quick 3)")
+    ap.add_argument("--bytecode-rounds", type=int, default=None,
                     help="rounds (the first ones) that also time "
                     "python3-bytecode, ~25 s each; 0 skips it, and its "
-                    "untimed survey")
+                    "untimed survey (default 3, --quick 1)")
+    ap.add_argument("--quick", action="store_true",
+                    help="fewer rounds, fewer linear sizes")
+    ap.add_argument("--no-callgrind", action="store_true",
+                    help="no callgrind instruction counts (per pass, and in "
+                    "the linear benchmark)")
+    ap.add_argument("--no-linear", action="store_true",
+                    help="do not run benchmarks/bench_linear.py")
+    ap.add_argument("--prove-stdlib", action="store_true",
+                    help="also time `pyverify prove --jobs=2` over the "
+                    "stdlib corpus (minutes)")
     ap.add_argument("--no-cli", action="store_true",
                     help="do not time the pyverify check CLI")
     ap.add_argument("--no-gbench", action="store_true",
@@ -360,6 +481,10 @@ def main():
     ap.add_argument("--output",
                     help="results file (default BUILD/bench/results.json)")
     a = ap.parse_args()
+    if a.repeat is None:
+        a.repeat = 3 if a.quick else 7
+    if a.bytecode_rounds is None:
+        a.bytecode_rounds = 1 if a.quick else 3
     if sys.version_info[:2] != (3, 11):
         fail("needs python3.11 (the peer being measured is its marshal/dis)")
     if a.repeat < 1:
@@ -637,13 +762,40 @@ def main():
         module = run_bench_script(
             "`import pyverify`", "bench_python_module.py",
             ["--corpus", corpus, "--repeat", str(a.repeat)],
-            os.path.join(build, "bench", "python_module.json"),
+            os.path.join(bench_dir, "python_module.json"),
             env=dict(os.environ, PYTHONPATH=mod_dir))
     prove = run_bench_script(
         "`pyverify prove`", "bench_prove.py",
         ["--pyverify", os.path.join(build, "tools", "pyverify", "pyverify"),
          "--fixtures-dir", os.path.join(build, "bundles", "fixtures")],
-        os.path.join(build, "bench", "prove.json"))
+        os.path.join(bench_dir, "prove.json"))
+    prove_stdlib = None
+    if a.prove_stdlib:
+        prove_stdlib = time_prove_stdlib(
+            os.path.join(build, "tools", "pyverify", "pyverify"), corpus)
+
+    # Instruction counts per pass (callgrind) and the linearity benchmark.
+    callgrind = None
+    if not a.no_callgrind:
+        callgrind = run_bench_script(
+            "callgrind instruction counts per pass", "bench_callgrind.py",
+            ["--bench", bench, "--corpus", corpus,
+             "--out-dir", os.path.join(bench_dir, "callgrind")],
+            os.path.join(bench_dir, "callgrind.json"))
+        if callgrind is None:
+            fail("benchmarks/bench_callgrind.py failed (its output says "
+                 "why)")
+    linear = None
+    if not a.no_linear:
+        linear = run_bench_script(
+            "cost against code size and table entries", "bench_linear.py",
+            ["--bench", bench, "--work-dir", os.path.join(bench_dir,
+                                                          "linear"),
+             *(["--quick"] if a.quick else []),
+             *(["--no-callgrind"] if a.no_callgrind else [])],
+            os.path.join(bench_dir, "linear.json"))
+        if linear is None:
+            fail("benchmarks/bench_linear.py failed (its output says why)")
 
     if survey:
         py["marshal_bytecode"] = samples["marshal_bytecode"].to_json()
@@ -674,7 +826,12 @@ def main():
         "gbench": gb,
         "python_module": module,
         "prove": prove,
+        "prove_stdlib": prove_stdlib,
+        "callgrind": callgrind,
+        "linear": linear,
     }
+    results["goals"] = print_goals(results, ratio_cm, bc_result, module,
+                                   prove_stdlib, callgrind, linear)
     with open(output, "w") as f:
         json.dump(results, f, indent=2)
         f.write("\n")
