@@ -9,6 +9,7 @@ PACKAGES=(
   clang-14 libclang-rt-14-dev          # libFuzzer + sanitizers for fuzz targets
   llvm-14-dev llvm-14-tools            # LLVM Support; FileCheck-14 and lit
   libz3-dev
+  libgoogle-perftools-dev              # tcmalloc_minimal: the tool's allocator
   python3.11 python3.11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev

@@ -147,6 +147,10 @@ void BlockStack::buildChains(const std::vector<int32_t> &Outer) {
 void BlockStack::computeEffectiveCover() {
   const CFG &G = *this->G;
   const InstructionStream &Insts = G.code().Insts;
+  if (G.code().Table.empty()) {
+    Effective.assign(Insts.size(), -1); // no cover to carry over a NOP
+    return;
+  }
   Effective.resize(Insts.size());
   for (uint32_t I = 0; I < Insts.size(); ++I) {
     int32_t C = G.coverOf(I);

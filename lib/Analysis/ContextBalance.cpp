@@ -245,12 +245,13 @@ llvm::Expected<ContextBalanceResult> run(const CFG &G, const BlockStack &BS,
                                          bool Skip, CodeRole Role) {
   ContextTransfer T(G, BS, Role);
   ContextBalanceResult Res;
-  Res.ActiveBefore.resize(T.Insts.size());
   Res.NormalExits.resize(BS.withSites().size());
   // Nothing can enter or exit a context: every slot would stay untagged,
-  // so the interpretation could only confirm that.
+  // so the interpretation could only confirm that (no context is ever
+  // active: ActiveBefore stays empty).
   if (Skip && !T.involvesContexts())
     return Res;
+  Res.ActiveBefore.resize(T.Insts.size());
   ContextReport R{G, {}, Res.Findings, Res.NormalExits};
   CFGFixpointGraph FG(G, /*OnlyRaising=*/true);
   auto Fix = runForwardFixpoint(FG, T, {},

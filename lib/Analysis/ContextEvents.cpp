@@ -2,6 +2,8 @@
 
 #include "pyverify/Analysis/ContextEvents.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 using namespace pyverify;
 
 bool pyverify::isEnterName(llvm::StringRef Name) {
@@ -58,10 +60,18 @@ static std::optional<uint32_t> methodOnLocal(const DecodedCode &D, size_t K,
   return A.Arg;
 }
 
+/// Whether co_names holds \p Want at all: most code objects name neither
+/// __enter__ nor __exit__, and then no instruction needs a look.
+static bool namesHold(const DecodedCode &D, llvm::StringRef Want) {
+  return llvm::is_contained(D.Code->Names, Want);
+}
+
 llvm::SmallVector<uint32_t, 2>
 pyverify::pairedManagerLocals(const DecodedCode &D) {
-  llvm::SmallVector<uint32_t, 4> Enters, Exits;
   llvm::SmallVector<uint32_t, 2> Paired;
+  if (!namesHold(D, "__enter__") || !namesHold(D, "__exit__"))
+    return Paired; // a local needs both methods called to be paired
+  llvm::SmallVector<uint32_t, 4> Enters, Exits;
   for (size_t K = 1; K < D.Insts.size(); ++K) {
     if (auto X = methodOnLocal(D, K, "__enter__"))
       Enters.push_back(*X);

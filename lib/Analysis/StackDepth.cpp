@@ -126,100 +126,194 @@ private:
 
 } // namespace
 
-llvm::Expected<StackDepthResult> pyverify::computeStackDepth(const CFG &G) {
-  StackDepthAnalysis A(G);
-  const OpcodeFacts &F = OpcodeFacts::get();
-  CFGFixpointGraph FG(G);
-  const InstructionStream &Insts = G.code().Insts;
-  StackDepthResult R;
-  R.Before.assign(Insts.size(), std::nullopt);
-  R.After.assign(Insts.size(), std::nullopt);
-  R.MaxDepth = 0;
-  bool HaveMax = false;
-  auto NoteMax = [&](int64_t D, uint32_t Inst) {
-    if (!HaveMax || D > R.MaxDepth ||
-        (D == R.MaxDepth &&
-         Insts[Inst].Offset < Insts[R.MaxDepthInst].Offset)) {
-      R.MaxDepth = D;
-      R.MaxDepthInst = Inst;
-      HaveMax = true;
-    }
-  };
+namespace {
 
-  // The replay over the final states (the engine's post-visit hook: every
-  // reached block once, in block order) records depths and findings.
-  auto Replay = [&](unsigned Node, const DepthValue &In,
-                    llvm::ArrayRef<DepthValue> All) {
+/// Records, block by block, each instruction's depths, the maximum and the
+/// underflows and conflicts (the facts StackDepthResult holds), from a
+/// block's final entry state. Blocks must be recorded in increasing order.
+class DepthRecorder {
+public:
+  DepthRecorder(const CFG &G, const StackDepthAnalysis &A)
+      : G(G), A(A), F(OpcodeFacts::get()), Insts(G.code().Insts) {
+    reset();
+  }
+
+  /// Forgets everything recorded.
+  void reset() {
+    R = StackDepthResult();
+    R.Before.assign(Insts.size(), std::nullopt);
+    R.After.assign(Insts.size(), std::nullopt);
+    HaveMax = false;
+  }
+  /// Records block \p Node entered with \p In; \p All holds every block's
+  /// entry state (read only to name the edges of a conflict).
+  void record(unsigned Node, const DepthValue &In,
+              llvm::ArrayRef<DepthValue> All) {
     const BasicBlock &B = G.block(Node);
-    if (In.isConflict()) {
-      // Name two incoming edges that bring different depths (their
-      // representatives, when they come from conflicts themselves); a block
-      // whose predecessors all agree only inherits an earlier conflict.
-      std::optional<std::pair<unsigned, int64_t>> First;
-      for (unsigned EI : B.Preds) {
-        const CFGEdge &E = G.edge(EI);
-        const DepthValue &SrcIn = All[E.Source];
-        if (SrcIn.isBottom())
-          continue;
-        DepthValue V =
-            A.transferEdge(EI, SrcIn, A.transferNode(E.Source, SrcIn));
-        if (V.isBottom())
-          continue;
-        if (!First) {
-          First = {EI, V.value()};
-        } else if (V.value() != First->second) {
-          // Put the edge that set the representative first.
-          if (V.value() == In.value())
-            R.Conflicts.push_back(
-                {B.Id, EI, First->first, V.value(), First->second});
-          else
-            R.Conflicts.push_back(
-                {B.Id, First->first, EI, First->second, V.value()});
-          break;
-        }
-      }
-    }
+    if (In.isConflict())
+      recordConflict(B, In, All);
     int64_t D = In.value();
     for (uint32_t I = B.Begin; I < B.End; ++I) {
-      const Instruction &In_ = Insts[I];
       R.Before[I] = D;
-      NoteMax(D, I);
+      noteMax(D, I);
       if (I + 1 < B.End) {
         // Inside the block only the fall-through effect applies.
-        OpcodeFacts::Effect Eff = F.effect(In_, false);
+        OpcodeFacts::Effect Eff = F.effect(Insts[I], false);
         if (D < Eff.Reads)
           R.Underflows.push_back({I, D, Eff.Pops, Eff.Reads});
         int64_t After = Eff.after(D);
-        NoteMax(After, I);
+        noteMax(After, I);
         R.After[I] = After;
         D = After;
         continue;
       }
-      // The block's last instruction: jump=false, then jump=true for a jump
-      // (a conditional one has both).
-      const OpcodeInfo &Info = F.info(In_);
-      bool JumpEffect = Info.isJump();
-      bool FallEffect = !JumpEffect || Info.isConditionalJump();
-      std::optional<int64_t> MinAfter;
-      bool Under = false;
-      for (bool J : {false, true}) {
-        if (J ? !JumpEffect : !FallEffect)
-          continue;
-        OpcodeFacts::Effect Eff = F.effect(In_, J);
-        if (D < Eff.Reads && !Under) {
-          R.Underflows.push_back({I, D, Eff.Pops, Eff.Reads});
-          Under = true;
-        }
-        int64_t After = Eff.after(D);
-        NoteMax(After, I);
-        MinAfter = MinAfter ? std::min(*MinAfter, After) : After;
-      }
-      R.After[I] = MinAfter;
+      recordLast(I, D);
     }
-  };
-  auto Fix = runForwardFixpoint(FG, A, {}, Replay);
+  }
+  StackDepthResult take() { return std::move(R); }
+  StackDepthResult &result() { return R; }
+
+private:
+  const CFG &G;
+  const StackDepthAnalysis &A;
+  const OpcodeFacts &F;
+  const InstructionStream &Insts;
+  StackDepthResult R;
+  bool HaveMax = false;
+  [[maybe_unused]] uint32_t LastNoted = 0;
+
+  /// Instructions are recorded in increasing index, so the first one that
+  /// reaches the maximum is the one at the lowest offset: a later one that
+  /// only equals it never replaces it.
+  void noteMax(int64_t D, uint32_t Inst) {
+    assert((!HaveMax || Inst >= LastNoted) && "recorded out of order");
+#ifndef NDEBUG
+    LastNoted = Inst;
+#endif
+    if (!HaveMax || D > R.MaxDepth) {
+      R.MaxDepth = D;
+      R.MaxDepthInst = Inst;
+      HaveMax = true;
+    }
+  }
+  /// The block's last instruction \p I, entered at depth \p D:
+  /// jump=false, then jump=true for a jump (a conditional one has both).
+  void recordLast(uint32_t I, int64_t D) {
+    const OpcodeInfo &Info = F.info(Insts[I]);
+    bool JumpEffect = Info.isJump();
+    bool FallEffect = !JumpEffect || Info.isConditionalJump();
+    std::optional<int64_t> MinAfter;
+    bool Under = false;
+    for (bool J : {false, true}) {
+      if (J ? !JumpEffect : !FallEffect)
+        continue;
+      OpcodeFacts::Effect Eff = F.effect(Insts[I], J);
+      if (D < Eff.Reads && !Under) {
+        R.Underflows.push_back({I, D, Eff.Pops, Eff.Reads});
+        Under = true;
+      }
+      int64_t After = Eff.after(D);
+      noteMax(After, I);
+      MinAfter = MinAfter ? std::min(*MinAfter, After) : After;
+    }
+    R.After[I] = MinAfter;
+  }
+  /// Names two incoming edges of \p B that bring different depths (their
+  /// representatives, when they come from conflicts themselves); a block
+  /// whose predecessors all agree only inherits an earlier conflict.
+  void recordConflict(const BasicBlock &B, const DepthValue &In,
+                      llvm::ArrayRef<DepthValue> All) {
+    std::optional<std::pair<unsigned, int64_t>> First;
+    for (unsigned EI : B.Preds) {
+      const CFGEdge &E = G.edge(EI);
+      const DepthValue &SrcIn = All[E.Source];
+      if (SrcIn.isBottom())
+        continue;
+      DepthValue V = A.transferEdge(EI, SrcIn, A.transferNode(E.Source, SrcIn));
+      if (V.isBottom())
+        continue;
+      if (!First) {
+        First = {EI, V.value()};
+      } else if (V.value() != First->second) {
+        // Put the edge that set the representative first.
+        if (V.value() == In.value())
+          R.Conflicts.push_back(
+              {B.Id, EI, First->first, V.value(), First->second});
+        else
+          R.Conflicts.push_back(
+              {B.Id, First->first, EI, First->second, V.value()});
+        return;
+      }
+    }
+  }
+};
+
+/// The common case in one sweep over the blocks in code order, recording
+/// each block as it is reached: when no edge to an earlier block (or to
+/// itself) brings a depth its target does not have yet, and no block is
+/// reached at two depths, every block's entry is final by the time the sweep
+/// gets to it, and the result is the fixpoint's: the same entry states and
+/// records (the flat lattice has one least fixpoint), one visit per reached
+/// block. CPython's compiler sizes the stack in the same one pass. Returns
+/// false, leaving \p Rec to be reset, where that does not hold; the worklist
+/// engine then decides.
+bool sweepOnce(const CFG &G, const StackDepthAnalysis &A, DepthRecorder &Rec) {
+  std::vector<DepthValue> In(G.size(), DepthValue::bottom());
+  In[0] = A.entryState();
+  uint64_t Visits = 0;
+  for (unsigned Node = 0; Node < G.size(); ++Node) {
+    const DepthValue &Entry = In[Node];
+    if (Entry.isBottom())
+      continue; // reached later through a back edge, if at all: see below
+    ++Visits;
+    Rec.record(Node, Entry, In);
+    const BasicBlock &B = G.block(Node);
+    // The depth before the last instruction, as transferNode() gives it.
+    DepthValue Out =
+        B.size() ? DepthValue::of(*Rec.result().Before[B.last()]) : Entry;
+    for (unsigned EI : B.Succs) {
+      DepthValue S = A.transferEdge(EI, Entry, Out);
+      if (S.isBottom())
+        continue;
+      unsigned T = G.edge(EI).Target;
+      if (T <= Node) {
+        DepthValue Copy = In[T];
+        if (Copy.join(S))
+          return false; // a back edge changes a block already swept
+        continue;
+      }
+      In[T].join(S);
+      if (In[T].isConflict())
+        return false;
+    }
+  }
+  StackDepthResult &R = Rec.result();
+  R.Visits = Visits;
+  R.BlockIn = std::move(In);
+  return true;
+}
+
+} // namespace
+
+llvm::Expected<StackDepthResult>
+pyverify::computeStackDepth(const CFG &G, DepthSolver Solver) {
+  StackDepthAnalysis A(G);
+  DepthRecorder Rec(G, A);
+  if (Solver == DepthSolver::Auto) {
+    if (sweepOnce(G, A, Rec))
+      return Rec.take();
+    Rec.reset();
+  }
+  // The worklist engine; its post-visit hook records every reached block
+  // once, in block order, from the final states.
+  auto Fix = runForwardFixpoint(
+      CFGFixpointGraph(G), A, {},
+      [&](unsigned Node, const DepthValue &In, llvm::ArrayRef<DepthValue> All) {
+        Rec.record(Node, In, All);
+      });
   if (!Fix)
     return Fix.takeError();
+  StackDepthResult R = Rec.take();
   R.Visits = Fix->Visits;
   R.BlockIn = std::move(Fix->In);
   return R;

@@ -121,7 +121,8 @@ size_t Decoder::countInstructions() const {
 void Decoder::decodeAll() {
   size_t U = 0;
   while (U < NumUnits) {
-    Instruction I{};
+    // Built in place: Insts has room for every instruction (decode()).
+    Instruction &I = Insts.emplace_back();
     I.Start = uint32_t(2 * U);
     uint32_t Arg = 0;
     unsigned Prefixes = foldPrefixes(U, Arg);
@@ -151,8 +152,9 @@ unsigned Decoder::foldPrefixes(size_t &U, uint32_t &Arg) {
   return Prefixes;
 }
 
-/// Trailing prefixes with nothing to prefix: kept as one truncated
-/// EXTENDED_ARG instruction so the stream still tiles the code.
+/// Trailing prefixes with nothing to prefix: \p I, the last instruction of
+/// Insts, is kept as one truncated EXTENDED_ARG so the stream still tiles
+/// the code.
 void Decoder::appendTruncatedPrefix(Instruction &I, uint32_t Arg,
                                     unsigned Prefixes) {
   size_t U = NumUnits;
@@ -167,8 +169,7 @@ void Decoder::appendTruncatedPrefix(Instruction &I, uint32_t Arg,
   I.Valid = false;
   I.End = uint32_t(2 * U);
   for (uint32_t K = I.Start / 2; K < NumUnits; ++K)
-    UnitToIndex[K] = uint32_t(Insts.size());
-  Insts.push_back(I);
+    UnitToIndex[K] = uint32_t(Insts.size() - 1);
 }
 
 /// The opcode unit at \p U, after \p Prefixes prefixes that accumulated
@@ -230,12 +231,13 @@ size_t Decoder::skipCaches(const Instruction &I, const OpcodeInfo *Info,
   return U;
 }
 
-/// Appends \p I, which ends before unit \p EndUnit, and maps its units to it.
+/// Ends \p I, the last instruction of Insts, before unit \p EndUnit, and
+/// maps its units to it.
 void Decoder::append(Instruction &I, size_t EndUnit) {
   I.End = uint32_t(2 * EndUnit);
+  uint32_t Index = uint32_t(Insts.size() - 1);
   for (uint32_t K = I.Start / 2; K < EndUnit; ++K)
-    UnitToIndex[K] = uint32_t(Insts.size());
-  Insts.push_back(I);
+    UnitToIndex[K] = Index;
 }
 
 /// Resolves jump targets now that every instruction start is known.

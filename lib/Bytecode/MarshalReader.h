@@ -24,6 +24,7 @@
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -36,7 +37,12 @@ constexpr uint8_t FlagRef = 0x80;
 class LLVM_LIBRARY_VISIBILITY MarshalReader {
 public:
   MarshalReader(llvm::StringRef Bytes, uint64_t Base)
-      : Bytes(Bytes), Base(Base) {}
+      : Bytes(Bytes), Base(Base) {
+    // Regrowing the table copies every Value in it; one slot per 16 input
+    // bytes covers the stdlib's .pyc files, and the cap keeps a large input
+    // from reserving much up front (the table still grows past it).
+    Refs.reserve(std::min<size_t>(Bytes.size() / 16, size_t(1) << 16));
+  }
 
   llvm::Expected<Value> readTop() {
     auto V = readObject("an object");

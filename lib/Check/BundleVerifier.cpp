@@ -38,7 +38,7 @@ pyverify::activeWithContexts(const CodeAnalysis &Original, uint32_t Offset) {
   if (!Balance)
     return Balance.takeError();
   std::vector<BundleContext> Out;
-  for (uint32_t Ctx : Balance->ActiveBefore[I])
+  for (uint32_t Ctx : Balance->activeBefore(I))
     for (const WithSite &W : BS->withSites())
       if (W.EnterInst == Ctx && W.Handler)
         Out.push_back({ContextKind::With, *W.Handler,
@@ -120,7 +120,7 @@ static void checkFrameAtBreak(const Bundle &B, const CheckOptions &O,
     return;
   }
   auto Ordinary = [&](uint32_t I) {
-    return uint32_t(Bal->ActiveBefore[I].size());
+    return uint32_t(Bal->activeBefore(I).size());
   };
   unsigned ClaimedModes =
       unsigned(llvm::count_if(Claims, [](const BundleContext &C) {

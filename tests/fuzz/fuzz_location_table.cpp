@@ -8,7 +8,8 @@
 //
 // decodeLocationTable() must never crash, and on success return exactly one
 // Position per code unit; errors must name a byte offset. A second decode
-// must give the same answer (no hidden state).
+// must give the same answer (no hidden state), and validateLocationTable()
+// the same verdict and error as decoding.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,11 +34,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   llvm::StringRef Table(reinterpret_cast<const char *>(Data + 8), Size - 8);
 
   auto Positions = decodeLocationTable(Table, FirstLine, Units);
+  // validateLocationTable() scans without decoding: it must accept exactly
+  // the tables decoding accepts, with the same error for the others.
+  llvm::Error Valid = validateLocationTable(Table, FirstLine, Units);
   if (!Positions) {
     std::string Msg = llvm::toString(Positions.takeError());
     FUZZ_CHECK(llvm::StringRef(Msg).startswith("at byte "),
                "error without a byte offset: %s", Msg.c_str());
+    FUZZ_CHECK(bool(Valid), "validate accepts what decode rejects: %s",
+               Msg.c_str());
+    std::string VMsg = llvm::toString(std::move(Valid));
+    FUZZ_CHECK(VMsg == Msg, "validate says '%s', decode '%s'", VMsg.c_str(),
+               Msg.c_str());
     return 0;
+  }
+  if (Valid) {
+    std::string VMsg = llvm::toString(std::move(Valid));
+    FUZZ_CHECK(false, "validate rejects what decode accepts: %s", VMsg.c_str());
   }
   FUZZ_CHECK(Positions->size() == Units, "%zu positions for %u code units",
              Positions->size(), Units);

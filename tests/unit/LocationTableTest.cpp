@@ -250,4 +250,44 @@ TEST(LocationTable, OverlongVarint) {
                 "at byte 1: location-table varint for line delta is too long"));
 }
 
+//===-- validateLocationTable agrees with decoding
+//-------------------------===//
+
+/// validate's verdict and error for \p Table, as decode would give them.
+void expectSameVerdict(const std::string &Table, uint32_t Units) {
+  auto Decoded = decodeLocationTable(Table, 1, Units);
+  llvm::Error Valid = validateLocationTable(Table, 1, Units);
+  std::string D = Decoded ? "ok" : llvm::toString(Decoded.takeError());
+  std::string V = Valid ? llvm::toString(std::move(Valid)) : "ok";
+  EXPECT_EQ(V, D) << llvm::toHex(Table) << " over " << Units << " units";
+}
+
+TEST(LocationTable, ValidateAgreesWithDecode) {
+  // Every form (short, one-line, no-columns, long with multi-chunk varints,
+  // no location), then every truncation, every unit count near the real
+  // one, and every byte replaced by a value that changes its role (bit 7,
+  // the varint continue bit, an entry code).
+  std::string Full = unhex("8000d80708f000010517d80f108c7390518977880ee00809"
+                           "d80809f005020c0bf00002050b" // RealFunction: 17
+                           "f8"
+                           "e8 01"
+                           "f0 4a 48 01 41 02 05 06");
+  const uint32_t Units = 17 + 1 + 1 + 1;
+  expectSameVerdict(Full, Units);
+  for (uint32_t U = 0; U < Units + 10; ++U)
+    expectSameVerdict(Full, U);
+  for (size_t N = 0; N < Full.size(); ++N)
+    expectSameVerdict(Full.substr(0, N), Units);
+  for (size_t I = 0; I < Full.size(); ++I)
+    for (uint8_t B :
+         {0x00, 0x3f, 0x40, 0x7f, 0x80, 0xa7, 0xd0, 0xe8, 0xf0, 0xf8, 0xff}) {
+      std::string M = Full;
+      M[I] = char(B);
+      expectSameVerdict(M, Units);
+    }
+  // Varints of six chunks are accepted, seven are too long.
+  expectSameVerdict(unhex("e8 40 40 40 40 40 01 00 00 00"), 1);
+  expectSameVerdict(unhex("e8 40 40 40 40 40 40 01 00 00 00"), 1);
+}
+
 } // namespace

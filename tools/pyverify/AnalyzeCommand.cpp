@@ -110,7 +110,7 @@ struct Analyzed {
   std::vector<uint32_t> activeAt(size_t I) const {
     std::vector<uint32_t> Out;
     if (Contexts)
-      for (uint32_t C : Contexts->ActiveBefore[I])
+      for (uint32_t C : Contexts->activeBefore(I))
         Out.push_back(D.Insts[C].Offset);
     return Out;
   }

@@ -52,6 +52,7 @@
 #include "pyverify/Domain/ContextDomain.h"
 #include "pyverify/Support/Finding.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
 #include <vector>
@@ -62,7 +63,9 @@ struct ContextBalanceResult {
   /// Sorted by offset; one per (check, offset, message).
   std::vector<Finding> Findings;
   /// Per instruction: ids (enter instruction indices) of the contexts
-  /// active before it, in entry order; empty when unreachable.
+  /// active before it, in entry order; empty when unreachable. The vector
+  /// itself is empty when the interpretation was skipped (nothing can enter
+  /// a context): read it through activeBefore().
   std::vector<llvm::SmallVector<uint32_t, 2>> ActiveBefore;
   /// Per with site (the index in BlockStack::withSites()): the instruction
   /// indices of its normal-exit calls (a CALL consuming its __exit__ slot),
@@ -72,6 +75,13 @@ struct ContextBalanceResult {
   /// witness paths; empty when the interpretation was skipped.
   std::vector<ContextState> BlockIn;
   uint64_t Visits = 0;
+
+  /// The contexts active before instruction \p I, in entry order.
+  llvm::ArrayRef<uint32_t> activeBefore(uint32_t I) const {
+    if (I >= ActiveBefore.size())
+      return {};
+    return ActiveBefore[I];
+  }
 };
 
 struct ContextBalanceOptions {

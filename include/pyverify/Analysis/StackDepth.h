@@ -77,8 +77,20 @@ struct StackDepthResult {
 /// The depth on entry: 1 for generator-like code, else 0.
 int64_t entryStackDepth(const CodeObject &C);
 
+/// How computeStackDepth() reaches the fixpoint. Both give the same result
+/// (a unit test compares every field over real and broken code).
+enum class DepthSolver {
+  /// One sweep over the blocks in code order when that is the fixpoint (no
+  /// edge back to a swept block changes it, no block is reached at two
+  /// depths: all well-formed code), else the worklist engine.
+  Auto,
+  /// The worklist engine (Fixpoint/FixpointIterator.h) always.
+  Worklist,
+};
+
 /// Fails only if the fixpoint exceeds its visit cap.
-llvm::Expected<StackDepthResult> computeStackDepth(const CFG &G);
+llvm::Expected<StackDepthResult>
+computeStackDepth(const CFG &G, DepthSolver Solver = DepthSolver::Auto);
 
 } // namespace pyverify
 

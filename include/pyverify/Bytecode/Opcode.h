@@ -24,7 +24,12 @@
 #define PYVERIFY_BYTECODE_OPCODE_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/ErrorHandling.h"
 
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cassert>
 #include <cstdint>
 
 namespace pyverify {
@@ -81,7 +86,28 @@ enum class CountFormula : uint8_t {
 struct StackCount {
   CountFormula Formula;
   int8_t K;
-  int64_t eval(uint32_t Arg) const;
+  int64_t eval(uint32_t Arg) const {
+    int64_t A = Arg;
+    switch (Formula) {
+    case CountFormula::Zero:
+      return K;
+    case CountFormula::Arg:
+      return A + K;
+    case CountFormula::TwoArg:
+      return 2 * A + K;
+    case CountFormula::ArgBit0:
+      return (A & 1) + K;
+    case CountFormula::ArgBit2:
+      return ((A >> 2) & 1) + K;
+    case CountFormula::Popcount4:
+      return int64_t(std::popcount(Arg & 0xFu)) + K;
+    case CountFormula::UnpackEx:
+      return (A & 0xFF) + (A >> 8) + K;
+    case CountFormula::ArgIs3:
+      return (A == 3 ? 1 : 0) + K;
+    }
+    llvm_unreachable("unknown count formula");
+  }
 };
 
 /// What an instruction's argument means (dis's hasconst/hasname/... lists).
@@ -126,10 +152,30 @@ struct OpcodeInfo {
   }
 };
 
+namespace detail {
+/// Opcodes.def as arrays indexed by opcode byte, built at compile time
+/// (Opcode.cpp); read through the functions below.
+struct OpcodeTable {
+  std::array<OpcodeInfo, 256> Infos;
+  std::array<bool, 256> Valid;
+  std::array<const char *, 256> Specialized;
+  std::array<uint8_t, 256> Deopt;
+};
+extern const OpcodeTable TheOpcodeTable;
+} // namespace detail
+
 /// Info for a base opcode byte, or null for specialised, pseudo, unused and
 /// internal opcode numbers.
-const OpcodeInfo *getOpcodeInfo(uint8_t Byte);
-const OpcodeInfo &getOpcodeInfo(Opcode Op);
+inline const OpcodeInfo *getOpcodeInfo(uint8_t Byte) {
+  return detail::TheOpcodeTable.Valid[Byte]
+             ? &detail::TheOpcodeTable.Infos[Byte]
+             : nullptr;
+}
+inline const OpcodeInfo &getOpcodeInfo(Opcode Op) {
+  assert(detail::TheOpcodeTable.Valid[uint8_t(Op)] &&
+         "Opcode enumerators are base opcodes");
+  return detail::TheOpcodeTable.Infos[uint8_t(Op)];
+}
 llvm::StringRef getOpcodeName(Opcode Op);
 
 /// Stack effect of \p Op with argument \p Arg on the fall-through edge
@@ -151,7 +197,16 @@ struct StackIO {
 /// The real stack effect of \p Op with \p Arg on the fall-through (\p Jump
 /// false) or the jump edge. Differs from getStackEffect() only for PRECALL
 /// (pops nothing) and CALL (pops n + 2); the two sum to the same.
-StackIO getStackIO(Opcode Op, uint32_t Arg, bool Jump);
+inline StackIO getStackIO(Opcode Op, uint32_t Arg, bool Jump) {
+  const OpcodeInfo &I = detail::TheOpcodeTable.Infos[uint8_t(Op)];
+  StackIO R;
+  R.Pops = (Jump ? I.JumpPops : I.Pops).eval(Arg);
+  R.Pushes = (Jump ? I.JumpPushes : I.Pushes).eval(Arg);
+  R.Reads = std::max(R.Pops, I.Reads.eval(Arg));
+  R.NullIn = uint64_t(I.NullIn.eval(Arg));
+  R.NullOut = uint64_t(I.NullOut.eval(Arg));
+  return R;
+}
 
 /// Whether the instruction may raise, by the rules of the bytecode notes
 /// (section 1.3).
