@@ -3,6 +3,7 @@
 #include "pyverify/Analysis/BlockStack.h"
 
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace pyverify;
@@ -114,9 +115,11 @@ void BlockStack::buildChains(const std::vector<int32_t> &Outer) {
   const DecodedCode &D = G->code();
   size_t NE = D.Table.size();
   Chains.resize(NE + 1);
+  // The entries on the chain being built; cleared after each chain by
+  // resetting just its entries, so the cost stays that of the chains.
+  llvm::BitVector Seen(NE);
   for (size_t E = 0; E < NE; ++E) {
     llvm::SmallVector<uint32_t, 4> Chain;
-    llvm::BitVector Seen(NE);
     for (int32_t Cur = int32_t(E); Cur >= 0; Cur = Outer[Cur]) {
       if (Seen.test(Cur)) {
         Problems.push_back(
@@ -138,6 +141,8 @@ void BlockStack::buildChains(const std::vector<int32_t> &Outer) {
                            D.Table[Cur].Depth)});
       Chain.push_back(uint32_t(Cur));
     }
+    for (uint32_t Cur : Chain)
+      Seen.reset(Cur);
     std::reverse(Chain.begin(), Chain.end());
     Chains[E] = std::move(Chain);
   }
@@ -180,7 +185,7 @@ void BlockStack::computeEffectiveCover() {
 }
 
 /// The with sites: each reachable BEFORE_WITH / BEFORE_ASYNC_WITH, its body,
-/// exit slot and handler.
+/// exit slot and handler, in code order.
 void BlockStack::findWithSites(const StackDepthResult &Depth) {
   const CFG &G = *this->G;
   const DecodedCode &D = G.code();
@@ -218,10 +223,23 @@ void BlockStack::findWithSites(const StackDepthResult &Depth) {
       W.Handler = D.Table[W.BodyEntry].Target;
     Sites.push_back(W);
   }
+  indexSitesByHandler();
   for (Block &B : Blocks)
     if (isWithKind(B.Kind))
       if (const WithSite *W = siteForHandler(B.Handler))
         B.Enter = Insts[W->EnterInst].Offset;
+}
+
+void BlockStack::indexSitesByHandler() {
+  for (uint32_t K = 0; K < Sites.size(); ++K)
+    if (Sites[K].Handler)
+      SitesByHandler.push_back(K);
+  llvm::sort(SitesByHandler, [&](uint32_t A, uint32_t B) {
+    return std::make_pair(*Sites[A].Handler, A) <
+           std::make_pair(*Sites[B].Handler, B);
+  });
+  for (uint32_t K : SitesByHandler)
+    HandlerOfSitesByHandler.push_back(*Sites[K].Handler);
 }
 
 BlockStack BlockStack::compute(const CFG &G, const StackDepthResult &Depth) {
@@ -234,17 +252,28 @@ BlockStack BlockStack::compute(const CFG &G, const StackDepthResult &Depth) {
   return S;
 }
 
+int32_t BlockStack::siteIndexOfEnter(uint32_t EnterInst) const {
+  auto It = llvm::partition_point(
+      Sites, [&](const WithSite &W) { return W.EnterInst < EnterInst; });
+  if (It == Sites.end() || It->EnterInst != EnterInst)
+    return -1;
+  return int32_t(It - Sites.begin());
+}
+
+llvm::ArrayRef<uint32_t>
+BlockStack::siteIndicesForHandler(uint32_t Offset) const {
+  auto [Lo, Hi] = std::equal_range(HandlerOfSitesByHandler.begin(),
+                                   HandlerOfSitesByHandler.end(), Offset);
+  size_t From = Lo - HandlerOfSitesByHandler.begin();
+  return llvm::ArrayRef<uint32_t>(SitesByHandler).slice(From, size_t(Hi - Lo));
+}
+
 const WithSite *BlockStack::siteForHandler(uint32_t Offset) const {
-  const WithSite *Found = nullptr;
-  for (const WithSite &W : Sites)
-    if (W.Handler == Offset) {
-      // Prefer a site whose handler is of a with kind (a resume prologue's
-      // BEFORE_WITH over a dead original one sharing a remapped handler):
-      // the first in code order wins, deterministically.
-      if (!Found)
-        Found = &W;
-    }
-  return Found;
+  // Several sites may share a handler (a resume prologue's BEFORE_WITH and
+  // a dead original one sharing a remapped handler): the first in code
+  // order wins, deterministically.
+  llvm::ArrayRef<uint32_t> Ks = siteIndicesForHandler(Offset);
+  return Ks.empty() ? nullptr : &Sites[Ks.front()];
 }
 
 llvm::SmallVector<Block, 4> BlockStack::blocksAt(uint32_t Inst) const {

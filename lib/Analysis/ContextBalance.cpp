@@ -93,12 +93,12 @@ ExitSlotState exitSlotState(const ContextTransfer &T, const Block &Blk,
                             const ContextState &S, std::string &Why) {
   llvm::SmallVector<uint64_t, 2> Slots;
   llvm::SmallVector<uint32_t, 2> Enters;
-  for (const WithSite &W : T.BS.withSites())
-    if (W.Handler == Blk.Handler) {
-      Enters.push_back(W.EnterInst);
-      if (W.ExitSlot >= 0)
-        Slots.push_back(uint64_t(W.ExitSlot));
-    }
+  for (uint32_t K : T.BS.siteIndicesForHandler(Blk.Handler)) {
+    const WithSite &W = T.BS.withSites()[K];
+    Enters.push_back(W.EnterInst);
+    if (W.ExitSlot >= 0)
+      Slots.push_back(uint64_t(W.ExitSlot));
+  }
   if (uint32_t Depth = T.D.Table[Blk.Entry].Depth; Depth >= 1)
     Slots.push_back(Depth - 1);
   llvm::sort(Slots);

@@ -121,10 +121,9 @@ void ContextTransfer::onEvent(const ContextEvent &E, EventSite &At) const {
               return;
             }
             if (R)
-              for (size_t K = 0; K < BS.withSites().size(); ++K)
-                if (BS.withSites()[K].EnterInst == At.Slot->Id &&
-                    !llvm::is_contained(R->NormalExits[K], I))
-                  R->NormalExits[K].push_back(I);
+              if (int32_t K = BS.siteIndexOfEnter(At.Slot->Id);
+                  K >= 0 && !llvm::is_contained(R->NormalExits[K], I))
+                R->NormalExits[K].push_back(I);
           },
           // Outside the compiler's exit sequence, a call of a called or
           // merged slot is an ordinary call here (the slot is only dropped).

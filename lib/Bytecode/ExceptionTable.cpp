@@ -3,6 +3,7 @@
 #include "pyverify/Bytecode/ExceptionTable.h"
 #include "pyverify/Support/InputError.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Compiler.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -337,13 +338,21 @@ void pyverify::validateExceptionTable(
 const ExceptionTableEntry *
 pyverify::lookupHandler(llvm::ArrayRef<ExceptionTableEntry> Entries,
                         uint64_t Key) {
-  for (const ExceptionTableEntry &E : Entries) {
-    if (E.Start > Key)
-      return nullptr;
-    if (E.End > Key)
-      return &E;
-  }
-  return nullptr;
+  // Sorted and non-overlapping: the entries starting at or before the key
+  // are a prefix, and of those only the last can still hold it (each ends
+  // before the next starts). CPython searches the same way (binary, then
+  // linear over the last few entries).
+  assert(llvm::is_sorted(
+             Entries,
+             [](const ExceptionTableEntry &A, const ExceptionTableEntry &B) {
+               return A.Start <= B.Start && A.End <= B.Start;
+             }) &&
+         "lookupHandler needs a validated table");
+  const ExceptionTableEntry *It = llvm::partition_point(
+      Entries, [&](const ExceptionTableEntry &E) { return E.Start <= Key; });
+  if (It == Entries.begin() || std::prev(It)->End <= Key)
+    return nullptr;
+  return std::prev(It);
 }
 
 Expected<std::vector<ExceptionTableEntry>>

@@ -39,8 +39,8 @@ pyverify::activeWithContexts(const CodeAnalysis &Original, uint32_t Offset) {
     return Balance.takeError();
   std::vector<BundleContext> Out;
   for (uint32_t Ctx : Balance->activeBefore(I))
-    for (const WithSite &W : BS->withSites())
-      if (W.EnterInst == Ctx && W.Handler)
+    if (int32_t K = BS->siteIndexOfEnter(Ctx); K >= 0)
+      if (const WithSite &W = BS->withSites()[K]; W.Handler)
         Out.push_back({ContextKind::With, *W.Handler,
                        W.ExitSlot >= 0 ? uint32_t(W.ExitSlot) : UINT32_MAX});
   return Out;

@@ -118,13 +118,17 @@ void checkSharedHandlers(const CFG &G, const BlockStack &BS,
                          std::vector<Finding> &Out) {
   const InstructionStream &Insts = G.code().Insts;
   llvm::ArrayRef<WithSite> Sites = BS.withSites();
-  for (size_t A = 0; A < Sites.size(); ++A)
-    for (size_t B = A + 1; B < Sites.size(); ++B) {
+  for (size_t A = 0; A < Sites.size(); ++A) {
+    if (!Sites[A].Handler)
+      continue;
+    // The later sites with the same handler, in increasing order.
+    for (uint32_t B : BS.siteIndicesForHandler(*Sites[A].Handler)) {
+      if (B <= A)
+        continue;
       const WithSite &WA = Sites[A], &WB = Sites[B];
       llvm::ArrayRef<uint32_t> ExitsA = R.NormalExits[A],
                                ExitsB = R.NormalExits[B];
-      if (!WA.Handler || WA.Handler != WB.Handler || ExitsA.empty() ||
-          ExitsB.empty())
+      if (ExitsA.empty() || ExitsB.empty())
         continue;
       bool Shared = llvm::any_of(
           ExitsA, [&](uint32_t X) { return llvm::is_contained(ExitsB, X); });
@@ -142,6 +146,7 @@ void checkSharedHandlers(const CFG &G, const BlockStack &BS,
       F.note(*WA.Handler, "the shared handler");
       Out.push_back(std::move(F));
     }
+  }
 }
 
 /// Every other entry that targets a with handler must keep that with's

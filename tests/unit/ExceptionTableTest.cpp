@@ -460,33 +460,53 @@ TEST_F(Validate, SeveralProblemsAllReported) {
 
 //===-- Lookup ------------------------------------------------------------===//
 
-TEST(ExceptionTable, LookupStopsAtFirstStartPastTheKey) {
-  // The third entry is out of order: CPython's lookup never reaches it for
-  // keys before 10.
-  std::vector<ExceptionTableEntry> Es = {entry(0, 4, 100, 0, false),
-                                         entry(10, 14, 200, 0, false),
-                                         entry(4, 20, 300, 0, false)};
-  auto TargetOf = [&](uint64_t Key) -> int64_t {
-    const ExceptionTableEntry *E = lookupHandler(Es, Key);
-    return E ? int64_t(E->Target) : -1;
-  };
-  EXPECT_EQ(TargetOf(0), 100);
-  EXPECT_EQ(TargetOf(2), 100);
-  EXPECT_EQ(TargetOf(4), -1); // End is exclusive; 10 > 4 stops the search.
-  EXPECT_EQ(TargetOf(6), -1); // Covered by the third entry, never reached.
-  EXPECT_EQ(TargetOf(10), 200);
-  EXPECT_EQ(TargetOf(12), 200);
-  EXPECT_EQ(TargetOf(16), 300); // Past the second: the third is reached.
-  EXPECT_EQ(TargetOf(20), -1);
-  EXPECT_EQ(lookupHandler({}, 0), nullptr);
+/// CPython's lookup as a linear scan (the first entry in order whose range
+/// holds the key, stopping at the first that starts past it): the reference
+/// lookupHandler()'s binary search must match on validated tables.
+const ExceptionTableEntry *linearLookup(llvm::ArrayRef<ExceptionTableEntry> Es,
+                                        uint64_t Key) {
+  for (const ExceptionTableEntry &E : Es) {
+    if (E.Start > Key)
+      return nullptr;
+    if (E.End > Key)
+      return &E;
+  }
+  return nullptr;
 }
 
-TEST(ExceptionTable, LookupFirstMatchWins) {
-  // Overlapping entries: the first in order that covers the key.
-  std::vector<ExceptionTableEntry> Es = {entry(0, 10, 100, 0, false),
-                                         entry(2, 6, 200, 0, false)};
-  EXPECT_EQ(lookupHandler(Es, 4)->Target, 100u);
-  EXPECT_EQ(lookupHandler(Es, 0), &Es[0]);
+TEST(ExceptionTable, LookupMatchesTheLinearScanOnValidatedTables) {
+  // Sorted, non-overlapping tables of 0 to 9 entries: adjacent entries,
+  // gaps, zero-length entries (a validation error, but sorted: the lookup
+  // must still skip them), each key from before the first to past the last.
+  EXPECT_EQ(lookupHandler({}, 0), nullptr);
+  uint32_t Seed = 1;
+  auto Next = [&](uint32_t N) {
+    Seed = Seed * 1103515245u + 12345u;
+    return (Seed >> 16) % N;
+  };
+  unsigned Keys = 0;
+  for (unsigned T = 0; T < 200; ++T) {
+    std::vector<ExceptionTableEntry> Es;
+    uint32_t At = 2 * Next(3);
+    for (unsigned K = Next(10); K > 0; --K) {
+      uint32_t Len = 2 * Next(4); // 0 (zero length) to 6 bytes
+      Es.push_back(entry(At, At + Len, 100 + K, 0, false));
+      At += Len + 2 * Next(2); // adjacent or a gap
+    }
+    for (uint64_t Key = 0; Key < At + 4; Key += 2, ++Keys) {
+      SCOPED_TRACE(testing::Message() << "table " << T << " key " << Key);
+      EXPECT_EQ(lookupHandler(Es, Key), linearLookup(Es, Key));
+    }
+  }
+  EXPECT_GT(Keys, 1000u);
+  // Spot values: [0, 4) -> 100, [4, 4) (zero length), [4, 10) -> 300.
+  std::vector<ExceptionTableEntry> Es = {entry(0, 4, 100, 0, false),
+                                         entry(4, 4, 200, 0, false),
+                                         entry(4, 10, 300, 0, false)};
+  EXPECT_EQ(lookupHandler(Es, 2)->Target, 100u);
+  EXPECT_EQ(lookupHandler(Es, 4)->Target, 300u);
+  EXPECT_EQ(lookupHandler(Es, 8)->Target, 300u);
+  EXPECT_EQ(lookupHandler(Es, 10), nullptr); // End is exclusive
 }
 
 //===-- Flattening --------------------------------------------------------===//

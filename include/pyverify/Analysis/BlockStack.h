@@ -91,8 +91,15 @@ public:
   const Block &blockOf(uint32_t Entry) const { return Blocks[Entry]; }
   /// Blocks active at \p Inst, outermost first.
   llvm::SmallVector<Block, 4> blocksAt(uint32_t Inst) const;
+  /// In code order (by EnterInst).
   llvm::ArrayRef<WithSite> withSites() const { return Sites; }
-  /// The with site whose body entry targets handler \p Offset, if any.
+  /// The index in withSites() of the with entered at instruction
+  /// \p EnterInst, or -1. O(log sites).
+  int32_t siteIndexOfEnter(uint32_t EnterInst) const;
+  /// The indices in withSites(), in increasing order, of the sites whose
+  /// body entry targets handler \p Offset. O(log sites).
+  llvm::ArrayRef<uint32_t> siteIndicesForHandler(uint32_t Offset) const;
+  /// The first such site in code order, if any.
   const WithSite *siteForHandler(uint32_t Offset) const;
   /// Nesting problems: (instruction offset, message).
   llvm::ArrayRef<std::pair<uint32_t, std::string>> problems() const {
@@ -105,11 +112,16 @@ private:
   void buildChains(const std::vector<int32_t> &Outer);
   void computeEffectiveCover();
   void findWithSites(const StackDepthResult &Depth);
+  void indexSitesByHandler();
 
   const CFG *G = nullptr;
   std::vector<Block> Blocks;                          ///< Per table entry.
   std::vector<llvm::SmallVector<uint32_t, 4>> Chains; ///< Per entry + 1 (none).
   std::vector<WithSite> Sites;
+  /// Indices into Sites of the sites with a handler, sorted by (handler,
+  /// index), and their handlers in the same order: siteIndicesForHandler().
+  std::vector<uint32_t> SitesByHandler;
+  std::vector<uint32_t> HandlerOfSitesByHandler;
   std::vector<std::pair<uint32_t, std::string>> Problems;
 
   std::vector<int32_t> Effective; ///< Per instruction: entry whose chain.

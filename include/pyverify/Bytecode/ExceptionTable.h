@@ -87,6 +87,9 @@ void checkExceptionTableDepths(llvm::ArrayRef<ExceptionTableEntry> Entries,
 /// The entry covering the instruction whose opcode unit is at \p Key, found
 /// as CPython's lookup does (first entry in order whose range holds the key,
 /// stopping at the first entry that starts past it); null when none.
+/// \p Entries must be a validated table (sorted, no overlap:
+/// validateExceptionTable() finds no error): then that entry is found by a
+/// binary search, O(log entries).
 const ExceptionTableEntry *
 lookupHandler(llvm::ArrayRef<ExceptionTableEntry> Entries, uint64_t Key);
 
