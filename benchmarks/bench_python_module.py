@@ -20,7 +20,17 @@ machine slows all alike:
 
 Each figure is the median over rounds, in microseconds per code object, with
 the ratios. Goal (printed as met or not, never asserted): median verify() at
-most 3 us per code object. Also measures `python3.11 -X importtime -c
+most 3 us per code object.
+
+Then, per code object (--breakdown-rounds rounds, the fastest of each, so
+with warm caches: each object is verified a few times in a row), where
+verify(co, recursive=False) spends its time, from the extension's
+_time_phases hook: reading the live code object into the C++ CodeObject,
+the check proper (DecodedCode::decode + verifyCode, lib/), and the rest:
+verify() less the two -- the call from Python, the arguments, the Report,
+and what the caches lose between calls (the hook times each part in a
+loop of its own). Printed for the median code object (by verify() time)
+and as means; callgrind splits the same more exactly (docs/python.md). Also measures `python3.11 -X importtime -c
 "import pyverify"` (the cumulative time of the pyverify import, median of 5
 fresh processes).
 """
@@ -107,10 +117,63 @@ def import_time(python, pythonpath, runs=5):
             "modules_us": sub}
 
 
+def breakdown(codes, rounds):
+    """Per code object, the fastest over ROUNDS of: verify(co,
+    recursive=False) (3 calls in a row, averaged), and the extension's
+    _time_phases (read, check). The median code object's figures and the
+    means, in us."""
+    from pyverify import _pyverify
+    verify = pyverify.verify
+    # Modules built before the hook: verify() times only.
+    phases = getattr(_pyverify, "_time_phases", lambda c, n: (0, 0, 0))
+    hooked = hasattr(_pyverify, "_time_phases")
+    clock = time.perf_counter_ns
+    n = len(codes)
+    total = [float("inf")] * n
+    read = [float("inf")] * n
+    check = [float("inf")] * n
+    gc.disable()
+    try:
+        for _ in range(rounds):
+            for i, c in enumerate(codes):
+                t0 = clock()
+                verify(c, recursive=False)
+                verify(c, recursive=False)
+                verify(c, recursive=False)
+                t = (clock() - t0) / 3
+                if t < total[i]:
+                    total[i] = t
+                r, k, _ = phases(c, 3)
+                read[i] = min(read[i], r)
+                check[i] = min(check[i], k)
+    finally:
+        gc.enable()
+
+    def split(i):
+        if not hooked:
+            return {"verify": total[i] / 1e3}
+        return {"verify": total[i] / 1e3, "read": read[i] / 1e3,
+                "check": check[i] / 1e3,
+                "rest": (total[i] - read[i] - check[i]) / 1e3}
+
+    med = sorted(range(n), key=lambda i: total[i])[n // 2]
+    out = {"rounds": rounds, "median_object": split(med)}
+    out["median_object"].update(qualname=codes[med].co_qualname,
+                                co_code_bytes=len(codes[med].co_code))
+    mean = {"verify": sum(total) / n / 1e3}
+    if hooked:
+        mean.update(read=sum(read) / n / 1e3, check=sum(check) / n / 1e3)
+        mean["rest"] = mean["verify"] - mean["read"] - mean["check"]
+    out["mean"] = mean
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default="build/corpus/stdlib")
     ap.add_argument("--repeat", type=int, default=11)
+    ap.add_argument("--breakdown-rounds", type=int, default=3,
+                    help="rounds of the per-code-object breakdown (0: skip)")
     ap.add_argument("--json", help="write the figures here")
     a = ap.parse_args()
 
@@ -178,6 +241,8 @@ def main():
         "goal_us": GOAL_US,
         "goal_met": us["verify"] <= GOAL_US,
     }
+    if a.breakdown_rounds > 0:
+        res["breakdown"] = breakdown(codes, a.breakdown_rounds)
     res["import"] = import_time(sys.executable,
                                 os.path.dirname(os.path.dirname(
                                     pyverify.__file__)))
@@ -193,6 +258,20 @@ def main():
     print(f"  import pyverify: {res['import']['import_us_median']} us "
           f"(-X importtime, cumulative); interpreter start + import "
           f"{res['import']['process_us_median'] / 1000:.1f} ms")
+    if "breakdown" in res:
+        b = res["breakdown"]
+        print("  per code object (fastest of "
+              f"{b['rounds']} rounds, warm), us:")
+        for k in ("median_object", "mean"):
+            f = b[k]
+            parts = (f" = read {f['read']:5.2f} + check {f['check']:6.2f}"
+                     f" + rest {f['rest']:5.2f}") if "read" in f else ""
+            print(f"    {k.replace('_', ' '):14s} verify {f['verify']:6.2f}"
+                  + parts)
+        print(f"    median of per-object verify(): "
+              f"{b['median_object']['verify']:.2f} us "
+              f"({b['median_object']['qualname']}, "
+              f"{b['median_object']['co_code_bytes']} bytes of co_code)")
     if dirty:
         print(f"  WARNING: {dirty} code objects have findings")
     if a.json:

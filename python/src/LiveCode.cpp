@@ -4,6 +4,7 @@
 
 #include <marshal.h>
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
@@ -14,36 +15,60 @@ using namespace pyverify;
 
 namespace {
 
+using SpareStrings = std::vector<std::shared_ptr<std::string>>;
+
 class Reader {
 public:
-  explicit Reader(bool Recursive) : Recursive(Recursive) {}
+  /// \p Spare: str / bytes payloads to refill before allocating new ones
+  /// (LiveCodeReader's), or null.
+  Reader(bool Recursive, SpareStrings *Spare)
+      : Recursive(Recursive), Spare(Spare) {}
 
   std::shared_ptr<const CodeObject> readCode(PyObject *Obj, unsigned Depth);
+  bool fillCode(PyObject *Obj, CodeObject &C, unsigned Depth);
 
 private:
   bool readValue(PyObject *Obj, unsigned Depth, std::optional<Value> &Out);
-  bool readStr(PyObject *Obj, std::string &Out, const char *Field);
+  bool readStr(PyObject *Obj, std::string &Out, const char *Field) {
+    Out.clear();
+    return appendStr(Obj, Out, Field);
+  }
+  bool appendStr(PyObject *Obj, std::string &Out, const char *Field);
   bool readBytes(PyObject *Obj, std::string &Out, const char *Field);
   bool readStrTuple(PyObject *Obj, std::vector<std::string> &Out,
                     const char *Field);
-  Value opaque(PyObject *Obj, std::string Repr);
+  /// An OpaqueValue for \p Obj with the repr \p Repr.
+  Value opaque(PyObject *Obj, std::shared_ptr<std::string> Repr);
+  /// An empty string for a str / bytes / repr payload: a spare one when
+  /// there is one (created non-const by this function, and held by nobody
+  /// else: LiveCodeReader::clear), else a new one.
+  std::shared_ptr<std::string> newPayload();
 
   bool Recursive;
+  SpareStrings *Spare;
   /// Containers and code objects already converted (the code object holds
   /// references to all of them for the whole conversion, so pointers are
-  /// stable keys).
-  llvm::DenseMap<PyObject *, Value> Seen;
+  /// stable keys). Most code objects have a few such constants at most: the
+  /// inline buckets spare an allocation per call.
+  llvm::SmallDenseMap<PyObject *, Value, 8> Seen;
 };
 
-bool Reader::readStr(PyObject *Obj, std::string &Out, const char *Field) {
+bool Reader::appendStr(PyObject *Obj, std::string &Out, const char *Field) {
   if (!PyUnicode_Check(Obj)) {
     PyErr_Format(PyExc_TypeError, "%s is not a str but %s", Field,
                  Py_TYPE(Obj)->tp_name);
     return false;
   }
+  // Identifiers and most constants are compact ASCII: their bytes are the
+  // UTF-8 (what PyUnicode_AsUTF8AndSize returns for them, without the call).
+  if (PyUnicode_IS_COMPACT_ASCII(Obj)) {
+    Out.append(static_cast<const char *>(PyUnicode_DATA(Obj)),
+               size_t(PyUnicode_GET_LENGTH(Obj)));
+    return true;
+  }
   Py_ssize_t Size;
   if (const char *Data = PyUnicode_AsUTF8AndSize(Obj, &Size)) {
-    Out.assign(Data, size_t(Size));
+    Out.append(Data, size_t(Size));
     return true;
   }
   // Lone surrogates: marshal writes them with "surrogatepass"; do the same.
@@ -51,7 +76,7 @@ bool Reader::readStr(PyObject *Obj, std::string &Out, const char *Field) {
   PyObject *Bytes = PyUnicode_AsEncodedString(Obj, "utf-8", "surrogatepass");
   if (!Bytes)
     return false;
-  Out.assign(PyBytes_AS_STRING(Bytes), size_t(PyBytes_GET_SIZE(Bytes)));
+  Out.append(PyBytes_AS_STRING(Bytes), size_t(PyBytes_GET_SIZE(Bytes)));
   Py_DECREF(Bytes);
   return true;
 }
@@ -112,9 +137,24 @@ static bool frozenSetInMarshalOrder(PyObject *Set,
   return true;
 }
 
-Value Reader::opaque(PyObject *Obj, std::string Repr) {
-  return OpaqueValue{std::make_shared<const std::string>(Py_TYPE(Obj)->tp_name),
-                     std::make_shared<const std::string>(std::move(Repr))};
+std::shared_ptr<std::string> Reader::newPayload() {
+  if (!Spare || Spare->empty())
+    return std::make_shared<std::string>();
+  std::shared_ptr<std::string> S = std::move(Spare->back());
+  Spare->pop_back();
+  return S;
+}
+
+Value Reader::opaque(PyObject *Obj, std::shared_ptr<std::string> Repr) {
+  // Nested code objects (every one, when only the root is read) share one
+  // type name.
+  static const auto CodeTypeName =
+      std::make_shared<const std::string>(PyCode_Type.tp_name);
+  return OpaqueValue{
+      Py_TYPE(Obj) == &PyCode_Type
+          ? CodeTypeName
+          : std::make_shared<const std::string>(Py_TYPE(Obj)->tp_name),
+      std::move(Repr)};
 }
 
 bool Reader::readValue(PyObject *Obj, unsigned Depth,
@@ -192,15 +232,16 @@ bool Reader::readValue(PyObject *Obj, unsigned Depth,
     return true;
   }
   if (Type == &PyBytes_Type) {
-    Out.emplace(BytesValue{std::make_shared<const std::string>(
-        PyBytes_AS_STRING(Obj), size_t(PyBytes_GET_SIZE(Obj)))});
+    std::shared_ptr<std::string> S = newPayload();
+    S->assign(PyBytes_AS_STRING(Obj), size_t(PyBytes_GET_SIZE(Obj)));
+    Out.emplace(BytesValue{std::move(S)});
     return true;
   }
   if (Type == &PyUnicode_Type) {
-    std::string S;
-    if (!readStr(Obj, S, "a constant"))
+    std::shared_ptr<std::string> S = newPayload();
+    if (!readStr(Obj, *S, "a constant"))
       return false;
-    Out.emplace(StrValue{std::make_shared<const std::string>(std::move(S))});
+    Out.emplace(StrValue{std::move(S)});
     return true;
   }
 
@@ -213,17 +254,16 @@ bool Reader::readValue(PyObject *Obj, unsigned Depth,
     auto *Code = reinterpret_cast<PyCodeObject *>(Obj);
     if (!Recursive) {
       // Only the root is checked: name the child as Value::repr would.
-      std::string Name, File;
-      if (!readStr(Code->co_name, Name, "co_name") ||
-          !readStr(Code->co_filename, File, "co_filename"))
+      std::shared_ptr<std::string> Repr = newPayload();
+      Repr->assign("<code object ");
+      if (!appendStr(Code->co_name, *Repr, "co_name"))
         return false;
-      std::string Repr = "<code object ";
-      Repr += Name;
-      Repr += ", file \"";
-      Repr += File;
-      Repr += "\", line ";
-      Repr += std::to_string(Code->co_firstlineno);
-      Repr += '>';
+      Repr->append(", file \"");
+      if (!appendStr(Code->co_filename, *Repr, "co_filename"))
+        return false;
+      Repr->append("\", line ");
+      Repr->append(std::to_string(Code->co_firstlineno));
+      Repr->push_back('>');
       Out.emplace(opaque(Obj, std::move(Repr)));
     } else {
       auto Child = readCode(Obj, Depth + 1);
@@ -236,11 +276,15 @@ bool Reader::readValue(PyObject *Obj, unsigned Depth,
   }
   if (Type == &PyTuple_Type || Type == &PyFrozenSet_Type) {
     // Items as borrowed references (the container holds them).
-    std::vector<PyObject *> Elems;
+    llvm::ArrayRef<PyObject *> Elems;
+    std::vector<PyObject *> SetElems;
     if (Type == &PyTuple_Type) {
-      for (Py_ssize_t I = 0, N = PyTuple_GET_SIZE(Obj); I < N; ++I)
-        Elems.push_back(PyTuple_GET_ITEM(Obj, I));
-    } else if (!frozenSetInMarshalOrder(Obj, Elems)) {
+      Elems = llvm::makeArrayRef(
+          reinterpret_cast<PyTupleObject *>(Obj)->ob_item,
+          size_t(PyTuple_GET_SIZE(Obj)));
+    } else if (frozenSetInMarshalOrder(Obj, SetElems)) {
+      Elems = SetElems;
+    } else {
       return false;
     }
     std::vector<Value> Items;
@@ -262,8 +306,8 @@ bool Reader::readValue(PyObject *Obj, unsigned Depth,
   PyObject *Repr = PyObject_Repr(Obj);
   if (!Repr)
     return false;
-  std::string Text;
-  bool Ok = readStr(Repr, Text, "repr()");
+  std::shared_ptr<std::string> Text = newPayload();
+  bool Ok = readStr(Repr, *Text, "repr()");
   Py_DECREF(Repr);
   if (!Ok)
     return false;
@@ -274,47 +318,54 @@ bool Reader::readValue(PyObject *Obj, unsigned Depth,
 
 std::shared_ptr<const CodeObject> Reader::readCode(PyObject *Obj,
                                                    unsigned Depth) {
-  auto *Code = reinterpret_cast<PyCodeObject *>(Obj);
   auto C = std::make_shared<CodeObject>();
-  C->ArgCount = Code->co_argcount;
-  C->PosOnlyArgCount = Code->co_posonlyargcount;
-  C->KwOnlyArgCount = Code->co_kwonlyargcount;
-  C->StackSize = Code->co_stacksize;
-  C->Flags = Code->co_flags;
-  C->FirstLineNo = Code->co_firstlineno;
+  if (!fillCode(Obj, *C, Depth))
+    return nullptr;
+  return C;
+}
+
+bool Reader::fillCode(PyObject *Obj, CodeObject &C, unsigned Depth) {
+  auto *Code = reinterpret_cast<PyCodeObject *>(Obj);
+  C.ArgCount = Code->co_argcount;
+  C.PosOnlyArgCount = Code->co_posonlyargcount;
+  C.KwOnlyArgCount = Code->co_kwonlyargcount;
+  C.StackSize = Code->co_stacksize;
+  C.Flags = Code->co_flags;
+  C.FirstLineNo = Code->co_firstlineno;
 
   PyObject *Bytecode = PyCode_GetCode(Code); // De-specialised, cached.
   if (!Bytecode)
-    return nullptr;
-  bool Ok = readBytes(Bytecode, C->Code, "co_code");
+    return false;
+  bool Ok = readBytes(Bytecode, C.Code, "co_code");
   Py_DECREF(Bytecode);
-  if (!Ok || !readStrTuple(Code->co_names, C->Names, "co_names") ||
-      !readStrTuple(Code->co_localsplusnames, C->LocalsPlusNames,
+  if (!Ok || !readStrTuple(Code->co_names, C.Names, "co_names") ||
+      !readStrTuple(Code->co_localsplusnames, C.LocalsPlusNames,
                     "co_localsplusnames") ||
-      !readBytes(Code->co_localspluskinds, C->LocalsPlusKinds,
+      !readBytes(Code->co_localspluskinds, C.LocalsPlusKinds,
                  "co_localspluskinds") ||
-      !readStr(Code->co_filename, C->Filename, "co_filename") ||
-      !readStr(Code->co_name, C->Name, "co_name") ||
-      !readStr(Code->co_qualname, C->QualName, "co_qualname") ||
-      !readBytes(Code->co_linetable, C->LineTable, "co_linetable") ||
-      !readBytes(Code->co_exceptiontable, C->ExceptionTable,
+      !readStr(Code->co_filename, C.Filename, "co_filename") ||
+      !readStr(Code->co_name, C.Name, "co_name") ||
+      !readStr(Code->co_qualname, C.QualName, "co_qualname") ||
+      !readBytes(Code->co_linetable, C.LineTable, "co_linetable") ||
+      !readBytes(Code->co_exceptiontable, C.ExceptionTable,
                  "co_exceptiontable"))
-    return nullptr;
+    return false;
 
+  C.Consts.clear();
   PyObject *Consts = Code->co_consts;
   if (!PyTuple_Check(Consts)) {
     PyErr_SetString(PyExc_TypeError, "co_consts is not a tuple");
-    return nullptr;
+    return false;
   }
   Py_ssize_t N = PyTuple_GET_SIZE(Consts);
-  C->Consts.reserve(size_t(N));
+  C.Consts.reserve(size_t(N));
   for (Py_ssize_t I = 0; I < N; ++I) {
     std::optional<Value> V;
     if (!readValue(PyTuple_GET_ITEM(Consts, I), Depth + 1, V))
-      return nullptr;
-    C->Consts.push_back(std::move(*V));
+      return false;
+    C.Consts.push_back(std::move(*V));
   }
-  return C;
+  return true;
 }
 
 } // namespace
@@ -322,6 +373,43 @@ std::shared_ptr<const CodeObject> Reader::readCode(PyObject *Obj,
 std::shared_ptr<const CodeObject>
 pyverify::python::readLiveCode(PyObject *Code, bool Recursive) {
   assert(PyCode_Check(Code) && "caller checks the type");
-  Reader R(Recursive);
+  Reader R(Recursive, /*Spare=*/nullptr);
   return R.readCode(Code, 0);
+}
+
+bool pyverify::python::LiveCodeReader::read(PyObject *Code, bool Recursive) {
+  assert(PyCode_Check(Code) && "caller checks the type");
+  Reader R(Recursive, &Spare);
+  return R.fillCode(Code, Root, 0);
+}
+
+/// Moves the str / bytes / repr payloads of \p V that nothing else holds
+/// into \p Spare, the tuples' items too.
+static void keepSpare(const Value &V, SpareStrings &Spare, unsigned Depth) {
+  // Payloads are made non-const by Reader::newPayload: they may be refilled.
+  auto Keep = [&](const std::shared_ptr<const std::string> &S) {
+    if (S.use_count() == 1 && Spare.size() < python::LiveCodeReader::MaxSpare &&
+        S->capacity() <= python::LiveCodeReader::MaxSpareBytes)
+      Spare.push_back(std::const_pointer_cast<std::string>(S));
+  };
+  if (auto *S = V.getIf<StrValue>())
+    Keep(S->Utf8);
+  else if (auto *B = V.getIf<BytesValue>())
+    Keep(B->Data);
+  else if (auto *O = V.getIf<OpaqueValue>())
+    Keep(O->Repr);
+  else if (auto *T = V.getIf<SequenceValue>();
+           T && T->Items.use_count() == 1 && Depth < 2)
+    for (const Value &Item : *T->Items)
+      keepSpare(Item, Spare, Depth + 1);
+}
+
+void pyverify::python::LiveCodeReader::clear() {
+  for (const Value &V : Root.Consts)
+    keepSpare(V, Spare, 0);
+  Root.Consts.clear();
+  if (Root.Code.capacity() + Root.LineTable.capacity() +
+          Root.ExceptionTable.capacity() >
+      MaxKeptBytes)
+    Root = CodeObject();
 }

@@ -14,7 +14,11 @@
 // linear. Nesting deeper than MaxDepth is an error (a live tuple can be
 // nested arbitrarily deep; marshal refuses the same at 2000).
 //
-// On failure it returns false with a Python exception set.
+// On failure it returns false (or null) with a Python exception set.
+//
+// LiveCodeReader reads one code object after another into the same
+// buffers: verify() keeps one per thread, so that reading a typical function
+// allocates only for its constant tuples.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +30,8 @@
 #include "pyverify/Bytecode/CodeObject.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace pyverify::python {
 
@@ -35,6 +41,33 @@ constexpr unsigned MaxConstDepth = 2000;
 /// nested code objects among the constants are not converted field by field:
 /// they become OpaqueValues (their repr), since only the root is checked.
 std::shared_ptr<const CodeObject> readLiveCode(PyObject *Code, bool Recursive);
+
+/// Reads live code objects one after another into buffers kept from read
+/// to read: the root CodeObject, whose strings and vectors keep their
+/// capacity, and the str, bytes and repr payloads of the last read's
+/// constants that nothing else holds, refilled in place. Not synchronised:
+/// one thread at a time.
+class LiveCodeReader {
+public:
+  /// Reads \p Code (must satisfy PyCode_Check) into root(), every field, as
+  /// readLiveCode does. False with a Python exception set on failure
+  /// (root() is then partial).
+  bool read(PyObject *Code, bool Recursive);
+  /// The last read. Its nested code objects (read with Recursive) are
+  /// shared: they may be kept past clear().
+  const CodeObject &root() const { return Root; }
+  /// Ends a read: drops the constants, keeping unshared payloads to refill,
+  /// and the buffers unless an unusually large object grew them.
+  void clear();
+
+  static constexpr size_t MaxSpare = 256;
+  static constexpr size_t MaxSpareBytes = 1024;
+  static constexpr size_t MaxKeptBytes = 64 * 1024;
+
+private:
+  CodeObject Root;
+  std::vector<std::shared_ptr<std::string>> Spare;
+};
 
 } // namespace pyverify::python
 

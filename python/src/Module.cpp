@@ -27,7 +27,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace py = pybind11;
@@ -83,70 +85,255 @@ struct Report {
   }
 };
 
-CheckOptions parseChecks(const py::object &Checks) {
-  CheckOptions O;
-  if (Checks.is_none())
-    return O;
+/// The spec of a `checks` argument (not None): a str, or the entries of an
+/// iterable joined with commas.
+std::string checkSpec(const py::handle &Checks) {
+  if (py::isinstance<py::str>(Checks))
+    return Checks.cast<std::string>();
   std::string Spec;
-  if (py::isinstance<py::str>(Checks)) {
-    Spec = Checks.cast<std::string>();
-  } else {
-    for (py::handle Item : Checks) {
-      if (!Spec.empty())
-        Spec += ',';
-      Spec += py::cast<std::string>(Item);
-    }
+  for (py::handle Item : Checks) {
+    if (!Spec.empty())
+      Spec += ',';
+    Spec += py::cast<std::string>(Item);
   }
-  if (llvm::Error E = O.parseCheckSpec(Spec))
+  return Spec;
+}
+
+/// The CheckOptions of a `checks` argument. None gives the default set,
+/// built once; a spec is parsed once per thread and reused while calls pass
+/// the same spec (a compiler loop passes one spec throughout). Shared, so a
+/// verify() re-entered from a constant's __repr__ with another spec cannot
+/// change the options of the call it interrupted.
+std::shared_ptr<const CheckOptions> parseChecks(const py::handle &Checks) {
+  static const auto Default = std::make_shared<const CheckOptions>();
+  if (Checks.is_none())
+    return Default;
+  std::string Spec = checkSpec(Checks);
+  struct Parsed {
+    std::string Spec;
+    std::shared_ptr<const CheckOptions> Opts;
+  };
+  thread_local Parsed Last;
+  if (Last.Opts && Last.Spec == Spec)
+    return Last.Opts;
+  auto O = std::make_shared<CheckOptions>();
+  if (llvm::Error E = O->parseCheckSpec(Spec))
     throw py::value_error("checks: " + llvm::toString(std::move(E)));
-  return O;
+  Last.Spec = std::move(Spec);
+  Last.Opts = std::move(O);
+  return Last.Opts;
 }
 
 /// Code size (bytes of co_code over the tree) from which verify() releases
 /// the GIL.
 constexpr size_t ReleaseGilFromBytes = 512;
 
-Report verify(const py::object &Obj, const py::object &Checks, bool Recursive) {
-  CheckOptions Opts = parseChecks(Checks);
-  auto Root = readOrThrow(codeOf(Obj, "verify() argument"), Recursive);
-  Report R;
-  {
-    // Releasing and taking back the GIL costs two thread hand-offs when
-    // other threads run Python: more than verifying a small code object.
-    // Keep it for those (a few microseconds); release it for the rest.
-    size_t Bytes = 0;
-    forEachCodeObject(
-        *Root, [&](const CodeObject &C, unsigned) { Bytes += C.Code.size(); });
-    std::optional<py::gil_scoped_release> Release;
-    if (Bytes >= ReleaseGilFromBytes)
-      Release.emplace();
-    if (Recursive) {
-      CodeFile F;
-      F.Path = Root->Filename;
-      F.Roots.push_back(Root);
-      FileReport FR = verifyCodeFile(F, Opts);
-      R.Diags = std::move(FR.Diags);
-      R.CodeObjects = FR.CodeObjects;
+/// Releases the GIL for its lifetime when asked to (pybind11's
+/// gil_scoped_release also looks up its internals on every use).
+class GilRelease {
+public:
+  explicit GilRelease(bool Release)
+      : State(Release ? PyEval_SaveThread() : nullptr) {}
+  ~GilRelease() {
+    if (State)
+      PyEval_RestoreThread(State);
+  }
+  GilRelease(const GilRelease &) = delete;
+  GilRelease &operator=(const GilRelease &) = delete;
+
+private:
+  PyThreadState *State;
+};
+
+/// The reader verify() reads a live code object with: the thread's own,
+/// whose buffers are reused from call to call (LiveCodeReader), or a fresh
+/// one when the thread's is in use -- verify() re-entered on this thread
+/// from a constant's __repr__ during the read. Ends the read (clear()) when
+/// it goes out of scope.
+class ThreadReader {
+public:
+  ThreadReader() {
+    thread_local Slot S;
+    if (!S.InUse) {
+      S.InUse = true;
+      Lent = &S;
+      R = &S.Reader;
     } else {
-      DecodedCode D = DecodedCode::decode(*Root);
-      for (const Finding &Fd : verifyCode(D, Opts))
-        R.Diags.push_back(makeDiagnostic(Fd, D, Root->Filename, 0));
-      sortDiagnostics(R.Diags);
-      R.CodeObjects = 1;
+      Own = std::make_unique<LiveCodeReader>();
+      R = Own.get();
     }
   }
+  ~ThreadReader() {
+    R->clear();
+    if (Lent)
+      Lent->InUse = false;
+  }
+  ThreadReader(const ThreadReader &) = delete;
+  ThreadReader &operator=(const ThreadReader &) = delete;
+
+  LiveCodeReader &operator*() { return *R; }
+  LiveCodeReader *operator->() { return R; }
+
+private:
+  struct Slot {
+    LiveCodeReader Reader;
+    bool InUse = false;
+  };
+  Slot *Lent = nullptr;
+  std::unique_ptr<LiveCodeReader> Own;
+  LiveCodeReader *R;
+};
+
+/// verify() on a code object: read it (GIL held), then decode and check
+/// it with the GIL released unless it is small.
+Report verifyCodeArg(const py::handle &CodeArg, const CheckOptions &Opts,
+                     bool Recursive) {
+  py::object Code = codeOf(CodeArg, "verify() argument");
+  ThreadReader Reader;
+  if (!Reader->read(Code.ptr(), Recursive))
+    throw py::error_already_set();
+  const CodeObject &Root = Reader->root();
+  Report R;
+  // Releasing and taking back the GIL costs two thread hand-offs when
+  // other threads run Python: more than verifying a small code object.
+  // Keep it for those (a few microseconds); release it for the rest.
+  size_t Bytes = 0;
+  if (Recursive)
+    forEachCodeObject(Root, [&](const CodeObject &C, unsigned) {
+      Bytes += C.Code.size();
+    });
+  else
+    Bytes = Root.Code.size();
+  GilRelease Release(Bytes >= ReleaseGilFromBytes);
+  if (Recursive) {
+    CodeFile F;
+    F.Path = Root.Filename;
+    // The file does not own the root (the aliasing constructor with no
+    // owner): the reader keeps it until the end of the call.
+    F.Roots.emplace_back(std::shared_ptr<const CodeObject>(), &Root);
+    FileReport FR = verifyCodeFile(F, Opts);
+    R.Diags = std::move(FR.Diags);
+    R.CodeObjects = FR.CodeObjects;
+  } else {
+    DecodedCode D = DecodedCode::decode(Root);
+    for (const Finding &Fd : verifyCode(D, Opts))
+      R.Diags.push_back(makeDiagnostic(Fd, D, Root.Filename, 0));
+    sortDiagnostics(R.Diags);
+    R.CodeObjects = 1;
+  }
   return R;
+}
+
+/// Clean reports of up to this many code objects are shared.
+constexpr uint32_t CleanReportCacheSize = 64;
+
+/// The Python object of a Report. Reports are immutable, so a clean one
+/// (no diagnostic: nearly every call) is one shared object per code-object
+/// count, made once; only reports with diagnostics are built per call.
+/// Called with the GIL held, which guards the cache.
+PyObject *reportObject(Report &&R) {
+  if (R.Diags.empty() && R.CodeObjects < CleanReportCacheSize) {
+    static PyObject *Clean[CleanReportCacheSize]; // Never freed.
+    PyObject *&Slot = Clean[R.CodeObjects];
+    if (!Slot)
+      Slot = py::cast(std::move(R)).release().ptr();
+    Py_INCREF(Slot);
+    return Slot;
+  }
+  return py::cast(std::move(R)).release().ptr();
+}
+
+Report verify(const py::object &Obj, const py::object &Checks, bool Recursive) {
+  auto Opts = parseChecks(Checks);
+  return verifyCodeArg(Obj, *Opts, Recursive);
+}
+
+/// Sets the Python error for the C++ exception being handled, as a
+/// pybind11-bound function would (module-local translators, then global
+/// ones, which end with pybind11's default translation).
+void setErrorFromCurrentException() {
+  auto Apply = [](auto &Translators) {
+    std::exception_ptr Last = std::current_exception();
+    for (auto &Translate : Translators) {
+      try {
+        Translate(Last);
+        return true;
+      } catch (...) {
+        Last = std::current_exception();
+      }
+    }
+    return false;
+  };
+  if (Apply(py::detail::get_local_internals().registered_exception_translators))
+    return;
+  if (Apply(py::detail::get_internals().registered_exception_translators))
+    return;
+  PyErr_SetString(PyExc_SystemError,
+                  "Exception escaped from default exception translator!");
+}
+
+/// pybind11's binding of verify(): kept for the calls the fast entry point
+/// below does not handle, which it forwards here, so that they convert
+/// arguments and fail exactly as before.
+PyObject *BoundVerify = nullptr;
+PyObject *ChecksName = nullptr;
+PyObject *RecursiveName = nullptr;
+
+/// A keyword name the caller did not intern (call sites do).
+bool isKeyword(PyObject *Name, const char *Text) {
+  return PyUnicode_Check(Name) &&
+         PyUnicode_CompareWithASCIIString(Name, Text) == 0;
+}
+
+/// verify(code, *, checks=None, recursive=True) as a vectorcall function:
+/// pybind11's dispatcher builds an argument tuple and a keyword dict, looks
+/// each keyword up by a new string, and allocates the Report it returns,
+/// which costs as much as reading a small code object. The usual call --
+/// one positional argument, `checks` and `recursive` by keyword, recursive
+/// a bool -- is handled here; any other goes to the pybind11 binding.
+PyObject *verifyFast(PyObject *, PyObject *const *Args, Py_ssize_t NArgs,
+                     PyObject *KwNames) {
+  Py_ssize_t NKw = KwNames ? PyTuple_GET_SIZE(KwNames) : 0;
+  PyObject *Checks = Py_None;
+  bool Recursive = true;
+  bool Handled = NArgs == 1;
+  for (Py_ssize_t I = 0; Handled && I < NKw; ++I) {
+    PyObject *Name = PyTuple_GET_ITEM(KwNames, I);
+    PyObject *Val = Args[NArgs + I];
+    bool IsRecursive = Name == RecursiveName, IsChecks = Name == ChecksName;
+    if (!IsRecursive && !IsChecks) {
+      IsRecursive = isKeyword(Name, "recursive");
+      IsChecks = isKeyword(Name, "checks");
+    }
+    if (IsChecks)
+      Checks = Val;
+    else if (IsRecursive && (Val == Py_True || Val == Py_False))
+      Recursive = Val == Py_True;
+    else
+      Handled = false;
+  }
+  if (!Handled)
+    return PyObject_Vectorcall(BoundVerify, Args, size_t(NArgs), KwNames);
+  try {
+    auto Opts = parseChecks(Checks);
+    return reportObject(verifyCodeArg(Args[0], *Opts, Recursive));
+  } catch (py::error_already_set &E) {
+    E.restore();
+  } catch (...) {
+    setErrorFromCurrentException();
+  }
+  return nullptr;
 }
 
 Report verifyBundleCall(const py::object &Original, const py::object &Frame,
                         const py::object &BreakOffset, const py::list &Resumes,
                         const py::object &Checks) {
-  CheckOptions Opts = parseChecks(Checks);
+  auto Opts = parseChecks(Checks);
   Bundle B = buildBundle(Original, Frame, BreakOffset, Resumes);
   Report Rep;
   {
     py::gil_scoped_release Release;
-    FileReport FR = pyverify::verifyBundle(B, Opts);
+    FileReport FR = pyverify::verifyBundle(B, *Opts);
     Rep.Diags = std::move(FR.Diags);
     Rep.CodeObjects = FR.CodeObjects;
   }
@@ -164,13 +351,59 @@ std::string diagnosticText(const Diagnostic &D) {
   return OS.str();
 }
 
+/// Benchmark hook (bench_python_module.py): the fastest of \p Repeat runs of
+/// the two parts of verify(code, recursive=False) done in C++, in
+/// nanoseconds: reading the live code object (with the thread's reader,
+/// and ending the read), and the check proper
+/// (DecodedCode::decode and verifyCode with the default checks). What
+/// verify() costs beyond their sum is the binding's: the call, the
+/// arguments, the Report.
+py::tuple timePhases(const py::object &Obj, unsigned Repeat) {
+  using Clock = std::chrono::steady_clock;
+  py::object Code = codeOf(Obj, "code");
+  auto Opts = parseChecks(py::none());
+  Clock::duration Read = Clock::duration::max(), Check = Read;
+  size_t Findings = 0;
+  for (unsigned I = 0; I < Repeat; ++I) {
+    Clock::time_point T0 = Clock::now(), T1, T2;
+    {
+      ThreadReader Reader;
+      if (!Reader->read(Code.ptr(), /*Recursive=*/false))
+        throw py::error_already_set();
+      T1 = Clock::now();
+      DecodedCode D = DecodedCode::decode(Reader->root());
+      Findings += verifyCode(D, *Opts).size();
+      T2 = Clock::now();
+    }
+    Clock::time_point T3 = Clock::now();
+    Read = std::min(Read, (T1 - T0) + (T3 - T2));
+    Check = std::min(Check, T2 - T1);
+  }
+  auto Ns = [](Clock::duration D) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(D).count();
+  };
+  return py::make_tuple(Ns(Read), Ns(Check), Findings);
+}
+
 /// Test hook: compares the live reader's CodeObject tree for \p Code with
 /// what the marshal reader makes of \p Marshalled (marshal.dumps(code)).
 /// Returns None when every field of every nested code object agrees, else
-/// the first difference.
+/// the first difference. \p Reuse: read the root with the thread's reader,
+/// as verify() does.
 py::object compareWithMarshal(const py::object &Code,
-                              const py::bytes &Marshalled) {
-  auto Live = readOrThrow(codeOf(Code, "code"), true);
+                              const py::bytes &Marshalled, bool Reuse) {
+  // With Reuse, into the buffers and payloads the previous reads left.
+  std::optional<ThreadReader> Reader;
+  std::shared_ptr<const CodeObject> Live;
+  if (Reuse) {
+    Reader.emplace();
+    if (!(*Reader)->read(codeOf(Code, "code").ptr(), /*Recursive=*/true))
+      throw py::error_already_set();
+    Live = std::shared_ptr<const CodeObject>(std::shared_ptr<void>(),
+                                             &(*Reader)->root());
+  } else {
+    Live = readOrThrow(codeOf(Code, "code"), true);
+  }
   llvm::Expected<Value> V = readMarshal(std::string_view(Marshalled));
   if (!V)
     throw py::value_error(llvm::toString(V.takeError()));
@@ -324,17 +557,45 @@ PYBIND11_MODULE(_pyverify, M) {
                " warning(s)>";
       });
 
-  M.def("verify", &verify, py::arg("code"), py::kw_only(),
-        py::arg("checks") = py::none(), py::arg("recursive") = true,
-        "verify(code, *, checks=None, recursive=True) -> Report\n\n"
-        "Runs every enabled check on a live code object (or a function's "
-        "__code__) and, with recursive, on every nested code object.\n"
-        "checks: a spec like the CLI's --checks ('-*,stack-*') or a list of "
-        "entries. The GIL is released during the analysis (kept for code "
-        "under 512 bytes of co_code in all, where a hand-off would cost "
-        "more than the analysis).");
+  // verify(): pybind11's binding, kept unexposed for the calls verifyFast
+  // forwards, and the vectorcall function that `verify` names.
+  BoundVerify =
+      py::cpp_function(
+          &verify, py::name("verify"), py::scope(M), py::sibling(py::none()),
+          py::arg("code"), py::kw_only(), py::arg("checks") = py::none(),
+          py::arg("recursive") = true,
+          "verify(code, *, checks=None, recursive=True) -> Report\n\n"
+          "Runs every enabled check on a live code object (or a function's "
+          "__code__) and, with recursive, on every nested code object.\n"
+          "checks: a spec like the CLI's --checks ('-*,stack-*') or a list of "
+          "entries. The GIL is released during the analysis (kept for code "
+          "under 512 bytes of co_code in all, where a hand-off would cost "
+          "more than the analysis).")
+          .release()
+          .ptr();
+  ChecksName = PyUnicode_InternFromString("checks");
+  RecursiveName = PyUnicode_InternFromString("recursive");
+  if (!ChecksName || !RecursiveName)
+    throw py::error_already_set();
+  // The method definition and its docstring (pybind11's: the signature
+  // line, then the text above) live as long as the process, like the
+  // module.
+  static PyMethodDef VerifyDef = {
+      "verify",
+      reinterpret_cast<PyCFunction>(
+          reinterpret_cast<void (*)()>(&verifyFast)),
+      METH_FASTCALL | METH_KEYWORDS,
+      (new std::string(py::str(py::handle(BoundVerify).attr("__doc__"))))
+          ->c_str()};
+  PyObject *Verify =
+      PyCFunction_NewEx(&VerifyDef, nullptr, M.attr("__name__").ptr());
+  if (!Verify)
+    throw py::error_already_set();
+  M.add_object("verify", py::reinterpret_steal<py::object>(Verify));
+  M.def("_time_phases", &timePhases, py::arg("code"), py::arg("repeat"));
   M.def("_verify_bundle", &verifyBundleCall);
-  M.def("_compare_with_marshal", &compareWithMarshal);
+  M.def("_compare_with_marshal", &compareWithMarshal, py::arg("code"),
+        py::arg("marshalled"), py::kw_only(), py::arg("reuse") = false);
   M.def("_check_ids", [] {
     py::list Out;
     for (const CheckInfo &C : allChecks())
