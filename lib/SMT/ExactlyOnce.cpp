@@ -45,7 +45,8 @@ void SingleExplorer::run(Side Start) {
         X.Positive = Taken ? L.Positive : !L.Positive;
         if (!F.check(PC, X))
           continue;
-        Side N = S;
+        // The last outcome (not taken) takes the path itself.
+        Side N = Taken ? Side(S) : std::move(S);
         N.execSync(Taken);
         Work.push_back({std::move(N), std::move(PC)});
       }

@@ -277,9 +277,10 @@ void Side::execSync(bool Taken) {
     if (I.Arg & 1)
       Stack.push_back(null());
     uint32_t NameIdx = I.Arg >> 1;
-    std::string Name = NameIdx < C->Code->Names.size() ? C->Code->Names[NameIdx]
-                                                       : std::string("?");
-    SVal V = app("global:" + Name, {}, true);
+    llvm::StringRef Name = NameIdx < C->Code->Names.size()
+                               ? llvm::StringRef(C->Code->Names[NameIdx])
+                               : "?";
+    SVal V = app(("global:" + Name).str(), {}, true);
     V.K = Tag::Global;
     V.Name = Name;
     V.Env = lookupGlobal(Name);
@@ -289,9 +290,10 @@ void Side::execSync(bool Taken) {
   case Opcode::LOAD_ATTR:
   case Opcode::LOAD_METHOD: {
     SVal Obj = pop();
-    std::string Name = I.Arg < C->Code->Names.size() ? C->Code->Names[I.Arg]
-                                                     : std::string("?");
-    SVal V = app("attr:" + Name, {Obj}, true);
+    llvm::StringRef Name = I.Arg < C->Code->Names.size()
+                               ? llvm::StringRef(C->Code->Names[I.Arg])
+                               : "?";
+    SVal V = app(("attr:" + Name).str(), {Obj}, true);
     bool Tracked = isTrackedManagerAttribute(C->D(), Pc, C->Role);
     if (Tracked && isEnterName(Name)) {
       V.K = Tag::EnterMethod;

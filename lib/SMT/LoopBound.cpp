@@ -20,8 +20,10 @@ void Side::jumpTo(int64_t TargetByte, unsigned Unroll, bool Backward) {
   if (Backward) {
     std::string Sig = abstractState();
     unsigned N = ++BackEdges[uint32_t(T)];
-    std::string &Last = LoopHeadState[uint32_t(T)];
-    if (N > Unroll && (Sig == Last || N > Unroll + SettleIterations)) {
+    // The state at the previous arrival (none at the first).
+    std::shared_ptr<const std::string> &Last = LoopHeadState[uint32_t(T)];
+    bool Same = Last && *Last == Sig;
+    if (N > Unroll && (Same || N > Unroll + SettleIterations)) {
       End = EndKind::Cut;
       Pc = uint32_t(T); // at the loop head, should the path be resumed
       // The previous iteration started from the same context state: what
@@ -29,14 +31,14 @@ void Side::jumpTo(int64_t TargetByte, unsigned Unroll, bool Backward) {
       // already fresh), so the path is covered, not cut. A state still
       // changing (a local assigned for the first time...) gets up to
       // SettleIterations more iterations before the path is cut.
-      Subsumed = Sig == Last;
+      Subsumed = Same;
       CutWhy = llvm::formatv("bound: the loop at offset {0} of {1} is "
                              "unrolled {2} time(s) and its context state "
                              "still changes",
                              TargetByte, C->Name, Unroll);
       return;
     }
-    Last = Sig;
+    Last = std::make_shared<const std::string>(std::move(Sig));
   }
   Pc = uint32_t(T);
 }

@@ -22,20 +22,20 @@ std::vector<std::string> PairExplorer::contextEvents(const Step &S) {
 ProofStep PairExplorer::fold(const Side &S, size_t From) {
   if (From >= S.Steps.size())
     return {S.C->Name, S.Steps.empty() ? 0 : S.Steps.back().Offset,
-            S.Steps.empty() ? "" : S.Steps.back().OpName, ""};
+            S.Steps.empty() ? "" : S.Steps.back().OpName.str(), ""};
   std::vector<std::string> Ev;
   for (size_t K = From; K < S.Steps.size(); ++K)
     for (const std::string &E : S.Steps[K].Events)
       Ev.push_back(E);
   const Step &Last = S.Steps[From];
-  return {S.C->Name, Last.Offset, Last.OpName, llvm::join(Ev, "; ")};
+  return {S.C->Name, Last.Offset, Last.OpName.str(), llvm::join(Ev, "; ")};
 }
 
 void PairExplorer::diverge(Item &It, std::string Why) {
   ++Stats.Paths;
   Counterexample C;
-  C.Eager = It.EA;
-  C.Emitted = It.EB;
+  C.Eager = It.EA.toVector();
+  C.Emitted = It.EB.toVector();
   C.Divergence = int32_t(It.EA.size()) - 1;
   if (C.Divergence < 0)
     C.Divergence = 0;
@@ -127,14 +127,16 @@ void PairExplorer::branchPair(Item &It, std::vector<Item> &Work, size_t FromA,
   // Explored in this order: not taken, taken, then the mixed ones.
   const std::pair<bool, bool> Order[] = {
       {true, false}, {false, true}, {true, true}, {false, false}};
-  for (auto [TA, TB] : Order) {
+  for (size_t K = 0; K < std::size(Order); ++K) {
+    auto [TA, TB] = Order[K];
     std::vector<Lit> PC = It.PC;
     Lit XA = LA, XB = LB;
     XA.Positive = TA ? LA.Positive : !LA.Positive;
     XB.Positive = TB ? LB.Positive : !LB.Positive;
     if (!F.check(PC, XA) || !F.check(PC, XB))
       continue;
-    Item N = It;
+    // The last outcome takes the pair itself.
+    Item N = K + 1 == std::size(Order) ? std::move(It) : Item(It);
     N.PC = std::move(PC);
     N.A.execSync(TA);
     N.B.execSync(TB);

@@ -32,7 +32,8 @@ struct PairExplorer {
   struct Item {
     Side A, B; ///< Eager, emitted.
     std::vector<Lit> PC;
-    std::vector<ProofStep> EA, EB;
+    /// The aligned steps so far (shared with the forks of this pair).
+    SharedPrefixVector<ProofStep> EA, EB;
   };
 
   static std::vector<std::string> contextEvents(const Step &S);

@@ -33,14 +33,14 @@ bool Feasibility::check(std::vector<Lit> &PC, const Lit &L) {
 }
 
 ProofStep prover::toProofStep(const Step &S) {
-  return {S.Code, S.Offset, S.OpName, llvm::join(S.Events, "; "), S.Line};
+  return {S.Code, S.Offset, S.OpName.str(), llvm::join(S.Events, "; "), S.Line};
 }
 
 Counterexample prover::singleCex(const Side &S,
                                  const std::vector<ProofStep> &Eager) {
   Counterexample C;
   C.Eager = Eager;
-  for (const Step &St : S.Steps)
+  for (const Step &St : S.Steps.toVector())
     C.Emitted.push_back(toProofStep(St));
   C.Divergence =
       int32_t(S.BadStep >= 0 ? S.BadStep : int64_t(S.Steps.size()) - 1);

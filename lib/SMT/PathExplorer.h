@@ -2,8 +2,8 @@
 //-*-===//
 //
 // Contract (private to lib/SMT): Feasibility decides whether a path
-// condition plus one literal is satisfiable (Z3 through PathSolver, literals
-// on decided atoms settled without it); ExploreStats counts paths and records
+// condition plus one literal is satisfiable (PathSolver, literals on decided
+// atoms settled without it); ExploreStats counts paths and records
 // why an exploration is incomplete (cut, limit); toProofStep and singleCex
 // turn a Side's steps into the printed counterexample.
 //

@@ -7,7 +7,7 @@
 //   SymbolicFrame   one code object run on symbolic values (Side);
 //   FrameContexts   its context events; LoopBound its back edges;
 //   Environment     the globals a rewriter installs (Environment.def);
-//   PathExplorer    feasibility (Z3), statistics, counterexamples;
+//   PathExplorer    feasibility (Solver.h), statistics, counterexamples;
 //   ExactlyOnce     every path of one code object;
 //   MatchesEager    the resume function against the original;
 //   ResumeEntry     where the resume function takes over;
@@ -84,7 +84,7 @@ struct Proof {
   std::chrono::steady_clock::time_point T0 = std::chrono::steady_clock::now();
 
   Proof(const ProveOptions &O, llvm::StringRef File, const CodeInfo &C)
-      : S(Terms, O.Rlimit, O.TimeoutMs) {
+      : S(Terms, O.Rlimit, O.TimeoutMs, O.Solver) {
     R.File = File.str();
     R.Target = C.Name;
     R.QualName = C.Code->QualName;

@@ -4,17 +4,20 @@
 
 #include <z3++.h>
 
+#include <cassert>
+#include <map>
 #include <optional>
 
 using namespace pyverify::smt;
 
-TermId TermTable::get(TermNode N) {
-  auto It = Index.find(N);
+TermId TermTable::get(llvm::StringRef Op, llvm::ArrayRef<TermId> Args) {
+  auto It = Index.find(Key{Op, Args});
   if (It != Index.end())
     return It->second;
   TermId Id = TermId(Nodes.size());
-  Index.emplace(N, Id);
-  Nodes.push_back(std::move(N));
+  Nodes.push_back({Op.str(), std::vector<TermId>(Args.begin(), Args.end())});
+  const TermNode &N = Nodes.back();
+  Index.try_emplace(Key{N.Op, N.Args}, Id);
   return Id;
 }
 
@@ -95,13 +98,41 @@ struct PathSolver::Impl {
   }
 };
 
+namespace {
+
+/// A literal as its atom (truthy(not x) read as the negation of truthy(x))
+/// and sign.
+struct SignedAtom {
+  uint64_t Atom;
+  bool Positive;
+};
+
+SignedAtom normalise(const TermTable &Terms, const Lit &L) {
+  TermId T = L.T;
+  bool Positive = L.Positive;
+  const TermNode &N = Terms.node(T);
+  if (L.K == Lit::Truthy && N.Op == "not" && N.Args.size() == 1) {
+    T = N.Args[0];
+    Positive = !Positive;
+  }
+  return {uint64_t(T) << 1 | uint64_t(L.K), Positive};
+}
+
+} // namespace
+
 PathSolver::PathSolver(const TermTable &Terms, uint64_t RlimitPerQuery,
-                       unsigned TimeoutMs)
-    : P(std::make_unique<Impl>(Terms, RlimitPerQuery, TimeoutMs)) {
-  // Facts every query may use: None is falsy and is None; True and False.
+                       unsigned TimeoutMs, SolverMode Mode)
+    : Terms(Terms), Rlimit(RlimitPerQuery), TimeoutMs(TimeoutMs), Mode(Mode) {
+  // The constants of the background facts, interned first (so every proof
+  // numbers its terms alike, whichever mode decides its queries).
   TermTable &T = const_cast<TermTable &>(Terms);
-  TermId None = T.symbol("const:None"), True = T.symbol("const:True"),
-         False = T.symbol("const:False");
+  None = T.symbol("const:None");
+  True = T.symbol("const:True");
+  False = T.symbol("const:False");
+  if (Mode != SolverMode::Z3)
+    return;
+  P = std::make_unique<Impl>(Terms, Rlimit, TimeoutMs);
+  // Facts every query may use: None is falsy and is None; True and False.
   P->Solver.add(!P->Truthy(P->term(None)));
   P->Solver.add(P->IsNone(P->term(None)));
   P->Solver.add(P->Truthy(P->term(True)));
@@ -112,25 +143,53 @@ PathSolver::PathSolver(const TermTable &Terms, uint64_t RlimitPerQuery,
 
 PathSolver::~PathSolver() = default;
 
-SatResult PathSolver::check(llvm::ArrayRef<Lit> PathCondition,
-                            llvm::StringRef Name) {
+SatResult PathSolver::decideLiterals(llvm::ArrayRef<Lit> PathCondition) const {
+  llvm::SmallDenseMap<uint64_t, bool, 64> Sign;
+  const Lit Background[] = {
+      {Lit::Truthy, None, false}, {Lit::IsNone, None, true},
+      {Lit::Truthy, True, true},  {Lit::Truthy, False, false},
+      {Lit::IsNone, True, false}, {Lit::IsNone, False, false}};
+  for (llvm::ArrayRef<Lit> Part :
+       {llvm::ArrayRef<Lit>(Background), PathCondition})
+    for (const Lit &L : Part) {
+      SignedAtom A = normalise(Terms, L);
+      auto [It, New] = Sign.try_emplace(A.Atom, A.Positive);
+      if (!New && It->second != A.Positive)
+        return SatResult::Unsat;
+    }
+  return SatResult::Sat;
+}
+
+SatResult PathSolver::checkZ3(llvm::ArrayRef<Lit> PathCondition,
+                              std::string &Reason) {
+  assert(P && "the Z3 mode makes its solver up front");
   P->Solver.push();
   for (const Lit &L : PathCondition)
     P->Solver.add(P->lit(L));
   z3::check_result R = P->Solver.check();
-  QueryRecord Q{Name.str(), SatResult::Unknown, ""};
+  SatResult Out = SatResult::Unknown;
   if (R == z3::sat)
-    Q.Result = SatResult::Sat;
+    Out = SatResult::Sat;
   else if (R == z3::unsat)
-    Q.Result = SatResult::Unsat;
+    Out = SatResult::Unsat;
   else
-    Q.Reason = P->Solver.reason_unknown();
+    Reason = P->Solver.reason_unknown();
   P->Solver.pop();
+  return Out;
+}
+
+SatResult PathSolver::check(llvm::ArrayRef<Lit> PathCondition,
+                            llvm::StringRef Name) {
+  QueryRecord Q{Name.str(), SatResult::Unknown, ""};
+  Q.Result = Mode == SolverMode::Z3 ? checkZ3(PathCondition, Q.Reason)
+                                    : decideLiterals(PathCondition);
   Queries.push_back(Q);
   return Q.Result;
 }
 
 uint64_t PathSolver::rlimitUsed() const {
+  if (!P)
+    return 0;
   z3::stats S = P->Solver.statistics();
   for (unsigned I = 0; I < S.size(); ++I)
     if (S.key(I) == "rlimit count")

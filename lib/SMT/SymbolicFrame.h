@@ -20,6 +20,7 @@
 #ifndef PYVERIFY_LIB_SMT_SYMBOLICFRAME_H
 #define PYVERIFY_LIB_SMT_SYMBOLICFRAME_H
 
+#include "SharedPrefixVector.h"
 #include "pyverify/Analysis/CodeAnalysis.h"
 #include "pyverify/Analysis/ContextEvents.h"
 #include "pyverify/Analysis/Environment.h"
@@ -28,7 +29,9 @@
 #include "pyverify/Bytecode/Listing.h"
 #include "pyverify/SMT/Solver.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <map>
@@ -55,9 +58,10 @@ enum class Tag : uint8_t {
 struct SVal {
   TermId T = 0;
   Tag K = Tag::Plain;
-  int32_t Ctx = -1;               ///< ExitSlot: context label.
-  TermId Aux = 0;                 ///< Enter/ExitMethod: the manager's term.
-  std::string Name;               ///< ModeOp / Global: the name.
+  int32_t Ctx = -1; ///< ExitSlot: context label.
+  TermId Aux = 0;   ///< Enter/ExitMethod: the manager's term.
+  /// ModeOp / Global: the name (a view of the code object's names).
+  llvm::StringRef Name;
   const EnvGlobal *Env = nullptr; ///< Global: its Environment.def entry.
   std::optional<ModeEffect> Mode; ///< ModeOp: its effect.
 };
@@ -107,8 +111,8 @@ struct CodeInfo {
 struct Step {
   std::string Code;
   uint32_t Offset;
-  std::string OpName;
-  std::vector<std::string> Events;
+  llvm::StringRef OpName; ///< The opcode table's name.
+  llvm::SmallVector<std::string, 2> Events;
   std::optional<int32_t> Line;
 };
 
@@ -130,11 +134,12 @@ public:
   std::vector<CtxRec> Ctxs; ///< Every context entered on this path.
   std::vector<int32_t> Active;
   int32_t NextLabel = 0;
-  std::map<uint32_t, unsigned> BackEdges;
+  /// Times each loop head (instruction index) was reached by a back edge.
+  llvm::DenseMap<uint32_t, unsigned> BackEdges;
   EndKind End = EndKind::None;
   std::string CutWhy;
   std::optional<Violation> Bad;
-  std::vector<Step> Steps;
+  SharedPrefixVector<Step> Steps; ///< Shared with the forks of this path.
   unsigned Ordinal = 0; ///< Observable steps so far (values' time stamps).
   bool ResumeCalled = false;
   int64_t BreakIndex = -1; ///< Frame: the break instruction.
@@ -166,7 +171,7 @@ public:
   }
   SVal sym(llvm::StringRef Name) { return plain(Terms->symbol(Name)); }
   SVal app(llvm::StringRef Op, llvm::ArrayRef<SVal> Args, bool Timed) {
-    std::vector<TermId> A;
+    llvm::SmallVector<TermId, 8> A;
     for (const SVal &V : Args)
       A.push_back(V.T);
     if (Timed)
@@ -245,11 +250,8 @@ public:
 
   void pushStep(llvm::StringRef Extra = "") {
     const Instruction &I = inst();
-    Steps.push_back({C->Name,
-                     I.Offset,
-                     I.name().str(),
-                     {},
-                     C->D().positionAt(I.Offset).Line});
+    Steps.push_back(
+        {C->Name, I.Offset, I.name(), {}, C->D().positionAt(I.Offset).Line});
     if (!Extra.empty())
       Steps.back().Events.push_back(Extra.str());
   }
@@ -315,7 +317,9 @@ public:
   bool Subsumed = false;        ///< Cut at a loop head whose state repeats.
   static constexpr unsigned SettleIterations = 3;
   bool ModesReplayed = false; ///< Frame: the side-effect replay ran.
-  std::map<uint32_t, std::string> LoopHeadState;
+  /// Each loop head's abstractState() at its last arrival (shared by the
+  /// forks of the path: copying a path copies no state text).
+  llvm::DenseMap<uint32_t, std::shared_ptr<const std::string>> LoopHeadState;
   /// What the context properties depend on: active contexts, the tags of
   /// the stack slots and locals.
   std::string abstractState() const {
@@ -336,7 +340,7 @@ public:
            (V.K == Tag::EnterMethod || V.K == Tag::ExitMethod
                 ? std::to_string(V.Aux)
                 : std::string()) +
-           V.Name + ",";
+           V.Name.str() + ",";
     };
     for (const SVal &V : Stack)
       One(V);

@@ -27,6 +27,9 @@ Fixture mode (default):
         unknown, the correct "ok" ones are proved and the buggy ones (but
         entries-not-redirected) refuted (the break instruction is located
         structurally, BreakLocation.h).  `--strip-locations` runs only (f).
+    (g) the solver cross-check: `--solver=z3` (Z3 decides every path
+        condition) gives every result exactly as the default literal rule
+        does, but for the timing and Z3's resource count (Solver.h).
   Bundles whose expect is "stack-depth-conflict" in the correct and
   entries-not-redirected variants (the rewriter's documented join conflict)
   are reported, not judged.  Prints per-variant verdict counts, the refuted
@@ -41,7 +44,11 @@ Stdlib mode:
   compiled stdlib (gen-stdlib) into WORKDIR/stdlib, proves them, and reports
   the proportions proved / unknown / refuted with the unknown reasons.  Fails
   only if a bundle is refuted (a bundle the rewriter itself marks
-  "stack-depth-conflict" is listed, not failed).
+  "stack-depth-conflict" is listed, not failed).  Every code object of the
+  compiled stdlib is proved too (exactly-once on plain code, started before
+  gen-stdlib and running while it writes the bundles; its JSON is kept in
+  WORKDIR/plain-stdlib.json): none may be refuted.  The unknowns of both
+  runs are ratcheted (unknown-ratchet.json).
 
 A bundle's verdict: proved if all its results are proved, refuted if any is
 refuted, else unknown (also when it has no result at all).  Exit 0 on
@@ -119,19 +126,57 @@ def prove(pyverify, paths, fmt="json", jobs=2, extra=()):
     t0 = time.monotonic()
     p = run(cmd)
     dt = time.monotonic() - t0
-    if p.returncode not in (0, 1, 3):
+    return prove_output(p.returncode, p.stdout, p.stderr, fmt, dt)
+
+
+def prove_output(returncode, stdout, stderr, fmt, dt):
+    """prove()'s answer from a finished run."""
+    if returncode not in (0, 1, 3):
         raise SetupError("pyverify prove exited %d:\n%s" % (
-            p.returncode, p.stderr[-3000:]))
+            returncode, stderr[-3000:]))
     if fmt != "json":
-        return p.returncode, p.stdout, dt
+        return returncode, stdout, dt
     try:
-        data = json.loads(p.stdout)
+        data = json.loads(stdout)
     except ValueError as e:
         raise SetupError("pyverify prove --format=json printed no JSON (%s):"
-                         "\n%s\n%s" % (e, p.stdout[:2000], p.stderr[-2000:]))
+                         "\n%s\n%s" % (e, stdout[:2000], stderr[-2000:]))
     if not isinstance(data, dict) or "results" not in data:
         raise SetupError("pyverify prove JSON has no 'results'")
-    return p.returncode, data, dt
+    return returncode, data, dt
+
+
+class BackgroundProve:
+    """`pyverify prove --format=json` started now and collected by
+    result() (prove()'s answer), so that the harness does other work (the
+    bundle generation) meanwhile.  Its output goes to OUT.json and OUT.err:
+    a pipe nobody reads would stall it."""
+
+    def __init__(self, pyverify, paths, out, jobs=2):
+        self.cmd = [pyverify, "prove", "--format=json", "--jobs=%d" % jobs,
+                    *paths]
+        self.out, self.err = out + ".json", out + ".err"
+        with open(self.out, "w") as fo, open(self.err, "w") as fe:
+            self.t0 = time.monotonic()
+            self.p = subprocess.Popen(self.cmd, stdout=fo, stderr=fe)
+
+    def result(self):
+        left = PROVE_TIMEOUT - (time.monotonic() - self.t0)
+        try:
+            self.p.wait(timeout=max(left, 1))
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise SetupError("timed out after %d s: %s"
+                             % (PROVE_TIMEOUT, " ".join(self.cmd)))
+        dt = time.monotonic() - self.t0
+        with open(self.out) as fo, open(self.err) as fe:
+            return prove_output(self.p.returncode, fo.read(), fe.read(),
+                                "json", dt)
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
 
 
 # ---------------------------------------------------------------------------
@@ -416,10 +461,33 @@ def fixture_mode(a, work):
         print("determinism: %s" % ("identical" if outs[0] == outs[1] == outs[2]
                                    else "DIFFERENT"))
 
+    solver_crosscheck(a, [fx, co], data, violations)
     total = len(manifest) + len(cmanifest)
     stripped(a, work, fx, by, violations)
     return violations, "%d bundles (%d fixtures, %d correlated)" % (
         total, len(manifest), len(cmanifest))
+
+
+def solver_crosscheck(a, paths, data, violations):
+    """(g): `--solver=z3` on PATHS gives DATA's results (the default
+    solver's), field by field, but for seconds and rlimit_used."""
+    _, z3data, dt = prove(a.pyverify, paths, jobs=a.jobs,
+                          extra=["--solver=z3"])
+
+    def comparable(results):
+        return [{k: v for k, v in r.items()
+                 if k not in ("seconds", "rlimit_used")} for r in results]
+    mine, theirs = comparable(data["results"]), comparable(z3data["results"])
+    differ = [m for m, t in zip(mine, theirs) if m != t]
+    if len(mine) != len(theirs):
+        violations.append("(g) --solver=z3 gives %d results, the default %d"
+                          % (len(theirs), len(mine)))
+    for m in differ[:10]:
+        violations.append("(g) --solver=z3 differs on %s [%s]"
+                          % (m.get("file"), m.get("target")))
+    print("\nsolver cross-check (--solver=z3, %.1f s): %d results, %s"
+          % (dt, len(theirs), "identical" if not differ and
+             len(mine) == len(theirs) else "%d DIFFERENT" % len(differ)))
 
 
 _TIMING = re.compile(r"\d+(\.\d+)?\s*(s|ms|seconds)\b")
@@ -446,11 +514,24 @@ def first_diff(x, y):
 # Stdlib mode
 
 def stdlib_mode(a, work):
-    violations = []
     if not a.pyc_dir or not os.path.isdir(a.pyc_dir):
         raise SetupError("--stdlib needs --pyc-dir (the compiled stdlib, "
                          "`make corpus`): %r" % a.pyc_dir)
     sd = os.path.join(work, "stdlib")
+    # The code objects do not need the bundles: they are proved while
+    # gen-stdlib writes them (the two together keep both cores busy).
+    plain = BackgroundProve(a.pyverify, [a.pyc_dir],
+                            os.path.join(work, "plain-stdlib"), jobs=a.jobs)
+    try:
+        violations, n, pn = stdlib_bundles(a, sd, plain)
+    finally:
+        plain.kill()
+    return violations, "%d stdlib bundles, %d stdlib code objects" % (n, pn)
+
+
+def stdlib_bundles(a, sd, plain):
+    """The stdlib bundles, then the code objects (PLAIN, started)."""
+    violations = []
     out = gen_rewriter(a.python_dir, "gen-stdlib", sd,
                        ["--pyc-dir", a.pyc_dir])
     for line in out.splitlines():
@@ -499,8 +580,8 @@ def stdlib_mode(a, work):
     for line in listed:
         print("  refuted as the rewriter expects: " + line)
     ratchet(violations, "stdlib-bundles", counts["unknown"])
-    pv, pn = plain_stdlib(a, violations)
-    return violations, "%d stdlib bundles, %d stdlib code objects" % (n, pn)
+    pv, pn = plain_stdlib(plain, violations)
+    return violations, n, pn
 
 
 RATCHET = os.path.join(HERE, "unknown-ratchet.json")
@@ -521,10 +602,11 @@ def ratchet(violations, key, unknown):
               (key, os.path.basename(RATCHET), unknown))
 
 
-def plain_stdlib(a, violations):
+def plain_stdlib(plain, violations):
     """exactly-once on every code object of the compiled stdlib (plain code:
-    delegation and forwarding allowed): no refutation, unknowns ratcheted."""
-    rc, data, dt = prove(a.pyverify, [a.pyc_dir], jobs=a.jobs)
+    delegation and forwarding allowed; PLAIN, the BackgroundProve on them):
+    no refutation, unknowns ratcheted."""
+    rc, data, dt = plain.result()
     res = data["results"]
     counts = collections.Counter(r.get("verdict") for r in res)
     reasons = collections.Counter(r.get("reason") or "(none)" for r in res

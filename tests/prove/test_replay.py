@@ -18,7 +18,9 @@ runs `pyverify prove --replay=DIR --format=json` on them and requires:
 
 No script may exit 0 (its run followed the path and did not show the
 refutation) or crash. Prints the counts: scripts written, exit 1, exit 2 and
-why. Usage: test_replay.py --pyverify PYVERIFY --python-dir DIR OUTDIR
+why. The scripts run --jobs at a time (default 2); they are judged and
+reported in name order. Usage: test_replay.py --pyverify PYVERIFY
+--python-dir DIR [--jobs N] OUTDIR
 """
 import argparse
 import collections
@@ -28,6 +30,7 @@ import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 PYTHON = "/usr/bin/python3.11" if os.path.exists("/usr/bin/python3.11") else sys.executable
 
@@ -51,6 +54,8 @@ def main(argv=None):
     ap.add_argument("--python-dir", required=True, help="directory holding pyverify_rewriter")
     ap.add_argument("--max-cannot", type=int, default=1,
                     help="scripts with a counterexample allowed to exit 2 (default 1)")
+    ap.add_argument("--jobs", type=int, default=2,
+                    help="scripts run at the same time (default 2)")
     ap.add_argument("outdir")
     a = ap.parse_args(argv)
     shutil.rmtree(a.outdir, ignore_errors=True)
@@ -71,12 +76,15 @@ def main(argv=None):
     for name in sorted(written - set(expected)):
         failures.append("(a) a script for no refuted result: %s" % name)
     status, cannot = collections.Counter(), collections.Counter()
-    for name in sorted(written & set(expected)):
+    names = sorted(written & set(expected))
+    with ThreadPoolExecutor(max_workers=max(a.jobs, 1)) as pool:
+        outs = dict(zip(names, pool.map(lambda n: run_script(os.path.join(rep, n)), names)))
+    for name in names:
         r, path = expected[name], os.path.join(rep, name)
         text = open(path, encoding="utf-8").read()
         if re.search(r"^\s*(import|from)\s+pyverify", text, re.M):
             failures.append("(b) %s imports pyverify" % name)
-        out = run_script(path)
+        out = outs[name]
         has_path = r["counterexample"] is not None
         status[(has_path, out.returncode)] += 1
         shown = (">>" in out.stdout and "first divergence" in out.stdout) or \

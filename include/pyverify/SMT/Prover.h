@@ -3,7 +3,7 @@
 // Contract: proveBundle() decides, for each emitted code object of a bundle
 // (the rewritten frame F and each resume function R), the properties of
 // docs/prove.md by bounded symbolic execution with uninterpreted values and
-// Z3 for path feasibility:
+// an exact path-feasibility check (Solver.h; Z3 with ProveOptions::Solver):
 //
 //   well-formed   no error from the dataflow checks (other than the context
 //                 checks the proof decides itself);
@@ -36,6 +36,7 @@
 #include "pyverify/Bytecode/Bundle.h"
 #include "pyverify/Bytecode/CodeFile.h"
 #include "pyverify/Check/Diagnostic.h"
+#include "pyverify/SMT/Solver.h"
 
 #include <optional>
 #include <string>
@@ -48,10 +49,12 @@ llvm::StringRef getVerdictName(Verdict V);
 
 struct ProveOptions {
   unsigned Unroll = 2;          ///< Times each loop back edge is taken.
-  uint64_t Rlimit = 2'000'000;  ///< Z3 resource limit per query.
-  unsigned TimeoutMs = 5000;    ///< Time limit per query.
+  uint64_t Rlimit = 2'000'000;  ///< Z3 resource limit per query (Z3 mode).
+  unsigned TimeoutMs = 5000;    ///< Time limit per query (Z3 mode).
   bool AssumeNoSuppress = true; ///< __exit__ never suppresses.
   uint64_t MaxPaths = 5'000;    ///< Paths explored per property.
+  /// Who decides path feasibility (Solver.h): the same answers either way.
+  smt::SolverMode Solver = smt::SolverMode::Literals;
 };
 
 /// One step of a path. Code is "original", "frame" or "resume:<i>".
