@@ -1,6 +1,7 @@
 //===- BlockStack.cpp - Rebuilding the 3.11 block stack -------------------===//
 
 #include "pyverify/Analysis/BlockStack.h"
+#include "pyverify/Bytecode/ExceptionTableText.h"
 
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/STLExtras.h"
@@ -124,10 +125,10 @@ void BlockStack::buildChains(const std::vector<int32_t> &Outer) {
       if (Seen.test(Cur)) {
         Problems.push_back(
             {D.Table[E].Start,
-             llvm::formatv("the handlers enclosing entry {0} to {1} -> {2} "
-                           "form a cycle (through the entry for handler {3})",
-                           D.Table[E].Start, D.Table[E].End - 2,
-                           D.Table[E].Target, D.Table[Cur].Target)});
+             llvm::formatv("the handlers enclosing entry {0} -> {1} form a "
+                           "cycle (through the entry for handler {2})",
+                           entryRangeText(D.Table[E]), D.Table[E].Target,
+                           D.Table[Cur].Target)});
         break;
       }
       Seen.set(Cur);

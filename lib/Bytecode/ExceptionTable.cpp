@@ -1,6 +1,7 @@
 //===- ExceptionTable.cpp - The 3.11 exception table ----------------------===//
 
 #include "pyverify/Bytecode/ExceptionTable.h"
+#include "pyverify/Bytecode/ExceptionTableText.h"
 #include "pyverify/Support/InputError.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -111,10 +112,8 @@ pyverify::encodeExceptionTable(llvm::ArrayRef<ExceptionTableEntry> Entries) {
 }
 
 static std::string describe(const ExceptionTableEntry &E) {
-  // dis notation: "A to B -> T [d] lasti", B the last covered unit.
-  return llvm::formatv("'{0} to {1} -> {2} [{3}]{4}' (table byte {5})", E.Start,
-                       E.End > E.Start ? E.End - 2 : E.Start, E.Target, E.Depth,
-                       E.Lasti ? " lasti" : "", E.TableOffset)
+  // dis notation, "(empty)" for length 0 (ExceptionTableText.h).
+  return llvm::formatv("'{0}' (table byte {1})", entryText(E), E.TableOffset)
       .str();
 }
 

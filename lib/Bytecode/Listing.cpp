@@ -1,6 +1,7 @@
 //===- Listing.cpp - Disassembly listings (text and JSON) -----------------===//
 
 #include "pyverify/Bytecode/Listing.h"
+#include "pyverify/Bytecode/ExceptionTableText.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -140,9 +141,7 @@ void pyverify::printListing(llvm::raw_ostream &OS, const DecodedCode &D,
   if (!D.Table.empty()) {
     OS << "ExceptionTable:\n";
     for (const ExceptionTableEntry &E : D.Table)
-      OS << "  " << E.Start << " to " << (E.End > E.Start ? E.End - 2 : E.Start)
-         << " -> " << E.Target << " [" << E.Depth << "]"
-         << (E.Lasti ? " lasti" : "") << '\n';
+      OS << "  " << entryText(E) << '\n';
   }
 }
 

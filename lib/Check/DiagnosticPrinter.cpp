@@ -3,6 +3,8 @@
 #include "pyverify/Check/DiagnosticPrinter.h"
 #include "pyverify/Bytecode/Listing.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -93,12 +95,32 @@ static llvm::StringRef sarifLevel(Severity S) {
   llvm_unreachable("unknown severity");
 }
 
+std::string pyverify::sarifArtifactUri(llvm::StringRef Path) {
+  static const char Hex[] = "0123456789ABCDEF";
+  std::string Out =
+      llvm::sys::path::is_absolute(Path, llvm::sys::path::Style::posix)
+          ? "file://"
+          : "";
+  for (unsigned char C : Path) {
+    if (llvm::isAlnum(C) || C == '-' || C == '.' || C == '_' || C == '~' ||
+        C == '/') {
+      Out.push_back(char(C));
+      continue;
+    }
+    Out.push_back('%');
+    Out.push_back(Hex[C >> 4]);
+    Out.push_back(Hex[C & 15]);
+  }
+  return Out;
+}
+
 static llvm::json::Object sarifLocation(llvm::StringRef File,
                                         std::optional<int32_t> Line,
                                         std::optional<int32_t> Col,
                                         llvm::StringRef QualName) {
   llvm::json::Object Phys{
-      {"artifactLocation", llvm::json::Object{{"uri", jsonSafe(File)}}}};
+      {"artifactLocation",
+       llvm::json::Object{{"uri", sarifArtifactUri(File)}}}};
   if (Line && *Line >= 1) {
     llvm::json::Object Region{{"startLine", *Line}};
     if (Col)
@@ -112,16 +134,41 @@ static llvm::json::Object sarifLocation(llvm::StringRef File,
   return Loc;
 }
 
-llvm::json::Value pyverify::diagnosticsToSARIF(llvm::ArrayRef<Diagnostic> Diags,
-                                               llvm::StringRef ToolVersion) {
+static llvm::json::Array sarifRules() {
   llvm::json::Array Rules;
   for (const CheckInfo &C : allChecks())
     Rules.push_back(llvm::json::Object{
         {"id", C.Name},
         {"shortDescription", llvm::json::Object{{"text", C.Summary}}},
+        {"helpUri", (ChecksDocUri + "#" + C.Name).str()},
         {"defaultConfiguration",
          llvm::json::Object{{"level", sarifLevel(C.DefaultSeverity)},
                             {"enabled", C.EnabledByDefault}}}});
+  return Rules;
+}
+
+/// The run's one invocation: unreadable and skipped inputs as
+/// toolExecutionNotifications (SARIF 2.1.0, 3.20.21).
+static llvm::json::Object
+sarifInvocation(llvm::ArrayRef<InputNotification> Inputs) {
+  llvm::json::Array Notes;
+  bool Failed = false;
+  for (const InputNotification &N : Inputs) {
+    Failed |= N.Sev == Severity::Error;
+    Notes.push_back(llvm::json::Object{
+        {"level", sarifLevel(N.Sev)},
+        {"message", llvm::json::Object{{"text", jsonSafe(N.Message)}}},
+        {"locations", llvm::json::Array{sarifLocation(N.File, std::nullopt,
+                                                      std::nullopt, "")}}});
+  }
+  return llvm::json::Object{{"executionSuccessful", !Failed},
+                            {"toolExecutionNotifications", std::move(Notes)}};
+}
+
+llvm::json::Value
+pyverify::diagnosticsToSARIF(llvm::ArrayRef<Diagnostic> Diags,
+                             llvm::StringRef ToolVersion,
+                             llvm::ArrayRef<InputNotification> Inputs) {
   llvm::json::Array Results;
   for (const Diagnostic &D : Diags) {
     llvm::json::Array Related;
@@ -163,6 +210,7 @@ llvm::json::Value pyverify::diagnosticsToSARIF(llvm::ArrayRef<Diagnostic> Diags,
                      {"name", "pyverify"},
                      {"version", ToolVersion},
                      {"informationUri", "https://github.com/pyverify/pyverify"},
-                     {"rules", std::move(Rules)}}}}},
+                     {"rules", sarifRules()}}}}},
+           {"invocations", llvm::json::Array{sarifInvocation(Inputs)}},
            {"results", std::move(Results)}}}}};
 }

@@ -338,8 +338,9 @@ TEST_F(Validate, ZeroLength) {
   EXPECT_EQ(check({entry(2, 2, 20, 0, false)}),
             Ids{"exception-table-zero-length"});
   EXPECT_EQ(Findings[0].Offset, 2u);
-  EXPECT_NE(message().find("'2 to 2 -> 20 [0]' (table byte 0) has length 0"),
-            std::string::npos)
+  EXPECT_NE(
+      message().find("'2 to 2 (empty) -> 20 [0]' (table byte 0) has length 0"),
+      std::string::npos)
       << message();
 }
 

@@ -1,14 +1,10 @@
-//===- AnalyzeCommand.cpp - pyverify analyze / pyverify cfg ---------------===//
+//===- AnalyzeCommand.cpp - pyverify analyze ------------------------------===//
 //
 // pyverify analyze --print=stack-depth [--format=text|json] FILE...
 //   The `dis` listing annotated with per-instruction facts of an analysis:
 //   stack-depth adds the depth before each instruction and the maximum; in
 //   JSON each CODE of the dis contract gains "max_depth": int|null and per
 //   instruction "depth": int|null (null when unreachable).
-//
-// pyverify cfg [--dot] FILE...
-//   Basic blocks and edges of every code object; --dot writes Graphviz (one
-//   digraph per code object) with exception edges dashed and red.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +29,6 @@ namespace pyverify::tool {
 
 cl::SubCommand AnalyzeCmd("analyze",
                           "Print per-instruction facts of an analysis");
-cl::SubCommand CfgCmd("cfg", "Print the control-flow graph");
 
 namespace {
 
@@ -65,10 +60,6 @@ cl::opt<bool> AnalyzeNoFastPath(
     "no-context-fast-path",
     cl::desc("Interpret code objects without contexts too (testing)"),
     cl::Hidden, cl::sub(AnalyzeCmd));
-
-cl::list<std::string> CfgInputs(cl::Positional, cl::OneOrMore,
-                                cl::desc("<file>..."), cl::sub(CfgCmd));
-cl::opt<bool> Dot("dot", cl::desc("Write Graphviz"), cl::sub(CfgCmd));
 
 ContextBalanceOptions analyzeBalanceOptions() {
   ContextBalanceOptions BO;
@@ -243,133 +234,27 @@ void analyzeText(const CodeObject &C) {
 } // namespace
 
 int runAnalyze() {
-  return forEachInput(AnalyzeInputs, {".pyc", ".py"},
-                      [&](const std::string &Path, const CodeFile &F) {
-                        for (const auto &Root : F.Roots) {
-                          if (AnalyzeFormat == Format::Json) {
-                            json::Object O{{"file", jsonSafe(Path)},
-                                           {"code", analyzeJSON(*Root)}};
-                            outs() << json::Value(std::move(O)) << "\n";
-                            continue;
-                          }
-                          bool First = true;
-                          forEachCodeObject(*Root,
-                                            [&](const CodeObject &C, unsigned) {
-                                              if (!First)
-                                                outs() << "\n";
-                                              First = false;
-                                              analyzeText(C);
-                                            });
-                        }
-                      });
-}
-
-} // namespace pyverify::tool
-
-// --- Graphviz ---------------------------------------------------------------
-//
-// Written directly rather than through llvm::WriteGraph, whose node names are
-// pointer values: pyverify's output must not depend on them.
-
-namespace {
-
-std::string dotEscape(StringRef S) {
-  std::string Out;
-  for (char C : S) {
-    if (C == '"' || C == '\\')
-      Out.push_back('\\');
-    Out.push_back(C);
-  }
-  return Out;
-}
-
-void writeDot(raw_ostream &OS, const CFG &G) {
-  const DecodedCode &D = G.code();
-  OS << "digraph \"" << dotEscape(jsonSafe(D.Code->QualName)) << "\" {\n";
-  OS << "  node [shape=box, fontname=monospace];\n";
-  for (const BasicBlock &B : G.blocks()) {
-    OS << "  B" << B.Id << " [label=\"B" << B.Id << "\\l";
-    for (uint32_t I = B.Begin; I < B.End; ++I) {
-      const Instruction &In = D.Insts[I];
-      OS << In.Offset << " " << describeInstruction(In);
-      std::string Desc = describeArgument(*D.Code, In);
-      if (!Desc.empty() && Desc.size() < 40)
-        OS << " (" << dotEscape(jsonSafe(Desc)) << ")";
-      OS << "\\l";
-    }
-    OS << "\"" << (G.reachable().test(B.Id) ? "" : ", color=gray") << "];\n";
-  }
-  for (const CFGEdge &E : G.edges()) {
-    OS << "  B" << E.Source << " -> B" << E.Target;
-    switch (E.Kind) {
-    case EdgeKind::Exception: {
-      const auto &T = D.Table[E.Entry];
-      OS << formatv(" [style=dashed, color=red, label=\"exc [{0}]{1}{2}\"]",
-                    T.Depth, T.Lasti ? " lasti" : "",
-                    E.MayRaise ? "" : " no-raise");
-      break;
-    }
-    case EdgeKind::BranchTaken:
-      OS << " [label=\"taken\"]";
-      break;
-    case EdgeKind::BranchNotTaken:
-      OS << " [label=\"not taken\"]";
-      break;
-    case EdgeKind::Jump:
-      OS << " [label=\"jump\"]";
-      break;
-    case EdgeKind::FallThrough:
-      break;
-    }
-    OS << ";\n";
-  }
-  OS << "}\n";
-}
-
-} // namespace
-
-namespace pyverify::tool {
-
-int runCfg() {
-  return forEachInput(
-      CfgInputs, {".pyc", ".py"},
-      [&](const std::string &Path, const CodeFile &F) {
-        for (const auto &Root : F.Roots)
-          forEachCodeObject(*Root, [&](const CodeObject &C, unsigned) {
-            CodeAnalysis A(C);
-            if (!A.cfg()) {
-              WithColor::warning(errs(), "pyverify")
-                  << Path << ": " << C.QualName
-                  << ": not well-formed, no CFG (run 'pyverify check')\n";
-              return;
-            }
-            const DecodedCode &D = A.decoded();
-            const CFG &G = *A.cfg();
-            if (Dot) {
-              writeDot(outs(), G);
-              return;
-            }
-            outs() << "CFG of " << C.QualName << " (" << G.size()
-                   << " blocks)\n";
-            for (const BasicBlock &B : G.blocks()) {
-              outs() << "  B" << B.Id << " [" << D.Insts[B.Begin].Start << ", "
-                     << (B.size() ? D.Insts[B.last()].End : D.Insts.codeSize())
-                     << ")" << (G.reachable().test(B.Id) ? "" : " unreachable")
-                     << "\n";
-              for (unsigned EI : B.Succs) {
-                const CFGEdge &E = G.edge(EI);
-                outs() << "    -> B" << E.Target << " "
-                       << getEdgeKindName(E.Kind);
-                if (E.isException()) {
-                  const auto &T = D.Table[E.Entry];
-                  outs() << " [" << T.Depth << "]" << (T.Lasti ? " lasti" : "")
-                         << (E.MayRaise ? "" : " no-raise")
-                         << (E.FromBackEdge ? " back-edge" : "");
-                }
-                outs() << "\n";
-              }
-            }
-          });
+  return forEachTarget(
+      AnalyzeInputs, [&](const std::string &Path, const CodeTarget &T) {
+        if (AnalyzeFormat == Format::Json) {
+          json::Object O{{"file", jsonSafe(Path)},
+                         {"target", T.Target.empty() ? json::Value(nullptr)
+                                                     : json::Value(T.Target)},
+                         {"code", analyzeJSON(*T.Code)}};
+          outs() << json::Value(std::move(O)) << "\n";
+          return;
+        }
+        if (!T.Target.empty())
+          outs() << targetHeader(Path, T) << "\n";
+        bool First = true;
+        forEachCodeObject(*T.Code, [&](const CodeObject &C, unsigned) {
+          if (!First)
+            outs() << "\n";
+          First = false;
+          analyzeText(C);
+        });
+        if (!T.Target.empty())
+          outs() << "\n";
       });
 }
 

@@ -1,29 +1,28 @@
 //===- CheckCommand.cpp - pyverify check ----------------------------------===//
 //
-// pyverify check [--format=text|json|sarif] [--checks=SPEC] [--jobs=N]
+// pyverify check [--format=text|json|sarif] [--checks=SPEC]... [--jobs=N]
 //                [--python=PATH] PATH...
+// pyverify check --list-checks [--format=text|json]
 //
-// Verifies .pyc files, marshal files, .py files (compiled with python3.11)
-// and directories (recursing for .pyc and .py). Exit 0 when clean, 1 on
-// error-severity findings, 2 on usage errors or unreadable input. Output is
+// Verifies .pyc files, marshal files, .py files (compiled with python3.11),
+// .pvb bundles and directories (recursing for .pyc, .py and .pvb, as every
+// command does: InputFiles.h). Each --checks value applies, left to right,
+// over the defaults. Exit 0 when clean, 1 on error-severity findings, 2 on
+// usage errors or unreadable input (listed in JSON and SARIF too). Output is
 // identical for every --jobs value: files are checked in parallel but
 // reported in sorted order.
 //
 //===----------------------------------------------------------------------===//
 
+#include "CheckFiles.h"
 #include "CodeInputs.h"
 #include "Commands.h"
 #include "InputFiles.h"
 
-#include "pyverify/Check/BundleVerifier.h"
+#include "pyverify/Bytecode/Listing.h"
 #include "pyverify/Check/CheckOptions.h"
 #include "pyverify/Check/DiagnosticPrinter.h"
-#include "pyverify/Check/Verifier.h"
 
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
-#include "llvm/Support/ThreadPool.h"
-#include "llvm/Support/Threading.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -48,10 +47,11 @@ cl::opt<Format> OutputFormat(
                clEnumValN(Format::Json, "json", "the JSON contract"),
                clEnumValN(Format::Sarif, "sarif", "SARIF 2.1.0")),
     cl::sub(CheckCmd));
-cl::opt<std::string>
+cl::list<std::string>
     ChecksSpec("checks",
                cl::desc("Enable/disable checks: id,-id,prefix-*,*,-* "
-                        "(applied left to right over the defaults)"),
+                        "(applied left to right over the defaults; may be "
+                        "given more than once)"),
                cl::sub(CheckCmd));
 cl::opt<unsigned> Jobs("jobs",
                        cl::desc("Files checked in parallel (0: all "
@@ -65,85 +65,31 @@ cl::opt<bool> ListChecks("list-checks",
                          cl::desc("List every check id and exit"),
                          cl::sub(CheckCmd));
 
-struct FileOutcome {
-  FileReport Report;
-  std::string InputError; ///< Non-empty when the file could not be read.
-};
-
-FileOutcome checkOne(const std::string &Path, const CheckOptions &Opts) {
-  FileOutcome O;
-  O.Report.Path = Path;
-  if (sys::path::extension(Path) == ".pvb") {
-    Expected<Bundle> B = loadBundle(Path);
-    if (!B) {
-      O.InputError = toString(B.takeError());
-      return O;
-    }
-    O.Report = verifyBundle(*B, Opts);
-    return O;
-  }
-  Expected<CodeFile> F = loadInput(Path);
-  if (!F) {
-    O.InputError = toString(F.takeError());
-    return O;
-  }
-  O.Report = verifyCodeFile(*F, Opts, Path);
-  return O;
-}
-
-} // namespace
-
-int runCheck() {
-  if (ListChecks) {
-    for (const CheckInfo &C : allChecks())
-      outs() << C.Name << "  [" << getSeverityName(C.DefaultSeverity)
-             << (C.EnabledByDefault ? "" : ", off by default") << "]  "
-             << C.Summary << "\n";
-    return ExitClean;
-  }
-  if (Inputs.empty()) {
-    WithColor::error(errs(), "pyverify") << "check: no input paths given\n";
-    return ExitUsage;
-  }
-  auto Start = std::chrono::steady_clock::now();
-  CheckOptions Opts;
-  Opts.Balance.SkipWithoutContexts = !NoContextFastPath;
-  if (Error E = Opts.parseCheckSpec(ChecksSpec)) {
-    WithColor::error(errs(), "pyverify") << toString(std::move(E)) << "\n";
-    return ExitUsage;
-  }
-  std::vector<std::string> Missing;
-  std::vector<std::string> Files =
-      expandInputs(Inputs, {".pyc", ".py", ".pvb"}, Missing);
-  int Status = ExitClean;
-  for (const std::string &M : Missing) {
-    WithColor::error(errs(), "pyverify")
-        << M << ": no such file or directory\n";
-    Status = ExitUsage;
-  }
-
-  std::vector<FileOutcome> Outcomes(Files.size());
-  unsigned Threads = Jobs == 0
-                         ? llvm::hardware_concurrency().compute_thread_count()
-                         : unsigned(Jobs);
-  if (Threads <= 1 || Files.size() <= 1) {
-    for (size_t I = 0; I < Files.size(); ++I)
-      Outcomes[I] = checkOne(Files[I], Opts);
-  } else {
-    ThreadPool Pool(llvm::hardware_concurrency(Threads));
-    for (size_t I = 0; I < Files.size(); ++I)
-      Pool.async([&, I] { Outcomes[I] = checkOne(Files[I], Opts); });
-    Pool.wait();
-  }
-
+/// What one run of check found, in input order.
+struct CheckRun {
+  std::vector<Diagnostic> All;
+  /// Missing or unreadable paths (errors), code of another Python
+  /// (warnings), in input order.
+  std::vector<InputNotification> Inputs;
+  uint64_t Unreadable = 0;
   uint64_t CodeObjects = 0, Errors = 0, Warnings = 0, Remarks = 0, Read = 0;
   uint64_t Possible = 0; // of any severity; a possible error still fails
-  std::vector<Diagnostic> All;
-  for (FileOutcome &O : Outcomes) {
-    if (!O.InputError.empty()) {
-      WithColor::error(errs(), "pyverify") << O.InputError << "\n";
-      Status = ExitUsage;
-      continue;
+  double Seconds = 0;
+
+  void inputError(const std::string &File, const std::string &Message) {
+    WithColor::error(errs(), "pyverify") << Message << "\n";
+    Inputs.push_back({File, Message, Severity::Error});
+    ++Unreadable;
+  }
+
+  void add(FileOutcome &O) {
+    if (!O.InputError.empty())
+      return inputError(O.Report.Path, O.InputError);
+    if (!O.VersionNote.empty()) {
+      WithColor::note(errs(), "pyverify")
+          << O.Report.Path << ": " << O.VersionNote << "\n";
+      Inputs.push_back({O.Report.Path, O.Report.Path + ": " + O.VersionNote,
+                        Severity::Warning});
     }
     ++Read;
     CodeObjects += O.Report.CodeObjects;
@@ -155,43 +101,112 @@ int runCheck() {
       All.push_back(std::move(D));
     }
   }
-  double Seconds =
+};
+
+void printText(const CheckRun &R) {
+  bool Color = useColor(outs());
+  for (const Diagnostic &D : R.All)
+    printDiagnostic(outs(), D, Color);
+  outs() << "pyverify: " << R.Read << " file(s), " << R.CodeObjects
+         << " code object(s): " << R.Errors << " error(s), " << R.Warnings
+         << " warning(s), " << R.Remarks << " remark(s)\n";
+}
+
+void printJson(const CheckRun &R) {
+  json::Array Diags, InputErrors;
+  for (const Diagnostic &D : R.All)
+    Diags.push_back(diagnosticToJSON(D));
+  for (const InputNotification &N : R.Inputs)
+    if (N.Sev == Severity::Error)
+      InputErrors.push_back(json::Object{{"file", jsonSafe(N.File)},
+                                         {"message", jsonSafe(N.Message)}});
+  json::Object Out{
+      {"diagnostics", std::move(Diags)},
+      {"input_errors", std::move(InputErrors)},
+      {"summary", json::Object{{"files", int64_t(R.Read)},
+                               {"code_objects", int64_t(R.CodeObjects)},
+                               {"errors", int64_t(R.Errors)},
+                               {"warnings", int64_t(R.Warnings)},
+                               {"remarks", int64_t(R.Remarks)},
+                               {"possible", int64_t(R.Possible)},
+                               {"unreadable", int64_t(R.Unreadable)},
+                               {"seconds", R.Seconds}}}};
+  outs() << formatv("{0:2}", json::Value(std::move(Out))) << "\n";
+}
+
+/// --list-checks: text, or JSON (docs/json.md).
+int listChecks() {
+  if (OutputFormat == Format::Sarif) {
+    WithColor::error(errs(), "pyverify")
+        << "check: --list-checks prints --format=text or --format=json\n";
+    return ExitUsage;
+  }
+  if (OutputFormat == Format::Text) {
+    for (const CheckInfo &C : allChecks())
+      outs() << C.Name << "  [" << getSeverityName(C.DefaultSeverity)
+             << (C.EnabledByDefault ? "" : ", off by default") << "]  "
+             << C.Summary << "\n";
+    return ExitClean;
+  }
+  json::Array Checks;
+  for (const CheckInfo &C : allChecks())
+    Checks.push_back(
+        json::Object{{"id", C.Name},
+                     {"severity", getSeverityName(C.DefaultSeverity)},
+                     {"enabled_by_default", C.EnabledByDefault},
+                     {"summary", C.Summary},
+                     {"rule_index", int64_t(C.Id)},
+                     {"help_uri", (ChecksDocUri + "#" + C.Name).str()}});
+  outs() << formatv("{0:2}",
+                    json::Value(json::Object{{"checks", std::move(Checks)}}))
+         << "\n";
+  return ExitClean;
+}
+
+} // namespace
+
+int runCheck() {
+  if (ListChecks)
+    return listChecks();
+  if (Inputs.empty()) {
+    WithColor::error(errs(), "pyverify") << "check: no input paths given\n";
+    return ExitUsage;
+  }
+  auto Start = std::chrono::steady_clock::now();
+  CheckOptions Opts;
+  Opts.Balance.SkipWithoutContexts = !NoContextFastPath;
+  if (Error E = parseCheckSpecs(Opts, ChecksSpec)) {
+    WithColor::error(errs(), "pyverify") << toString(std::move(E)) << "\n";
+    return ExitUsage;
+  }
+  ExpandedInputs In = expandInputs(Inputs);
+  CheckRun R;
+  for (const std::string &M : In.Missing) {
+    R.Inputs.push_back({M, M + ": no such file or directory"});
+    ++R.Unreadable;
+  }
+  reportInputs(In);
+  for (FileOutcome &O : checkFiles(In.Files, Opts, Jobs))
+    R.add(O);
+  R.Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();
 
   switch (OutputFormat) {
-  case Format::Text: {
-    bool Color = sys::Process::StandardOutHasColors();
-    for (const Diagnostic &D : All)
-      printDiagnostic(outs(), D, Color);
-    outs() << "pyverify: " << Read << " file(s), " << CodeObjects
-           << " code object(s): " << Errors << " error(s), " << Warnings
-           << " warning(s), " << Remarks << " remark(s)\n";
+  case Format::Text:
+    printText(R);
     break;
-  }
-  case Format::Json: {
-    json::Array Diags;
-    for (const Diagnostic &D : All)
-      Diags.push_back(diagnosticToJSON(D));
-    json::Object Out{
-        {"diagnostics", std::move(Diags)},
-        {"summary", json::Object{{"files", int64_t(Read)},
-                                 {"code_objects", int64_t(CodeObjects)},
-                                 {"errors", int64_t(Errors)},
-                                 {"warnings", int64_t(Warnings)},
-                                 {"remarks", int64_t(Remarks)},
-                                 {"possible", int64_t(Possible)},
-                                 {"seconds", Seconds}}}};
-    outs() << formatv("{0:2}", json::Value(std::move(Out))) << "\n";
+  case Format::Json:
+    printJson(R);
     break;
-  }
   case Format::Sarif:
-    outs() << formatv("{0:2}", diagnosticsToSARIF(All, "0.1.0")) << "\n";
+    outs() << formatv("{0:2}", diagnosticsToSARIF(R.All, "0.1.0", R.Inputs))
+           << "\n";
     break;
   }
-  if (Status == ExitClean && Errors)
-    Status = ExitFindings;
-  return Status;
+  if (R.Unreadable)
+    return ExitUsage;
+  return R.Errors ? ExitFindings : ExitClean;
 }
 
 } // namespace pyverify::tool

@@ -3,12 +3,18 @@
 #include "CodeInputs.h"
 #include "Commands.h"
 #include "InputFiles.h"
+#include "OtherVersions.h"
 #include "PySource.h"
 
+#include "pyverify/Bytecode/Marshal.h"
+#include "pyverify/Bytecode/PycMagic.h"
+
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include "llvm/Support/Path.h"
 
 using namespace llvm;
 
@@ -27,28 +33,104 @@ Expected<CodeFile> loadInput(const std::string &Path) {
       return Py.takeError();
     return compilePySource(*Py, Path);
   }
-  return loadCodeFile(Path);
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return createStringError(Buf.getError(), "%s: cannot read: %s",
+                             Path.c_str(), Buf.getError().message().c_str());
+  StringRef Bytes = (*Buf)->getBuffer();
+  // A .pyc of another CPython version: its magic number, then "\r\n".
+  if (Bytes.size() >= 4 && Bytes.substr(2, 2) == "\r\n" &&
+      !hasPyc311Magic(Bytes))
+    return createStringError(
+        inconvertibleErrorCode(),
+        "%s: at byte 0: not a CPython 3.11 .pyc: %s; pyverify reads 3.11 "
+        "(magic %u)",
+        Path.c_str(),
+        describeMagic(support::endian::read16le(Bytes.data())).c_str(),
+        unsigned(PycMagic311));
+  return parseCodeFile(Path, Bytes);
 }
 
-int forEachInput(
-    ArrayRef<std::string> Paths, ArrayRef<StringRef> Extensions,
-    function_ref<void(const std::string &, const CodeFile &)> Each) {
-  std::vector<std::string> Missing;
-  std::vector<std::string> Files = expandInputs(Paths, Extensions, Missing);
-  int Status = ExitClean;
-  for (const std::string &M : Missing) {
-    WithColor::error(errs(), "pyverify")
-        << M << ": no such file or directory\n";
-    Status = ExitUsage;
+std::string otherVersionNote(const std::vector<CodeTarget> &Targets) {
+  std::vector<const CodeObject *> Roots;
+  for (const CodeTarget &T : Targets)
+    Roots.push_back(T.Code.get());
+  return otherVersionNote(Roots);
+}
+
+/// "with (handler 106, slot 1), mode (handler 174, slot 0)".
+static std::string contextsText(ArrayRef<BundleContext> Cs) {
+  std::string S;
+  for (const BundleContext &C : Cs)
+    S += formatv("{0}{1} (handler {2}, slot {3})", S.empty() ? "" : ", ",
+                 C.Kind == ContextKind::With ? "with" : "mode", C.Handler,
+                 C.StackIndex)
+             .str();
+  return S;
+}
+
+std::vector<CodeTarget> bundleTargets(const Bundle &B) {
+  std::vector<CodeTarget> Out;
+  Out.push_back(
+      {"original", formatv("break_offset {0}", B.BreakOffset), B.Original});
+  if (B.Frame)
+    Out.push_back(
+        {"frame",
+         B.FrameBreakOffset
+             ? formatv("frame_break_offset {0}", *B.FrameBreakOffset).str()
+             : "",
+         B.Frame});
+  for (size_t I = 0; I < B.Resumes.size(); ++I) {
+    const BundleResume &R = B.Resumes[I];
+    Out.push_back({"resume:" + std::to_string(I),
+                   formatv("original_offset {0}, contexts [{1}]",
+                           R.OriginalOffset, contextsText(R.Contexts)),
+                   R.Code});
   }
-  for (const std::string &Path : Files) {
-    auto F = loadInput(Path);
-    if (!F) {
-      WithColor::error(errs(), "pyverify") << toString(F.takeError()) << "\n";
+  return Out;
+}
+
+Expected<std::vector<CodeTarget>> loadTargets(const std::string &Path) {
+  if (sys::path::extension(Path) == ".pvb") {
+    Expected<Bundle> B = loadBundle(Path);
+    if (!B)
+      return B.takeError();
+    return bundleTargets(*B);
+  }
+  Expected<CodeFile> F = loadInput(Path);
+  if (!F)
+    return F.takeError();
+  std::vector<CodeTarget> Out;
+  for (const auto &Root : F->Roots)
+    Out.push_back({"", "", Root});
+  return Out;
+}
+
+std::string targetHeader(const std::string &Path, const CodeTarget &T) {
+  std::string S = "Bundle " + Path + ", [" + T.Target + "]";
+  if (!T.Claims.empty())
+    S += " (" + T.Claims + ")";
+  return S + ":";
+}
+
+int forEachTarget(
+    ArrayRef<std::string> Paths,
+    function_ref<void(const std::string &, const CodeTarget &)> Each) {
+  ExpandedInputs In = expandInputs(Paths);
+  int Status = reportInputs(In) ? ExitUsage : ExitClean;
+  for (const std::string &Path : In.Files) {
+    auto Ts = loadTargets(Path);
+    if (!Ts) {
+      WithColor::error(errs(), "pyverify") << toString(Ts.takeError()) << "\n";
       Status = ExitUsage;
       continue;
     }
-    Each(Path, *F);
+    std::string Note = otherVersionNote(*Ts);
+    if (!Note.empty())
+      WithColor::note(errs(), "pyverify") << Path << ": " << Note << "\n";
+    for (const CodeTarget &T : *Ts)
+      Each(Path, T);
   }
   return Status;
 }

@@ -2,17 +2,27 @@
 //
 // Contract: loadInput() loads one command-line file as a CodeFile: a .py file
 // is compiled with python3.11 (PySource.h), anything else is read as a .pyc
-// or marshal stream. Errors name the file.
+// or marshal stream; a .pyc of another Python version is an error naming
+// the version its magic number belongs to (PycMagic.h). loadTargets() loads one
+// file as the code-object trees a command shows: a .pvb bundle gives every code
+// object it holds, each labelled with its target (original, frame, resume:N, in
+// that order), any other file the roots loadInput() finds, unlabelled. Errors
+// name the file.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef PYVERIFY_TOOLS_CODEINPUTS_H
 #define PYVERIFY_TOOLS_CODEINPUTS_H
 
+#include "pyverify/Bytecode/Bundle.h"
 #include "pyverify/Bytecode/CodeFile.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/CommandLine.h"
+
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace pyverify::tool {
 
@@ -21,14 +31,37 @@ extern llvm::cl::opt<std::string> PythonPath;
 
 llvm::Expected<CodeFile> loadInput(const std::string &Path);
 
-/// Expands \p Paths (directories are walked for \p Extensions), loads each
-/// file with loadInput(), reports missing or unreadable inputs on stderr and
-/// calls \p Each for every file that loaded. Returns 2 (usage) if any input
-/// could not be read, else 0.
-int forEachInput(
+/// One code-object tree of an input file.
+struct CodeTarget {
+  /// "original", "frame" or "resume:N" for a bundle (the label of
+  /// diagnostics, docs/bundle-format.md); empty for any other file.
+  std::string Target;
+  /// What the bundle claims about this target, for a text header
+  /// ("break_offset 18", "original_offset 18, contexts [...]"); may be empty.
+  std::string Claims;
+  std::shared_ptr<const CodeObject> Code;
+};
+
+llvm::Expected<std::vector<CodeTarget>> loadTargets(const std::string &Path);
+
+/// The targets of a loaded bundle, in the order loadTargets() gives them.
+std::vector<CodeTarget> bundleTargets(const Bundle &B);
+
+/// OtherVersions.h's note on the code objects of \p Targets ("" if none).
+std::string otherVersionNote(const std::vector<CodeTarget> &Targets);
+
+/// The text header printed before a bundle target's listing:
+/// "Bundle FILE, [resume:0] (original_offset 18, contexts [...]):".
+std::string targetHeader(const std::string &Path, const CodeTarget &T);
+
+/// Expands \p Paths (InputFiles.h: one file selection for every command),
+/// loads each file with loadTargets(), reports missing, skipped and
+/// unreadable inputs and code of another Python version on stderr and calls \p
+/// Each for every target of every file that loaded, in order. Returns 2 (usage)
+/// if any input could not be read, else 0.
+int forEachTarget(
     llvm::ArrayRef<std::string> Paths,
-    llvm::ArrayRef<llvm::StringRef> Extensions,
-    llvm::function_ref<void(const std::string &, const CodeFile &)> Each);
+    llvm::function_ref<void(const std::string &, const CodeTarget &)> Each);
 
 } // namespace pyverify::tool
 

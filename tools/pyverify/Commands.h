@@ -11,6 +11,7 @@
 #define PYVERIFY_TOOLS_COMMANDS_H
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace pyverify::tool {
 
@@ -27,6 +28,11 @@ extern llvm::cl::SubCommand CheckCmd;
 extern llvm::cl::SubCommand AnalyzeCmd;
 extern llvm::cl::SubCommand CfgCmd;
 extern llvm::cl::SubCommand ProveCmd;
+
+/// Whether to colour what goes to \p OS: --color=true / --color=false when
+/// given (in any position), else whether \p OS is a terminal. Messages on
+/// stderr through llvm::WithColor follow the same option.
+bool useColor(llvm::raw_ostream &OS);
 
 int runDis();
 int runStats();

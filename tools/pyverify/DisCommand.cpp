@@ -4,7 +4,10 @@
 //
 // Text: a listing per code object, recursively, like `python3.11 -m dis`.
 // JSON: one line per top-level code object of each file:
-//   {"file": "...", "code": CODE}   (docs/json.md)
+//   {"file": "...", "target": null, "code": CODE}   (docs/json.md)
+// A .pvb bundle gives every code object it holds, each labelled with its
+// target (original, frame, resume:N): a "Bundle FILE, [target] (claims):"
+// line before its listing, "target": "resume:0" in JSON.
 // --fields adds to each CODE the raw code-object fields in a canonical,
 // byte-exact form (hex for bytes and str) and the re-encoded exception table,
 // so a test can compare them with marshal.loads.
@@ -164,23 +167,27 @@ json::Object codeToJSON(const CodeObject &Root) {
 } // namespace
 
 int runDis() {
-  return forEachInput(
-      Inputs, {".pyc", ".py"}, [&](const std::string &Path, const CodeFile &F) {
-        for (const auto &Root : F.Roots) {
-          if (OutputFormat == Format::Json) {
-            json::Object O{{"file", jsonSafe(Path)},
-                           {"code", codeToJSON(*Root)}};
-            outs() << json::Value(std::move(O)) << "\n";
-            continue;
-          }
-          bool First = true;
-          forEachCodeObject(*Root, [&](const CodeObject &C, unsigned) {
-            if (!First)
-              outs() << "\n";
-            First = false;
-            printListing(outs(), DecodedCode::decode(C));
-          });
+  return forEachTarget(
+      Inputs, [&](const std::string &Path, const CodeTarget &T) {
+        if (OutputFormat == Format::Json) {
+          json::Object O{{"file", jsonSafe(Path)},
+                         {"target", T.Target.empty() ? json::Value(nullptr)
+                                                     : json::Value(T.Target)},
+                         {"code", codeToJSON(*T.Code)}};
+          outs() << json::Value(std::move(O)) << "\n";
+          return;
         }
+        bool First = true;
+        if (!T.Target.empty())
+          outs() << targetHeader(Path, T) << "\n";
+        forEachCodeObject(*T.Code, [&](const CodeObject &C, unsigned) {
+          if (!First)
+            outs() << "\n";
+          First = false;
+          printListing(outs(), DecodedCode::decode(C));
+        });
+        if (!T.Target.empty())
+          outs() << "\n";
       });
 }
 

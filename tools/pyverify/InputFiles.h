@@ -1,9 +1,17 @@
 //===- InputFiles.h - Expanding command-line paths --------------*- C++ -*-===//
 //
-// Contract: expandInputs() turns the command line's paths into a sorted,
-// de-duplicated list of files: a file is taken as given, a directory is
-// walked recursively for files with one of \p Extensions. Paths that do not
-// exist are returned in \p Missing. Order never depends on the file system.
+// Contract: one file selection for every subcommand. expandInputs() turns
+// the command line's paths into a sorted, de-duplicated list of files: a
+// file named on the command line is taken whatever its name (a .pyc, a .py,
+// a .pvb bundle or a raw marshal stream), a directory is walked recursively
+// for the files named *.pyc, *.py and *.pvb (InputExtensions). Paths that do
+// not exist are returned in Missing; the other regular files found in a
+// directory, in Skipped under the directory given. Order never depends on
+// the file system.
+//
+// reportInputs() says on stderr what was not taken and why: an error per
+// missing path, a note per directory with skipped files (how many, a few
+// names, how to read them) or with no input file at all.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,14 +22,31 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pyverify::tool {
 
-std::vector<std::string>
-expandInputs(llvm::ArrayRef<std::string> Paths,
-             llvm::ArrayRef<llvm::StringRef> Extensions,
-             std::vector<std::string> &Missing);
+/// What a directory walk takes, for every subcommand.
+inline constexpr llvm::StringLiteral InputExtensions[] = {".pyc", ".py",
+                                                          ".pvb"};
+
+struct ExpandedInputs {
+  std::vector<std::string> Files;   ///< Sorted, no duplicates.
+  std::vector<std::string> Missing; ///< In command-line order.
+  struct Directory {
+    std::string Path;
+    size_t Taken = 0;
+    std::vector<std::string> Skipped; ///< Sorted.
+  };
+  std::vector<Directory> Directories; ///< The directories given, in order.
+};
+
+ExpandedInputs expandInputs(llvm::ArrayRef<std::string> Paths);
+
+/// Prints the missing paths (errors) and, per directory, what was skipped
+/// (notes). Returns true if a path is missing.
+bool reportInputs(const ExpandedInputs &E);
 
 } // namespace pyverify::tool
 

@@ -1,11 +1,13 @@
 //===- ProveCommand.cpp - pyverify prove ----------------------------------===//
 //
 // pyverify prove [--unroll=K] [--rlimit=N] [--timeout=MS] [--jobs=N]
-//                [--format=text|json|sarif] [--no-assume=suppress] PATH...
+//                [--solver=literals|z3] [--format=text|json|sarif]
+//                [--no-assume=suppress] PATH...
 //
 // Proves the emitted code objects of .pvb bundles (Prover.h: well-formed,
-// exactly-once, matches-eager) and exactly-once for .pyc / marshal files;
-// directories are walked for .pvb and .pyc files. Results come in input
+// exactly-once, matches-eager) and exactly-once for .pyc, .py and marshal
+// files; directories are walked as for every command (InputFiles.h: .pvb,
+// .pyc, .py; what is skipped is said on stderr). Results come in input
 // order (the sorted file list), then in the order proveBundle() returns
 // them, so the output is identical for every --jobs value. Exit 0 when
 // everything is proved, 1 when anything is refuted, 3 when something is
@@ -17,6 +19,7 @@
 #include "CodeInputs.h"
 #include "Commands.h"
 #include "InputFiles.h"
+#include "OtherVersions.h"
 
 #include "pyverify/SMT/ProofPrinter.h"
 #include "pyverify/SMT/Prover.h"
@@ -61,11 +64,12 @@ cl::opt<unsigned> Unroll("unroll",
                                   "(default 2)"),
                          cl::init(ProveOptions().Unroll), cl::sub(ProveCmd));
 cl::opt<uint64_t> Rlimit("rlimit",
-                         cl::desc("Z3 resource limit per query (default "
-                                  "2000000)"),
+                         cl::desc("Z3 resource limit per query, with "
+                                  "--solver=z3 (default 2000000)"),
                          cl::init(ProveOptions().Rlimit), cl::sub(ProveCmd));
 cl::opt<unsigned> TimeoutMs("timeout",
-                            cl::desc("Time limit per query in milliseconds "
+                            cl::desc("Time limit per Z3 query in "
+                                     "milliseconds, with --solver=z3 "
                                      "(default 5000)"),
                             cl::init(ProveOptions().TimeoutMs),
                             cl::sub(ProveCmd));
@@ -75,6 +79,15 @@ cl::opt<uint64_t> MaxPaths("max-paths",
                                     "'unknown' (default 5000)"),
                            cl::init(ProveOptions().MaxPaths),
                            cl::sub(ProveCmd));
+cl::opt<smt::SolverMode>
+    Solver("solver",
+           cl::desc("Who decides path feasibility (the same answers)"),
+           cl::init(ProveOptions().Solver),
+           cl::values(clEnumValN(smt::SolverMode::Literals, "literals",
+                                 "the complementary-literal rule (default)"),
+                      clEnumValN(smt::SolverMode::Z3, "z3",
+                                 "Z3, with --rlimit and --timeout per query")),
+           cl::sub(ProveCmd));
 cl::opt<unsigned> Jobs("jobs",
                        cl::desc("Files proved in parallel (0: all cores)"),
                        cl::init(1), cl::sub(ProveCmd));
@@ -126,16 +139,21 @@ void writeReplays(const std::string &Path, const std::vector<ProofResult> &Rs,
 struct FileOutcome {
   std::vector<ProofResult> Results;
   std::string InputError; ///< Non-empty when the file could not be read.
+  std::string Path;
+  /// OtherVersions.h: the code looks like another Python's ("" if not).
+  std::string VersionNote;
 };
 
 FileOutcome proveOne(const std::string &Path, const ProveOptions &Opts) {
   FileOutcome O;
+  O.Path = Path;
   if (sys::path::extension(Path) == ".pvb") {
     Expected<Bundle> B = loadBundle(Path);
     if (!B) {
       O.InputError = toString(B.takeError());
       return O;
     }
+    O.VersionNote = otherVersionNote(bundleTargets(*B));
     O.Results = proveBundle(*B, Opts);
     writeReplays(Path, O.Results, *B);
     return O;
@@ -145,6 +163,10 @@ FileOutcome proveOne(const std::string &Path, const ProveOptions &Opts) {
     O.InputError = toString(F.takeError());
     return O;
   }
+  std::vector<const CodeObject *> Roots;
+  for (const auto &Root : F->Roots)
+    Roots.push_back(Root.get());
+  O.VersionNote = otherVersionNote(Roots);
   O.Results = proveCodeFile(*F, Opts);
   writeReplays(Path, O.Results, *F, sys::path::extension(Path) == ".py");
   return O;
@@ -221,6 +243,9 @@ private:
       ++InputErrors;
       return;
     }
+    if (!O.VersionNote.empty())
+      WithColor::note(errs(), "pyverify")
+          << O.Path << ": " << O.VersionNote << "\n";
     ++Read;
     for (ProofResult &R : O.Results) {
       ++Count;
@@ -280,6 +305,7 @@ int runProve() {
   Opts.MaxPaths = MaxPaths;
   Opts.Rlimit = Rlimit;
   Opts.TimeoutMs = TimeoutMs;
+  Opts.Solver = Solver;
   for (const std::string &A : NoAssume) {
     if (A != "suppress") {
       WithColor::error(errs(), "pyverify")
@@ -298,15 +324,9 @@ int runProve() {
     }
 
   auto Start = std::chrono::steady_clock::now();
-  std::vector<std::string> Missing;
-  std::vector<std::string> Files =
-      expandInputs(Inputs, {".pvb", ".pyc"}, Missing);
-  int Status = ExitClean;
-  for (const std::string &M : Missing) {
-    WithColor::error(errs(), "pyverify")
-        << M << ": no such file or directory\n";
-    Status = ExitUsage;
-  }
+  ExpandedInputs In = expandInputs(Inputs);
+  int Status = reportInputs(In) ? ExitUsage : ExitClean;
+  const std::vector<std::string> &Files = In.Files;
 
   Reporter Rep(Files.size());
   unsigned Threads = Jobs == 0

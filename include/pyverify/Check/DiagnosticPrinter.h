@@ -11,8 +11,14 @@
 //  * diagnosticToJSON(): the `pyverify check --format=json` item
 //    (docs/json.md); "col" is CPython's 0-based co_positions column.
 //  * diagnosticsToSARIF(): a SARIF 2.1.0 log with one run, a rule per check
-//    id (in Checks.def order) and one result per diagnostic, notes as
-//    relatedLocations.
+//    id (in Checks.def order, each with a helpUri: the check's anchor in
+//    docs/checks.md) and one result per diagnostic, notes as
+//    relatedLocations; inputs that could not be read (or were skipped) are
+//    the invocation's toolExecutionNotifications, and make
+//    executionSuccessful false when any has level "error".
+//  * sarifArtifactUri(): a file path as a SARIF artifact URI -- file:// for
+//    an absolute path, a relative reference otherwise, percent-encoded (RFC
+//    3986: every byte but unreserved characters and '/').
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,17 +30,34 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/JSON.h"
 
+#include <string>
+
 namespace llvm {
 class raw_ostream;
 }
 
 namespace pyverify {
 
+/// Something about an input rather than about its code: a file that could
+/// not be read (Sev Error) or one that was skipped (Sev Remark).
+struct InputNotification {
+  std::string File;
+  std::string Message;
+  Severity Sev = Severity::Error;
+};
+
 void printDiagnostic(llvm::raw_ostream &OS, const Diagnostic &D,
                      bool Color = false);
 llvm::json::Object diagnosticToJSON(const Diagnostic &D);
-llvm::json::Value diagnosticsToSARIF(llvm::ArrayRef<Diagnostic> Diags,
-                                     llvm::StringRef ToolVersion);
+llvm::json::Value
+diagnosticsToSARIF(llvm::ArrayRef<Diagnostic> Diags,
+                   llvm::StringRef ToolVersion,
+                   llvm::ArrayRef<InputNotification> Inputs = {});
+std::string sarifArtifactUri(llvm::StringRef Path);
+
+/// Where the check ids are documented: helpUri is this plus '#' and the id.
+constexpr llvm::StringLiteral ChecksDocUri =
+    "https://github.com/pyverify/pyverify/blob/main/docs/checks.md";
 
 } // namespace pyverify
 

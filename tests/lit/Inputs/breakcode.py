@@ -118,8 +118,11 @@ class Entry:
     depth: int
     lasti: bool = False
 
-    def __str__(self):  # dis notation
-        return (f"{self.start} to {self.end - 2} -> {self.target} "
+    def __str__(self):  # dis notation; pyverify's "(empty)" for length 0
+        rng = (f"{self.start} to {self.start} (empty)"
+               if self.end <= self.start else
+               f"{self.start} to {self.end - 2}")
+        return (f"{rng} -> {self.target} "
                 f"[{self.depth}]{' lasti' if self.lasti else ''}")
 
 

@@ -1,6 +1,9 @@
 # pyverify cfg --dot: one Graphviz digraph per code object; exception edges
 # are dashed and red and labelled like the text form; unreachable blocks
-# are gray.
+# are gray. The entry block is drawn double and labelled "entry", handler
+# blocks are rounded and labelled with their entries' depth and lasti; each
+# row starts with the source line where it changes (always on a block's
+# first row) and the offset, aligned as dis aligns them.
 # RUN: %mkcode pyc %s %t.pyc
 # RUN: %pyverify cfg --dot %t.pyc | FileCheck %s
 
@@ -12,12 +15,12 @@ def g(x):
 
 # CHECK-LABEL: digraph "g" {
 # CHECK-NEXT:    node [shape=box, fontname=monospace];
-# CHECK-NEXT:    B0 [label="B0\l0 RESUME 0\l2 NOP\l"];
+# CHECK-NEXT:    B0 [label="B0 entry\l10   0 RESUME 0\l11   2 NOP\l", peripheries=2];
 # The try body is one block although both instructions may raise.
-# CHECK-NEXT:    B1 [label="B1\l4 LOAD_FAST 0 (x)\l6 LOAD_ATTR 0 (y)\l"];
-# CHECK-NEXT:    B2 [label="B2\l16 RETURN_VALUE\l"];
-# CHECK-NEXT:    B3 [label="B3\l18 PUSH_EXC_INFO\l20 LOAD_GLOBAL 2 (AttributeError)\l32 CHECK_EXC_MATCH\l34 POP_JUMP_FORWARD_IF_FALSE 4 (to 44)\l"];
-# CHECK:         B7 [label="B7\l46 COPY 3\l48 POP_EXCEPT\l50 RERAISE 1\l"];
+# CHECK-NEXT:    B1 [label="B1\l12   4 LOAD_FAST 0 (x)\l     6 LOAD_ATTR 0 (y)\l"];
+# CHECK-NEXT:    B2 [label="B2\l12  16 RETURN_VALUE\l"];
+# CHECK-NEXT:    B3 [label="B3 handler [0]\l    18 PUSH_EXC_INFO\l13  20 LOAD_GLOBAL 2 (AttributeError)\l    32 CHECK_EXC_MATCH\l    34 POP_JUMP_FORWARD_IF_FALSE 4 (to 44)\l", style=rounded];
+# CHECK:         B7 [label="B7 handler [1] lasti\l    46 COPY 3\l    48 POP_EXCEPT\l    50 RERAISE 1\l", style=rounded];
 # CHECK-NEXT:    B0 -> B1;
 # CHECK-NEXT:    B1 -> B2;
 # CHECK-NEXT:    B1 -> B3 [style=dashed, color=red, label="exc [0]"];
@@ -38,7 +41,7 @@ def const():
         return 2
 
 # CHECK-LABEL: digraph "const" {
-# CHECK:         B1 [label="B1\l8 PUSH_EXC_INFO\l10 LOAD_GLOBAL 0 (ValueError)\l22 CHECK_EXC_MATCH\l24 POP_JUMP_FORWARD_IF_FALSE 4 (to 34)\l", color=gray];
+# CHECK:         B1 [label="B1 unreachable\l     8 PUSH_EXC_INFO\l40  10 LOAD_GLOBAL 0 (ValueError)\l    22 CHECK_EXC_MATCH\l    24 POP_JUMP_FORWARD_IF_FALSE 4 (to 34)\l", color=gray];
 
 # A with statement around a try/except: one block per straight-line
 # region. Blocks end only at jumps and terminators, at jump and handler
@@ -59,22 +62,22 @@ def wt(cm, x):
 
 # CHECK-LABEL: digraph "wt" {
 # CHECK-NEXT:    node [shape=box, fontname=monospace];
-# CHECK-NEXT:    B0 [label="B0\l0 RESUME 0\l2 LOAD_FAST 0 (cm)\l4 BEFORE_WITH\l"];
-# CHECK-NEXT:    B1 [label="B1\l6 POP_TOP\l"];
-# CHECK-NEXT:    B2 [label="B2\l8 NOP\l"];
-# CHECK-NEXT:    B3 [label="B3\l10 LOAD_FAST 1 (x)\l12 LOAD_METHOD 0 (a)\l34 PRECALL 0\l38 CALL 0\l48 POP_TOP\l"];
-# CHECK-NEXT:    B4 [label="B4\l50 JUMP_FORWARD 16 (to 84)\l"];
-# CHECK-NEXT:    B5 [label="B5\l52 PUSH_EXC_INFO\l54 LOAD_GLOBAL 2 (KeyError)\l66 CHECK_EXC_MATCH\l68 POP_JUMP_FORWARD_IF_FALSE 3 (to 76)\l"];
-# CHECK-NEXT:    B6 [label="B6\l70 POP_TOP\l"];
-# CHECK-NEXT:    B7 [label="B7\l72 POP_EXCEPT\l74 JUMP_FORWARD 4 (to 84)\l"];
-# CHECK-NEXT:    B8 [label="B8\l76 RERAISE 0\l"];
-# CHECK-NEXT:    B9 [label="B9\l78 COPY 3\l80 POP_EXCEPT\l82 RERAISE 1\l"];
-# CHECK-NEXT:    B10 [label="B10\l84 LOAD_CONST 0 (None)\l86 LOAD_CONST 0 (None)\l88 LOAD_CONST 0 (None)\l90 PRECALL 2\l94 CALL 2\l104 POP_TOP\l106 LOAD_CONST 0 (None)\l108 RETURN_VALUE\l"];
-# CHECK-NEXT:    B11 [label="B11\l110 PUSH_EXC_INFO\l112 WITH_EXCEPT_START\l114 POP_JUMP_FORWARD_IF_TRUE 4 (to 124)\l"];
-# CHECK-NEXT:    B12 [label="B12\l116 RERAISE 2\l"];
-# CHECK-NEXT:    B13 [label="B13\l118 COPY 3\l120 POP_EXCEPT\l122 RERAISE 1\l"];
-# CHECK-NEXT:    B14 [label="B14\l124 POP_TOP\l"];
-# CHECK-NEXT:    B15 [label="B15\l126 POP_EXCEPT\l128 POP_TOP\l130 POP_TOP\l132 LOAD_CONST 0 (None)\l134 RETURN_VALUE\l"];
+# CHECK-NEXT:    B0 [label="B0 entry\l51    0 RESUME 0\l52    2 LOAD_FAST 0 (cm)\l      4 BEFORE_WITH\l", peripheries=2];
+# CHECK-NEXT:    B1 [label="B1\l52    6 POP_TOP\l"];
+# CHECK-NEXT:    B2 [label="B2\l53    8 NOP\l"];
+# CHECK-NEXT:    B3 [label="B3\l54   10 LOAD_FAST 1 (x)\l     12 LOAD_METHOD 0 (a)\l     34 PRECALL 0\l     38 CALL 0\l     48 POP_TOP\l"];
+# CHECK-NEXT:    B4 [label="B4\l54   50 JUMP_FORWARD 16 (to 84)\l"];
+# CHECK-NEXT:    B5 [label="B5 handler [1]\l     52 PUSH_EXC_INFO\l55   54 LOAD_GLOBAL 2 (KeyError)\l     66 CHECK_EXC_MATCH\l     68 POP_JUMP_FORWARD_IF_FALSE 3 (to 76)\l", style=rounded];
+# CHECK-NEXT:    B6 [label="B6\l55   70 POP_TOP\l"];
+# CHECK-NEXT:    B7 [label="B7\l56   72 POP_EXCEPT\l     74 JUMP_FORWARD 4 (to 84)\l"];
+# CHECK-NEXT:    B8 [label="B8\l55   76 RERAISE 0\l"];
+# CHECK-NEXT:    B9 [label="B9 handler [2] lasti\l     78 COPY 3\l     80 POP_EXCEPT\l     82 RERAISE 1\l", style=rounded];
+# CHECK-NEXT:    B10 [label="B10\l52   84 LOAD_CONST 0 (None)\l     86 LOAD_CONST 0 (None)\l     88 LOAD_CONST 0 (None)\l     90 PRECALL 2\l     94 CALL 2\l    104 POP_TOP\l    106 LOAD_CONST 0 (None)\l    108 RETURN_VALUE\l"];
+# CHECK-NEXT:    B11 [label="B11 handler [1] lasti\l52  110 PUSH_EXC_INFO\l    112 WITH_EXCEPT_START\l    114 POP_JUMP_FORWARD_IF_TRUE 4 (to 124)\l", style=rounded];
+# CHECK-NEXT:    B12 [label="B12\l52  116 RERAISE 2\l"];
+# CHECK-NEXT:    B13 [label="B13 handler [3] lasti\l    118 COPY 3\l    120 POP_EXCEPT\l    122 RERAISE 1\l", style=rounded];
+# CHECK-NEXT:    B14 [label="B14\l52  124 POP_TOP\l"];
+# CHECK-NEXT:    B15 [label="B15\l52  126 POP_EXCEPT\l    128 POP_TOP\l    130 POP_TOP\l    132 LOAD_CONST 0 (None)\l    134 RETURN_VALUE\l"];
 # CHECK-NEXT:    B0 -> B1;
 # CHECK-NEXT:    B1 -> B2;
 # CHECK-NEXT:    B1 -> B11 [style=dashed, color=red, label="exc [1] lasti no-raise"];

@@ -64,8 +64,21 @@ if __name__ == "mkcode":
     # DEAD-NEXT:     -> B2 not-taken
     # DEAD-NEXT:     -> B5 exception [1] lasti
 
-    # Code that is not well-formed has no CFG: a warning on stderr, exit 0.
+    # Code that is not well-formed has no CFG: a warning on stderr, exit 0,
+    # and a partial graph -- the instructions in blocks, the fall-through
+    # and jump edges the code can be trusted for, no exception edges -- with
+    # the finding on the block it is about.
     # RUN: %mkcode marshal %s %t.bad --object BAD
     # RUN: %pyverify cfg %t.bad 2>&1 | FileCheck %s --check-prefix=BAD
     BAD = bc.set_entry(g.__code__, 0, target=100)
-    # BAD: warning: {{.*}}.bad: g: not well-formed, no CFG (run 'pyverify check')
+    # BAD:      warning: {{.*}}.bad: g: not well-formed; partial graph without exception edges (run 'pyverify check')
+    # BAD-NEXT: CFG of g (5 blocks, partial: not well-formed, no exception edges)
+    # BAD-NEXT:   B0 [0, 18)
+    # BAD-NEXT:     ! error at 4: exception-table entry '4 to 14 -> 100 [0]' (table byte 0) has handler target 100 outside the code (52 bytes) [exception-table-target-not-instruction]
+    # BAD-NEXT:   B1 [18, 36)
+    # BAD-NEXT:     -> B3 taken
+    # BAD-NEXT:     -> B2 not-taken
+    # BAD-NEXT:   B2 [36, 44)
+    # BAD-NEXT:   B3 [44, 46)
+    # BAD-NEXT:   B4 [46, 52)
+    # BAD-NOT:    {{.}}

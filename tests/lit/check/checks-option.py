@@ -52,3 +52,34 @@ if __name__ == "mkcode":
 # LIST:      exception-table-noncanonical  [warning]
 # LIST:      stacksize-larger-than-needed  [remark, off by default]
 # LIST-NEXT: unreachable-code  [remark, off by default]
+
+# --checks given more than once combines, left to right, as one spec joined
+# by commas (before, a second --checks was a usage error). stats takes it
+# the same way.
+# RUN: %not --code 1 %pyverify check --checks=-* --checks=exception-table-overlap %t.bin | FileCheck %s --check-prefix=ONLY
+# RUN: %not --code 1 %pyverify check --checks=-* --checks=exception-table-* --checks=-exception-table-target-not-instruction %t.bin | FileCheck %s --check-prefix=ONLY
+# RUN: %pyverify check --checks=-exception-table-overlap --checks=-exception-table-target-not-instruction %t.bin | FileCheck %s --check-prefix=NONE
+# RUN: %not --code 1 %pyverify stats --checks=-* --checks=exception-table-overlap %t.bin | FileCheck %s --check-prefix=STATS
+# STATS:      checks: 1 of {{[0-9]+}} check ids, as 'pyverify check --checks=-* --checks=exception-table-overlap'
+# STATS-NEXT: findings: 1 error(s), 0 warning(s), 0 remark(s)
+# STATS-NEXT:   exception-table-overlap (error): 1
+
+# --list-checks --format=json: {"checks": [...]}, one object per id in
+# Checks.def order (rule_index = the SARIF ruleIndex), with its default
+# severity, whether it is on by default, its summary and its help URI.
+# RUN: %pyverify check --list-checks --format=json | %python -m json.tool --sort-keys | FileCheck %s --check-prefix=JSON
+# JSON:      "checks": [
+# JSON-NEXT:     {
+# JSON-NEXT:         "enabled_by_default": true,
+# JSON-NEXT:         "help_uri": "https://github.com/pyverify/pyverify/blob/main/docs/checks.md#bytecode-decode",
+# JSON-NEXT:         "id": "bytecode-decode",
+# JSON-NEXT:         "rule_index": 0,
+# JSON-NEXT:         "severity": "error",
+# JSON-NEXT:         "summary": "malformed instruction: {{.*}}"
+# JSON-NEXT:     },
+# JSON:              "help_uri": "{{.*}}#unreachable-code",
+# JSON-NEXT:         "id": "unreachable-code",
+# JSON-NEXT:         "rule_index": {{[0-9]+}},
+# JSON-NEXT:         "severity": "remark",
+# RUN: %not --code 2 %pyverify check --list-checks --format=sarif 2>&1 | FileCheck %s --check-prefix=LIST-SARIF
+# LIST-SARIF: error: check: --list-checks prints --format=text or --format=json

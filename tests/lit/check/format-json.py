@@ -47,6 +47,7 @@ if __name__ == "mkcode":
 # CHECK-NEXT:             "severity": "error"
 # CHECK-NEXT:         }
 # CHECK-NEXT:     ],
+# CHECK-NEXT:     "input_errors": [],
 # CHECK-NEXT:     "summary": {
 # CHECK-NEXT:         "code_objects": 1,
 # CHECK-NEXT:         "errors": 1,
@@ -54,6 +55,7 @@ if __name__ == "mkcode":
 # CHECK-NEXT:         "possible": 0,
 # CHECK-NEXT:         "remarks": 0,
 # CHECK-NEXT:         "seconds": {{[0-9.e+-]+}},
+# CHECK-NEXT:         "unreadable": 0,
 # CHECK-NEXT:         "warnings": 0
 # CHECK-NEXT:     }
 # CHECK-NEXT: }

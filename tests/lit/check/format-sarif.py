@@ -16,7 +16,13 @@ if __name__ == "mkcode":
 
 # CHECK:      "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
 # CHECK-NEXT: "runs": [
-# CHECK:          "results": [
+# CHECK:          "invocations": [
+# CHECK-NEXT:         {
+# CHECK-NEXT:             "executionSuccessful": true,
+# CHECK-NEXT:             "toolExecutionNotifications": []
+# CHECK-NEXT:         }
+# CHECK-NEXT:     ],
+# CHECK-NEXT:     "results": [
 # CHECK-NEXT:         {
 # CHECK-NEXT:             "level": "error",
 # CHECK-NEXT:             "locations": [
@@ -29,7 +35,7 @@ if __name__ == "mkcode":
 # CHECK-NEXT:                     ],
 # CHECK-NEXT:                     "physicalLocation": {
 # CHECK-NEXT:                         "artifactLocation": {
-# CHECK-NEXT:                             "uri": "{{.*}}format-sarif.py.tmp.bin"
+# CHECK-NEXT:                             "uri": "file:///{{.*}}format-sarif.py.tmp.bin"
 # CHECK-NEXT:                         },
 # CHECK-NEXT:                         "region": {
 # CHECK-NEXT:                             "startColumn": 16,
@@ -58,6 +64,7 @@ if __name__ == "mkcode":
 # CHECK:                          "enabled": false,
 # CHECK-NEXT:                     "level": "note"
 # CHECK-NEXT:                 },
+# CHECK-NEXT:                 "helpUri": "https://github.com/pyverify/pyverify/blob/main/docs/checks.md#stacksize-larger-than-needed",
 # CHECK-NEXT:                 "id": "stacksize-larger-than-needed",
 # CHECK:                      "id": "unreachable-code",
 # The ids added later come last, so the earlier ones keep their ruleIndex.

@@ -1,0 +1,75 @@
+# Bytecode of another CPython version is named as such. A .pyc says its
+# version in its magic number: the error names the version (PycMagic.h, 3.6
+# to 3.14). A marshalled code object does not: when it fails to decode as
+# 3.11 but every code object decodes cleanly as 3.12 (or 3.13) opcodes and
+# caches, a note says which version it looks like and which instruction
+# shows it. Before, the magic number was "another Python version" and a 3.12
+# code object got only decode, jump and table errors.
+#
+# The inputs are built from the hex below, which python3.12 wrote
+# (marshal.dumps(compile(SRC, "v312.py", "exec")) and py_compile), so the
+# test needs no 3.12 interpreter. SRC: "def f(xs):\n    for x in xs:\n
+# pass\n    return None\n".
+
+# .pyc magic numbers: each version named, pre-releases too.
+# RUN: %mkcode raw cb0d0d0a0000000000000000000000004e %t.py312
+# RUN: %not --code 2 %pyverify check %t.py312 2>&1 | FileCheck %s --check-prefix=PYC312
+# PYC312: error: {{.*}}.py312: at byte 0: not a CPython 3.11 .pyc: magic 3531 is Python 3.12's; pyverify reads 3.11 (magic 3495)
+# RUN: %mkcode raw f30d0d0a0000000000000000000000004e %t.py313
+# RUN: %not --code 2 %pyverify dis %t.py313 2>&1 | FileCheck %s --check-prefix=PYC313
+# PYC313: magic 3571 is Python 3.13's;
+# RUN: %mkcode raw 6f0d0d0a0000000000000000000000004e %t.py310
+# RUN: %not --code 2 %pyverify prove %t.py310 2>&1 | FileCheck %s --check-prefix=PYC310
+# PYC310: magic 3439 is Python 3.10's;
+# RUN: %mkcode raw 330d0d0a0000000000000000000000004e %t.py36
+# RUN: %not --code 2 %pyverify stats %t.py36 2>&1 | FileCheck %s --check-prefix=PYC36
+# PYC36: magic 3379 is Python 3.6's;
+# RUN: %mkcode raw 100e0d0a0000000000000000000000004e %t.py314
+# RUN: %not --code 2 %pyverify check %t.py314 2>&1 | FileCheck %s --check-prefix=PYC314
+# PYC314: magic 3600 is Python 3.14's;
+# RUN: %mkcode raw c40d0d0a0000000000000000000000004e %t.py312a
+# RUN: %not --code 2 %pyverify check %t.py312a 2>&1 | FileCheck %s --check-prefix=PRE
+# PRE: magic 3524 is Python 3.12's (a 3.12 pre-release);
+# RUN: %mkcode raw d2040d0a0000000000000000000000004e %t.unknown
+# RUN: %not --code 2 %pyverify check %t.unknown 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+# UNKNOWN: magic 1234 is not a CPython 3.6 to 3.14 magic number;
+
+import marshal
+import sys
+
+if __name__ == "mkcode":
+    # RUN: %mkcode marshal %s %t.v312
+    CODE = bytes.fromhex(
+        "630000000000000000000000000100000000000000f30a0000009700640084005a"
+        "0079012902630100000000000000000000000200000003000000f3120000009700"
+        "7c0044005d0200007d018c040400790029014ea9002902da027873da0178730200"
+        "00002020fa07763331322e7079da016672060000000100000073170000008000d8"
+        "0d0ff20001050d8801d8080cf00301050de00b0ff3000000004e29017206000000"
+        "720200000072070000007205000000fa083c6d6f64756c653e7208000000010000"
+        "00730a000000f003010101f3020301107207000000")
+
+# The note, then the 3.11 errors it explains; exit 1 as for any error.
+# RUN: %not --code 1 %pyverify check %t.v312 2> %t.v312.err | FileCheck %s --check-prefix=ERRORS
+# RUN: FileCheck %s --check-prefix=NOTE < %t.v312.err
+# NOTE: pyverify: note: {{.*}}.v312: this looks like CPython 3.12 bytecode, not 3.11: every code object decodes as 3.12 opcodes and their inline caches, and offset {{[0-9]+}} of {{.*}} holds 3.12's {{[A-Z_]+}} (byte {{[0-9]+}}){{.*}}; pyverify reads 3.11 bytecode only
+# ERRORS: error: {{.*}}[bytecode-decode]
+# The other commands say it too; SARIF carries it as a warning.
+# RUN: %pyverify dis %t.v312 2>&1 >/dev/null | FileCheck %s --check-prefix=NOTE
+# RUN: %not --code 1 %pyverify check --format=sarif %t.v312 | %python -m json.tool | FileCheck %s --check-prefix=SARIF
+# SARIF:      "level": "warning",
+# SARIF:      "text": "{{.*}}.v312: this looks like CPython 3.12 bytecode, not 3.11:
+
+# Broken 3.11 code is not mistaken for another version: four EXTENDED_ARG
+# prefixes decode as 3.12 too, but 3.11 reads every opcode the same way.
+# RUN: %mkcode marshal %s %t.prefixes --object PREFIXES
+# RUN: %not --code 1 %pyverify check %t.prefixes 2>&1 | FileCheck %s --check-prefix=NO-NOTE
+# NO-NOTE-NOT: looks like
+# NO-NOTE: more than three EXTENDED_ARG
+def k(x):
+    return x
+
+if __name__ == "mkcode":
+    EA = bytes([144, 0])  # EXTENDED_ARG 0, in 3.11 and 3.12
+    c = k.__code__
+    PREFIXES = c.replace(co_code=c.co_code[:2] + EA * 4 + c.co_code[2:],
+                         co_linetable=b"")
