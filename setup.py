@@ -27,8 +27,7 @@ class CMakeExtension(Extension):
 
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
-        build_dir = os.environ.get("PYVERIFY_PIP_BUILD_DIR",
-                                   os.path.join(ROOT, ".pip-build"))
+        build_dir = PIP_BUILD_DIR
         generator = ["-G", "Ninja"] if shutil.which("ninja") else []
         subprocess.check_call(
             ["cmake", "-S", ROOT, "-B", build_dir, *generator,
@@ -48,6 +47,12 @@ class CMakeBuild(build_ext):
         shutil.copyfile(built, target)
 
 
+# setuptools' own build tree (build/lib.*, build/bdist.*) goes next to the
+# CMake one, never into ./build: that is the project's CMake build directory,
+# which ctest uses while the pip-install test runs.
+PIP_BUILD_DIR = os.environ.get("PYVERIFY_PIP_BUILD_DIR",
+                               os.path.join(ROOT, ".pip-build"))
+
 setup(
     name="pyverify",
     version="0.1.0",
@@ -58,5 +63,7 @@ setup(
     ext_modules=[CMakeExtension("pyverify._pyverify"),
                  CMakeExtension("pyverify._pyverify_prove")],
     cmdclass={"build_ext": CMakeBuild},
+    options={"build": {"build_base": os.path.join(PIP_BUILD_DIR,
+                                                  "setuptools")}},
     zip_safe=False,
 )
