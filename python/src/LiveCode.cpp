@@ -279,9 +279,9 @@ bool Reader::readValue(PyObject *Obj, unsigned Depth,
     llvm::ArrayRef<PyObject *> Elems;
     std::vector<PyObject *> SetElems;
     if (Type == &PyTuple_Type) {
-      Elems = llvm::makeArrayRef(
-          reinterpret_cast<PyTupleObject *>(Obj)->ob_item,
-          size_t(PyTuple_GET_SIZE(Obj)));
+      Elems =
+          llvm::makeArrayRef(reinterpret_cast<PyTupleObject *>(Obj)->ob_item,
+                             size_t(PyTuple_GET_SIZE(Obj)));
     } else if (frozenSetInMarshalOrder(Obj, SetElems)) {
       Elems = SetElems;
     } else {

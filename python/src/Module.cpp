@@ -199,9 +199,8 @@ Report verifyCodeArg(const py::handle &CodeArg, const CheckOptions &Opts,
   // Keep it for those (a few microseconds); release it for the rest.
   size_t Bytes = 0;
   if (Recursive)
-    forEachCodeObject(Root, [&](const CodeObject &C, unsigned) {
-      Bytes += C.Code.size();
-    });
+    forEachCodeObject(
+        Root, [&](const CodeObject &C, unsigned) { Bytes += C.Code.size(); });
   else
     Bytes = Root.Code.size();
   GilRelease Release(Bytes >= ReleaseGilFromBytes);
@@ -582,8 +581,7 @@ PYBIND11_MODULE(_pyverify, M) {
   // module.
   static PyMethodDef VerifyDef = {
       "verify",
-      reinterpret_cast<PyCFunction>(
-          reinterpret_cast<void (*)()>(&verifyFast)),
+      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&verifyFast)),
       METH_FASTCALL | METH_KEYWORDS,
       (new std::string(py::str(py::handle(BoundVerify).attr("__doc__"))))
           ->c_str()};
