@@ -31,17 +31,6 @@ static std::string describeBadOpcode(uint8_t B) {
 
 namespace {
 
-/// getOpcodeInfo() for every byte, looked up once per process: the decoder
-/// consults it per instruction, and the out-of-line call (with its static
-/// guard) was 8% of decoding in the benchmarks/ profile.
-struct OpcodeInfoCache {
-  const OpcodeInfo *Infos[256];
-  OpcodeInfoCache() {
-    for (unsigned B = 0; B < 256; ++B)
-      Infos[B] = getOpcodeInfo(uint8_t(B));
-  }
-};
-
 /// Findings are rare: kept out of line, and taking no Decoder, so that the
 /// Decoder's fields can stay in registers through the decoding loop.
 LLVM_ATTRIBUTE_NOINLINE void reportFinding(std::vector<Finding> &Findings,
@@ -58,10 +47,10 @@ LLVM_ATTRIBUTE_NOINLINE void reportFinding(std::vector<Finding> &Findings,
 /// instructions and findings carry byte offsets (2 * U).
 class Decoder {
 public:
-  Decoder(llvm::StringRef Code, const OpcodeInfo *const *Infos,
-          std::vector<Instruction> &Insts, std::vector<uint32_t> &UnitToIndex,
-          bool &HasErrors, std::vector<Finding> &Findings)
-      : Code(Code), NumUnits(Code.size() / 2), Infos(Infos), Insts(Insts),
+  Decoder(llvm::StringRef Code, std::vector<Instruction> &Insts,
+          std::vector<uint32_t> &UnitToIndex, bool &HasErrors,
+          std::vector<Finding> &Findings)
+      : Code(Code), NumUnits(Code.size() / 2), Insts(Insts),
         UnitToIndex(UnitToIndex), HasErrors(HasErrors), Findings(Findings) {}
 
   size_t numUnits() const { return NumUnits; }
@@ -73,7 +62,6 @@ public:
 private:
   llvm::StringRef Code;
   size_t NumUnits;
-  const OpcodeInfo *const *Infos;
   std::vector<Instruction> &Insts;
   std::vector<uint32_t> &UnitToIndex;
   bool &HasErrors;
@@ -113,7 +101,8 @@ size_t Decoder::countInstructions() const {
     while (V + 1 < NumUnits && byte(V, 0) == uint8_t(Opcode::EXTENDED_ARG))
       ++V;
     uint8_t B = byte(V, 0);
-    V += 1 + (Infos[B] && B ? Infos[B]->Caches : 0);
+    const OpcodeInfo *Info = getOpcodeInfo(B);
+    V += 1 + (Info && B ? Info->Caches : 0);
   }
   return NumInsts;
 }
@@ -181,7 +170,7 @@ const OpcodeInfo *Decoder::decodeOpcode(Instruction &I, size_t U, uint32_t Arg,
   I.OpByte = byte(U, 0);
   I.NumPrefixes = Prefixes;
   I.PrefixArg = Arg;
-  const OpcodeInfo *Info = Infos[I.OpByte];
+  const OpcodeInfo *Info = getOpcodeInfo(I.OpByte);
   if (!Info || I.OpByte == 0) {
     I.Valid = false;
     report(CheckId::BytecodeDecode, I.Offset, describeBadOpcode(I.OpByte));
@@ -243,10 +232,10 @@ void Decoder::append(Instruction &I, size_t EndUnit) {
 /// Resolves jump targets now that every instruction start is known.
 void Decoder::resolveJumps(const InstructionStream &S) {
   for (Instruction &I : Insts) {
-    if (!I.Valid || !Infos[I.OpByte]->isJump())
+    if (!I.Valid || !I.info().isJump())
       continue;
     int64_t OpUnit = I.Offset / 2;
-    int64_t TargetUnit = Infos[I.OpByte]->isBackwardJump()
+    int64_t TargetUnit = I.info().isBackwardJump()
                              ? OpUnit + 1 - int64_t(I.Arg)
                              : OpUnit + 1 + int64_t(I.Arg);
     I.Target = 2 * TargetUnit;
@@ -270,9 +259,8 @@ void Decoder::resolveJumps(const InstructionStream &S) {
 
 InstructionStream InstructionStream::decode(llvm::StringRef Code,
                                             std::vector<Finding> &Findings) {
-  static const OpcodeInfoCache Cache;
   InstructionStream S;
-  Decoder D(Code, Cache.Infos, S.Insts, S.UnitToIndex, S.HasErrors, Findings);
+  Decoder D(Code, S.Insts, S.UnitToIndex, S.HasErrors, Findings);
   S.CodeBytes = uint32_t(D.numUnits() * 2);
   S.UnitToIndex.assign(D.numUnits(), 0);
   D.checkLength();

@@ -28,26 +28,7 @@ llvm::StringRef pyverify::getEdgeKindName(EdgeKind K) {
   llvm_unreachable("unknown edge kind");
 }
 
-/// The opcode table as an array, built once: Instruction::info() and
-/// mayRaise() each look the opcode up through two out-of-line calls and a
-/// static guard, and build() asks about every instruction.
-static const std::array<const OpcodeInfo *, 256> &opcodeInfos() {
-  static const std::array<const OpcodeInfo *, 256> Table = [] {
-    std::array<const OpcodeInfo *, 256> T{};
-    for (unsigned B = 0; B < 256; ++B)
-      T[B] = getOpcodeInfo(uint8_t(B));
-    return T;
-  }();
-  return Table;
-}
-
 namespace {
-
-const OpcodeInfo &infoOf(const std::array<const OpcodeInfo *, 256> &Infos,
-                         const Instruction &In) {
-  assert(In.Valid && "well-formed code has base opcodes only");
-  return *Infos[In.OpByte];
-}
 
 /// The block leaders of \p D's N > 0 instructions (bit N marks the end), in
 /// one sweep that also fills, per instruction, the index of the table entry
@@ -57,9 +38,7 @@ const OpcodeInfo &infoOf(const std::array<const OpcodeInfo *, 256> &Infos,
 /// breaker, looked up at target - 1 (addExceptionEdges), not at the jump.
 /// A raising instruction does not end its block: the block's one exception
 /// edge per handler stands for every raise in it (CFG.h).
-llvm::BitVector findLeaders(const DecodedCode &D,
-                            const std::array<const OpcodeInfo *, 256> &Infos,
-                            std::vector<int32_t> &Cover,
+llvm::BitVector findLeaders(const DecodedCode &D, std::vector<int32_t> &Cover,
                             llvm::BitVector &Raises) {
   const InstructionStream &Insts = D.Insts;
   size_t N = Insts.size();
@@ -83,7 +62,7 @@ llvm::BitVector findLeaders(const DecodedCode &D,
       ++E;
     if (E < D.Table.size() && D.Table[E].covers(Key))
       Cover[I] = int32_t(E);
-    const OpcodeInfo &Info = infoOf(Infos, In);
+    const OpcodeInfo &Info = In.info();
     // The one raise model; a back edge's eval-breaker exception is an edge
     // of its own (added below), not a raise of the jump.
     RaiseFacts BackEdge;
@@ -131,16 +110,15 @@ void addEdge(CFGStorage &S, CFGEdge E) {
 /// exception edges (the order CFG.h promises).
 class EdgeBuilder {
 public:
-  EdgeBuilder(const DecodedCode &D,
-              const std::array<const OpcodeInfo *, 256> &Infos, CFGStorage &S,
+  EdgeBuilder(const DecodedCode &D, CFGStorage &S,
               llvm::ArrayRef<unsigned> InstToBlock,
               llvm::ArrayRef<int32_t> Cover, const llvm::BitVector &Raises)
-      : D(D), Insts(D.Insts), Infos(Infos), S(S), InstToBlock(InstToBlock),
-        Cover(Cover), Raises(Raises) {}
+      : D(D), Insts(D.Insts), S(S), InstToBlock(InstToBlock), Cover(Cover),
+        Raises(Raises) {}
 
   void addEdges(const BasicBlock &B) {
     const Instruction &Last = Insts[B.last()];
-    const OpcodeInfo &Info = infoOf(Infos, Last);
+    const OpcodeInfo &Info = Last.info();
     addNormalEdges(B, Last, Info);
     addExceptionEdges(B, Last, Info);
   }
@@ -148,7 +126,6 @@ public:
 private:
   const DecodedCode &D;
   const InstructionStream &Insts;
-  const std::array<const OpcodeInfo *, 256> &Infos;
   CFGStorage &S;
   llvm::ArrayRef<unsigned> InstToBlock;
   llvm::ArrayRef<int32_t> Cover;
@@ -225,14 +202,13 @@ CFG CFG::build(const DecodedCode &D) {
     G.Raises.resize(0);
     return G;
   }
-  const auto &Infos = opcodeInfos();
   G.Cover.assign(N, -1);
   G.Raises.resize(N);
-  llvm::BitVector Leader = findLeaders(D, Infos, G.Cover, G.Raises);
+  llvm::BitVector Leader = findLeaders(D, G.Cover, G.Raises);
   makeBlocks(Leader, N, *G.S, G.InstToBlock);
 
   G.S->Edges.reserve(2 * G.S->Blocks.size());
-  EdgeBuilder Edges(D, Infos, *G.S, G.InstToBlock, G.Cover, G.Raises);
+  EdgeBuilder Edges(D, *G.S, G.InstToBlock, G.Cover, G.Raises);
   for (const BasicBlock &B : G.S->Blocks)
     Edges.addEdges(B);
   G.Reachable = G.reachableFollowing(/*OnlyRaisingExceptionEdges=*/false);
