@@ -74,3 +74,20 @@ std::optional<ModeEffect> pyverify::lookupModeOp(const EnvGlobal &Module,
 }
 
 llvm::ArrayRef<EnvGlobal> pyverify::environmentGlobals() { return Globals; }
+
+std::optional<uint32_t> pyverify::resumeGlobalOffset(llvm::StringRef Name) {
+  const EnvGlobal *G = lookupGlobal(Name);
+  if (!G || G->Role != GlobalRole::ResumeFunction)
+    return std::nullopt;
+  // The pattern's first {int} is the offset: the name's digits at the
+  // position of the pattern's literal prefix.
+  llvm::StringRef Prefix = llvm::StringRef(G->Pattern).split("{int}").first;
+  assert(Prefix.size() < llvm::StringRef(G->Pattern).size() &&
+         "a ResumeFunction pattern starts its offset with {int}");
+  llvm::StringRef Digits = Name.drop_front(Prefix.size());
+  Digits = Digits.take_while(llvm::isDigit);
+  uint64_t V;
+  if (Digits.getAsInteger(10, V) || V > UINT32_MAX)
+    return std::nullopt;
+  return uint32_t(V);
+}

@@ -8,18 +8,25 @@ The pre-install check of a bytecode-rewriting compiler::
         print(report)                       # clang-style text, like the CLI
     pyverify.install(func, new_code)        # check, then func.__code__ = ...
 
+    with pyverify.guard():                  # any rewriter: every assignment
+        func.__code__ = new_code            # to __code__ in the block checked
+
+    import pyverify.dynamo                  # TorchDynamo's bytecode hook
+    pyverify.dynamo.install(mode="raise")
+
 See docs/python.md.
 """
 
 import marshal as _marshal
+import types as _types
 
 from ._pyverify import Diagnostic, Note, Report, verify
 from ._pyverify import _check_ids, _verify_bundle
 
 __all__ = [
-    "Diagnostic", "Note", "Report", "VerificationError", "check",
-    "check_ids", "dump_bundle", "install", "prove_bundle", "verify",
-    "verify_bundle",
+    "Diagnostic", "Note", "Report", "VerificationError",
+    "VerificationWarning", "check", "check_ids", "dump_bundle", "guard",
+    "install", "prove_bundle", "verify", "verify_bundle",
 ]
 
 __version__ = "0.1.0"
@@ -43,6 +50,10 @@ class VerificationError(Exception):
         return self.report.errors
 
 
+class VerificationWarning(UserWarning):
+    """Findings let through by a hook or guard in "warn" mode."""
+
+
 def check_ids():
     """Every check: a list of (id, default severity, enabled by default,
     summary), in the order of docs/checks.md."""
@@ -61,6 +72,12 @@ def check(code, *, checks=None, recursive=True):
 def install(func, code, *, checks=None):
     """Checks ``code`` then assigns ``func.__code__ = code``. ``func`` keeps
     its old code when the check fails (VerificationError)."""
+    if not isinstance(func, _types.FunctionType):
+        raise TypeError("install: func must be a function, not %s"
+                        % type(func).__name__)
+    if not isinstance(code, _types.CodeType):
+        raise TypeError("install: code must be a code object, not %s"
+                        % type(code).__name__)
     check(code, checks=checks)
     func.__code__ = code
     return func
@@ -72,9 +89,17 @@ def _get(obj, key):
     return getattr(obj, key)
 
 
+def _iterable(value, what):
+    if isinstance(value, (str, bytes, dict)) or \
+            not hasattr(value, "__iter__"):
+        raise TypeError("%s must be a list, not %s"
+                        % (what, type(value).__name__))
+    return value
+
+
 def _normalise_resumes(resumes):
     out = []
-    for i, r in enumerate(resumes):
+    for i, r in enumerate(_iterable(resumes, "resumes")):
         try:
             code = _get(r, "code")
             offset = _get(r, "original_offset")
@@ -82,7 +107,8 @@ def _normalise_resumes(resumes):
         except (KeyError, AttributeError) as e:
             raise ValueError("resumes[%d]: missing %s" % (i, e)) from None
         ctxs = []
-        for j, c in enumerate(contexts):
+        for j, c in enumerate(_iterable(contexts,
+                                        "resumes[%d].contexts" % i)):
             try:
                 ctxs.append((_get(c, "kind"), _get(c, "handler"),
                              _get(c, "stack_index")))
@@ -114,7 +140,8 @@ def _bundle_fields(bundle, kwargs):
     if "original" not in kwargs:
         raise TypeError("a bundle needs 'original'")
     return (kwargs["original"], kwargs.get("frame"),
-            kwargs.get("break_offset", 0), list(kwargs.get("resumes", ())),
+            kwargs.get("break_offset", 0),
+            list(_iterable(kwargs.get("resumes", ()), "resumes")),
             kwargs.get("expect"))
 
 
@@ -200,3 +227,7 @@ def dump_bundle(path, bundle=None, **fields):
     with open(path, "wb") as f:
         f.write(data)
     return len(data)
+
+
+# After VerificationError and VerificationWarning: the guard uses both.
+from ._guard import Guard, guard  # noqa: E402

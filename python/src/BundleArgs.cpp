@@ -8,17 +8,30 @@ using namespace pyverify;
 
 namespace {
 
-ContextKind parseKind(const std::string &Kind) {
+const char *typeName(const py::handle &V) { return Py_TYPE(V.ptr())->tp_name; }
+
+ContextKind parseKind(const py::handle &V, const std::string &Where) {
+  if (!py::isinstance<py::str>(V))
+    throw py::type_error(Where + " must be 'with' or 'mode', not " +
+                         typeName(V));
+  std::string Kind = V.cast<std::string>();
   if (Kind == "with")
     return ContextKind::With;
   if (Kind == "mode")
     return ContextKind::Mode;
-  throw py::value_error("context kind must be 'with' or 'mode', not '" + Kind +
+  throw py::value_error(Where + " must be 'with' or 'mode', not '" + Kind +
                         "'");
 }
 
 uint32_t offsetArg(const py::handle &V, const std::string &Where) {
-  long long N = py::cast<long long>(V);
+  // An int (bool is not an offset); never pybind's internal cast error.
+  if (!PyLong_Check(V.ptr()) || PyBool_Check(V.ptr()))
+    throw py::type_error(Where + " must be an int, not " + typeName(V));
+  long long N = PyLong_AsLongLong(V.ptr());
+  if (N == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw py::value_error(Where + " is out of range");
+  }
   if (N < 0 || N > UINT32_MAX)
     throw py::value_error(Where + " is out of range: " + std::to_string(N));
   return uint32_t(N);
@@ -66,7 +79,7 @@ Bundle python::buildBundle(const py::object &Original, const py::object &Frame,
     for (size_t J = 0; J < Ctxs.size(); ++J) {
       std::string CW = Where + ".contexts[" + std::to_string(J) + "]";
       py::tuple C = Ctxs[J].cast<py::tuple>();
-      R.Contexts.push_back({parseKind(C[0].cast<std::string>()),
+      R.Contexts.push_back({parseKind(C[0], CW + ".kind"),
                             offsetArg(C[1], CW + ".handler"),
                             offsetArg(C[2], CW + ".stack_index")});
     }

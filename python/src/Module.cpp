@@ -19,6 +19,7 @@
 #include "pyverify/Bytecode/Marshal.h"
 #include "pyverify/Check/BundleVerifier.h"
 #include "pyverify/Check/DiagnosticPrinter.h"
+#include "pyverify/Check/ResumePairing.h"
 #include "pyverify/Check/Verifier.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -90,11 +91,21 @@ struct Report {
 std::string checkSpec(const py::handle &Checks) {
   if (py::isinstance<py::str>(Checks))
     return Checks.cast<std::string>();
+  if (!py::isinstance<py::iterable>(Checks))
+    throw py::type_error(
+        std::string("checks must be a str or an iterable of str, not ") +
+        Py_TYPE(Checks.ptr())->tp_name);
   std::string Spec;
+  size_t I = 0;
   for (py::handle Item : Checks) {
+    if (!py::isinstance<py::str>(Item))
+      throw py::type_error("checks[" + std::to_string(I) +
+                           "] must be a str, not " +
+                           Py_TYPE(Item.ptr())->tp_name);
     if (!Spec.empty())
       Spec += ',';
-    Spec += py::cast<std::string>(Item);
+    Spec += Item.cast<std::string>();
+    ++I;
   }
   return Spec;
 }
@@ -337,6 +348,41 @@ Report verifyBundleCall(const py::object &Original, const py::object &Frame,
     Rep.CodeObjects = FR.CodeObjects;
   }
   return Rep;
+}
+
+/// _pair_resumes(original, frame) -> {"break_offset": int, "resumes":
+/// [{"global", "original_offset", "contexts": [{"kind", "handler",
+/// "stack_index"}]}]}: the bundle claims ResumePairing.h derives; ValueError
+/// with its reason when it cannot.
+py::dict pairResumesCall(const py::object &Original, const py::object &Frame) {
+  auto O = readOrThrow(codeOf(Original, "original"), false);
+  auto F = readOrThrow(codeOf(Frame, "frame"), false);
+  llvm::Expected<PairedBundle> P = [&] {
+    py::gil_scoped_release Release;
+    return pairResumes(*O, *F);
+  }();
+  if (!P)
+    throw py::value_error(llvm::toString(P.takeError()));
+  py::list Resumes;
+  for (const PairedResume &R : P->Resumes) {
+    py::list Ctxs;
+    for (const BundleContext &C : R.Contexts) {
+      py::dict D;
+      D["kind"] = C.Kind == ContextKind::Mode ? "mode" : "with";
+      D["handler"] = C.Handler;
+      D["stack_index"] = C.StackIndex;
+      Ctxs.append(D);
+    }
+    py::dict D;
+    D["global"] = R.Global;
+    D["original_offset"] = R.OriginalOffset;
+    D["contexts"] = Ctxs;
+    Resumes.append(D);
+  }
+  py::dict Out;
+  Out["break_offset"] = P->BreakOffset;
+  Out["resumes"] = Resumes;
+  return Out;
 }
 
 py::object optionalInt(const std::optional<int32_t> &V) {
@@ -592,6 +638,14 @@ PYBIND11_MODULE(_pyverify, M) {
   M.add_object("verify", py::reinterpret_steal<py::object>(Verify));
   M.def("_time_phases", &timePhases, py::arg("code"), py::arg("repeat"));
   M.def("_verify_bundle", &verifyBundleCall);
+  M.def("_pair_resumes", &pairResumesCall, py::arg("original"),
+        py::arg("frame"));
+  M.def(
+      "_resume_globals",
+      [](const py::object &Frame) {
+        return resumeGlobalsOf(*readOrThrow(codeOf(Frame, "frame"), false));
+      },
+      py::arg("frame"));
   M.def("_compare_with_marshal", &compareWithMarshal, py::arg("code"),
         py::arg("marshalled"), py::kw_only(), py::arg("reuse") = false);
   M.def("_check_ids", [] {

@@ -57,6 +57,16 @@ TEST(Environment, PatternGrammar) {
   EXPECT_FALSE(matchesEnvPattern("f_{name}_{int}_{int}", "f_my_fn_2"));
 }
 
+TEST(Environment, ResumeGlobalOffset) {
+  EXPECT_EQ(resumeGlobalOffset("__resume_at_72_1"),
+            std::optional<uint32_t>(72));
+  EXPECT_EQ(resumeGlobalOffset("__resume_at_0_12"), std::optional<uint32_t>(0));
+  EXPECT_EQ(resumeGlobalOffset("__resume_at_72"), std::nullopt);
+  EXPECT_EQ(resumeGlobalOffset("__resume_at_4294967296_1"), std::nullopt);
+  EXPECT_EQ(resumeGlobalOffset("__compiled_fn_3"), std::nullopt);
+  EXPECT_EQ(resumeGlobalOffset("x__resume_at_72_1"), std::nullopt);
+}
+
 TEST(Environment, ModeOperations) {
   const EnvGlobal *M = lookupGlobal("__import_pyverify_rewriter_dot_modestack");
   ASSERT_NE(M, nullptr);

@@ -47,6 +47,11 @@ const EnvGlobal *lookupGlobal(llvm::StringRef Name);
 std::optional<ModeEffect> lookupModeOp(const EnvGlobal &Module,
                                        llvm::StringRef Attribute);
 
+/// The original offset a resume-function global names: the first {int} of
+/// a ResumeFunction pattern (Environment.def); nullopt for any other name or
+/// an offset past UINT32_MAX.
+std::optional<uint32_t> resumeGlobalOffset(llvm::StringRef Name);
+
 /// Every entry, in table order (for the printed assumptions).
 llvm::ArrayRef<EnvGlobal> environmentGlobals();
 
