@@ -149,13 +149,31 @@ def test_plugin_fails_session_on_planted_module(tmp_path):
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "[stacksize-too-small]" in bad.stdout
     assert "planted_broken.victim" in bad.stdout
-    assert "1 passed" in bad.stdout
+    # the final summary line says the plugin failed the session
+    last = bad.stdout.strip().splitlines()[-1]
+    assert "1 passed, 1 failed pyverify" in last, last
     good = run_pytest(tmp_path, "--pyverify-modules=clean_mod", "test_x.py")
     assert good.returncode == 0, good.stdout + good.stderr
     assert "code object(s) of clean_mod verified clean" in good.stdout
     missing = run_pytest(tmp_path, "--pyverify-modules=no_such_mod",
                          "test_x.py")
     assert missing.returncode == 1 and "cannot import" in missing.stdout
+
+
+def test_plugin_bad_checks_is_a_usage_error(tmp_path):
+    """A bad --pyverify-checks stops pytest before any test runs."""
+    (tmp_path / "test_x.py").write_text(
+        "def test_marker():\n    open('ran', 'w').close()\n")
+    r = run_pytest(tmp_path, "--pyverify-modules=test_x",
+                   "--pyverify-checks=no-such-check", "test_x.py")
+    assert r.returncode == pytest.ExitCode.USAGE_ERROR, r.stdout + r.stderr
+    assert "--pyverify-checks=no-such-check" in r.stderr
+    assert "no-such-check" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "ran").exists()
+    ok = run_pytest(tmp_path, "--pyverify-modules=test_x",
+                    "--pyverify-checks=stack-*", "test_x.py")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert (tmp_path / "ran").exists()
 
 
 def test_assert_verified_fixture(tmp_path):
