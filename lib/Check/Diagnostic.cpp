@@ -15,6 +15,7 @@ Diagnostic pyverify::makeDiagnostic(const Finding &F, const DecodedCode &D,
   G.Sev = F.Sev;
   G.Cert = F.Cert;
   G.File = File.str();
+  G.Source = D.Code->Filename;
   G.QualName = D.Code->QualName;
   G.FirstLineNo = D.Code->FirstLineNo;
   G.CodeIndex = CodeIndex;

@@ -44,6 +44,8 @@ void pyverify::printDiagnostic(llvm::raw_ostream &OS, const Diagnostic &D,
   OS << D.QualName << " (line " << D.FirstLineNo << ") at offset " << D.Offset;
   if (!D.Instruction.empty())
     OS << ": " << D.Instruction;
+  if (!D.Artifact.empty())
+    OS << ", read from " << D.Artifact;
   OS << '\n';
   for (const DiagnosticNote &N : D.Notes) {
     printLocation(OS, D.File, N.Line, N.Col);
@@ -80,6 +82,8 @@ llvm::json::Object pyverify::diagnosticToJSON(const Diagnostic &D) {
                        {"certainty", getCertaintyName(D.Cert)}};
   if (!D.Target.empty())
     O["target"] = D.Target;
+  if (!D.Artifact.empty())
+    O["artifact"] = jsonSafe(D.Artifact);
   return O;
 }
 
@@ -194,6 +198,9 @@ pyverify::diagnosticsToSARIF(llvm::ArrayRef<Diagnostic> Diags,
          llvm::json::Array{sarifLocation(D.File, D.Line, D.Col, D.QualName)}}};
     if (!Related.empty())
       R["relatedLocations"] = std::move(Related);
+    if (!D.Artifact.empty()) // the .pyc the code was read from (3.27.8)
+      R["analysisTarget"] =
+          llvm::json::Object{{"uri", sarifArtifactUri(D.Artifact)}};
     R["properties"] =
         llvm::json::Object{{"certainty", getCertaintyName(D.Cert)}};
     Results.push_back(std::move(R));

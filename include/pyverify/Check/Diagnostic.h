@@ -33,7 +33,15 @@ struct Diagnostic {
   CheckId Check;
   Severity Sev;
   Certainty Cert = Certainty::Definite;
+  /// Where the finding is: the input file, or the source (co_filename) that
+  /// the line numbers are of, when a caller resolved it (Artifact is then
+  /// the input file).
   std::string File;
+  /// The input file the code was read from, when File names its source;
+  /// empty otherwise.
+  std::string Artifact;
+  /// co_filename of the code object the finding is in.
+  std::string Source;
   std::string QualName;
   /// Which code object of a bundle ("original", "frame", "resume:0"); empty
   /// for plain files.

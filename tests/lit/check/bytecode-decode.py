@@ -35,11 +35,11 @@ if __name__ == "mkcode":
     # RUN: %python %S/../Inputs/breakcode.py %s %t.unknown --object UNKNOWN
     # RUN: %not --code 1 %pyverify check %t.unknown | FileCheck %s --check-prefix=UNKNOWN
     UNKNOWN = bc.raw_marshal(code, raw[:attr] + b"\xc8\x00" + raw[attr + 2:])
-    # UNKNOWN:      {{.*}}.unknown:13:12: error: unknown opcode 200 [bytecode-decode]
+    # UNKNOWN:      {{.*}}.py:13:12: error: unknown opcode 200 [bytecode-decode]
     # UNKNOWN-NEXT:   in f (line 12) at offset 4: <invalid>
     # An unknown opcode has no inline caches, so LOAD_ATTR's four cache units
     # that follow are instruction positions holding CACHE.
-    # UNKNOWN-NEXT: {{.*}}.unknown:13:12: error: CACHE (0) at an instruction position; CACHE is only valid in inline cache slots [bytecode-decode]
+    # UNKNOWN-NEXT: {{.*}}.py:13:12: error: CACHE (0) at an instruction position; CACHE is only valid in inline cache slots [bytecode-decode]
     # UNKNOWN-NEXT:   in f (line 12) at offset 6: CACHE
     # UNKNOWN:      pyverify: 1 file(s), 1 code object(s): 5 error(s), 0 warning(s), 0 remark(s)
 
@@ -50,7 +50,7 @@ if __name__ == "mkcode":
     SPECIAL = bc.raw_marshal(
         code, raw[:attr] + bytes([bc.op("LOAD_ATTR_INSTANCE_VALUE"), 0]) +
         raw[attr + 2:])
-    # SPECIAL:      {{.*}}.special:13:12: error: specialised opcode LOAD_ATTR_INSTANCE_VALUE ({{[0-9]+}}) is not valid in co_code; it only exists in the adaptive copy [bytecode-decode]
+    # SPECIAL:      {{.*}}.py:13:12: error: specialised opcode LOAD_ATTR_INSTANCE_VALUE ({{[0-9]+}}) is not valid in co_code; it only exists in the adaptive copy [bytecode-decode]
     # SPECIAL-NEXT:   in f (line 12) at offset 4: LOAD_ATTR_INSTANCE_VALUE
     # (Its four cache units are then also reported as CACHE at instruction
     # positions: see bytecode-decode-specialised-caches.py, XFAIL.)
@@ -60,7 +60,7 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.cache --object CACHE_OP
     # RUN: %not --code 1 %pyverify check %t.cache | FileCheck %s --check-prefix=CACHE
     CACHE_OP = bc.patch(code, 2, "CACHE")
-    # CACHE:      {{.*}}.cache:13:12: error: CACHE (0) at an instruction position; CACHE is only valid in inline cache slots [bytecode-decode]
+    # CACHE:      {{.*}}.py:13:12: error: CACHE (0) at an instruction position; CACHE is only valid in inline cache slots [bytecode-decode]
     # CACHE-NEXT:   in f (line 12) at offset 2: CACHE
     # CACHE-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 
@@ -68,7 +68,7 @@ if __name__ == "mkcode":
     # RUN: %python %S/../Inputs/breakcode.py %s %t.trunc --object TRUNCATED
     # RUN: %not --code 1 %pyverify check %t.trunc | FileCheck %s --check-prefix=TRUNC
     TRUNCATED = bc.raw_marshal(code, raw[:attr + 2 + 2 * 2])
-    # TRUNC:      {{.*}}.trunc:13:12: error: truncated instruction: LOAD_ATTR needs 4 inline cache units, the code ends after 2 [bytecode-decode]
+    # TRUNC:      {{.*}}.py:13:12: error: truncated instruction: LOAD_ATTR needs 4 inline cache units, the code ends after 2 [bytecode-decode]
     # TRUNC-NEXT:   in f (line 12) at offset 4: LOAD_ATTR 0
     # TRUNC-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 
@@ -77,9 +77,9 @@ if __name__ == "mkcode":
     # RUN: %not --code 1 %pyverify check %t.nzcache | FileCheck %s --check-prefix=NZCACHE
     NONZERO_CACHE = bc.raw_marshal(
         code, raw[:attr + 4] + b"\x07\x01" + raw[attr + 6:])
-    # NZCACHE:      {{.*}}.nzcache:13:12: error: inline cache unit 1 of LOAD_ATTR at 4 is 07 01, expected 00 00 [bytecode-decode]
+    # NZCACHE:      {{.*}}.py:13:12: error: inline cache unit 1 of LOAD_ATTR at 4 is 07 01, expected 00 00 [bytecode-decode]
     # The finding is placed on the cache unit, which starts no instruction.
-    # NZCACHE-NEXT:   in f (line 12) at offset 8{{$}}
+    # NZCACHE-NEXT:   in f (line 12) at offset 8, read from {{.*}}.nzcache{{$}}
     # NZCACHE-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 
     # An odd number of bytes: the last one is not a whole code unit
@@ -88,8 +88,8 @@ if __name__ == "mkcode":
     # RUN: %python %S/../Inputs/breakcode.py %s %t.odd --object ODD
     # RUN: %not --code 1 %pyverify check %t.odd | FileCheck %s --check-prefix=ODD
     ODD = bc.raw_marshal(code, raw + b"\x53")
-    # ODD:      {{.*}}.odd: error: co_code has odd length 17; the last byte is not a whole code unit [bytecode-decode]
-    # ODD-NEXT:   in f (line 12) at offset 16{{$}}
+    # ODD:      {{.*}}.py: error: co_code has odd length 17; the last byte is not a whole code unit [bytecode-decode]
+    # ODD-NEXT:   in f (line 12) at offset 16, read from {{.*}}.odd{{$}}
 
     # Four EXTENDED_ARG prefixes (the four `pass` NOPs): an argument wider
     # than 32 bits. (marshal keeps EXTENDED_ARG, so CodeType.replace is
@@ -99,8 +99,8 @@ if __name__ == "mkcode":
     FOUR_PREFIXES = passes.__code__
     for nop in bc.offsets(passes.__code__, "NOP"):
         FOUR_PREFIXES = bc.patch(FOUR_PREFIXES, nop, "EXTENDED_ARG", 0)
-    # PREFIXES:      {{.*}}.prefixes:22:5: error: more than three EXTENDED_ARG prefixes; the argument no longer fits in 32 bits [bytecode-decode]
+    # PREFIXES:      {{.*}}.py:22:5: error: more than three EXTENDED_ARG prefixes; the argument no longer fits in 32 bits [bytecode-decode]
     # The finding is on the fourth prefix, which is not the instruction's
     # opcode unit.
-    # PREFIXES-NEXT:   in passes (line 18) at offset 8{{$}}
+    # PREFIXES-NEXT:   in passes (line 18) at offset 8, read from {{.*}}.prefixes{{$}}
     # PREFIXES-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)

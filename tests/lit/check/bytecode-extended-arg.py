@@ -20,7 +20,7 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.prefix --object PREFIX
     # RUN: %pyverify check %t.prefix | FileCheck %s --check-prefix=PREFIX
     PREFIX = bc.patch(code, nop, "EXTENDED_ARG", 1)
-    # PREFIX:      {{.*}}.prefix:9:5: warning: EXTENDED_ARG before PUSH_NULL, which takes no argument [bytecode-extended-arg]
+    # PREFIX:      {{.*}}.py:9:5: warning: EXTENDED_ARG before PUSH_NULL, which takes no argument [bytecode-extended-arg]
     # PREFIX-NEXT:   in g (line 7) at offset 4: PUSH_NULL
     # PREFIX-NEXT: pyverify: 1 file(s), 1 code object(s): 0 error(s), 1 warning(s), 0 remark(s)
 
@@ -28,7 +28,7 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.argbyte --object ARGBYTE
     # RUN: %pyverify check %t.argbyte | FileCheck %s --check-prefix=ARGBYTE
     ARGBYTE = bc.patch(code, push_null, arg=5)
-    # ARGBYTE:      {{.*}}.argbyte:9:5: warning: PUSH_NULL takes no argument but its argument byte is 5 [bytecode-extended-arg]
+    # ARGBYTE:      {{.*}}.py:9:5: warning: PUSH_NULL takes no argument but its argument byte is 5 [bytecode-extended-arg]
     # ARGBYTE-NEXT:   in g (line 7) at offset 4: PUSH_NULL
     # ARGBYTE-NEXT: pyverify: 1 file(s), 1 code object(s): 0 error(s), 1 warning(s), 0 remark(s)
 

@@ -18,13 +18,13 @@ if __name__ == "mkcode":
 # RUN: %not --code 1 %pyverify check --color %t.bin | FileCheck %s --check-prefix=FORCED
 # RUN: %not --code 1 %pyverify --color check %t.bin | FileCheck %s --check-prefix=FORCED
 # RUN: %not --code 1 %pyverify check --color=true %t.bin | FileCheck %s --check-prefix=FORCED
-# FORCED: {{.*}}.bin:11:16: {{.}}[0;1;31merror:{{.}}[0m the stack reaches depth 2
+# FORCED: {{.*}}.py:11:16: {{.}}[0;1;31merror:{{.}}[0m the stack reaches depth 2
 
 # A pipe is not a terminal: no colour by default, none with --color=false.
 # RUN: %not --code 1 %pyverify check %t.bin | FileCheck %s --check-prefix=PLAIN
 # RUN: %not --code 1 %pyverify check --color=false %t.bin | FileCheck %s --check-prefix=PLAIN
 # RUN: %not --code 1 %pyverify --color=false check %t.bin | FileCheck %s --check-prefix=PLAIN
-# PLAIN: {{.*}}.bin:11:16: error: the stack reaches depth 2
+# PLAIN: {{.*}}.py:11:16: error: the stack reaches depth 2
 
 # stderr follows the option.
 # RUN: %not --code 2 %pyverify check --color %t.missing 2>&1 | FileCheck %s --check-prefix=STDERR

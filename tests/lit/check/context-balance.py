@@ -27,10 +27,10 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.noexit --object NO_EXIT
     # RUN: %not --code 1 %pyverify check %t.noexit | FileCheck %s --check-prefix=NOEXIT
     NO_EXIT = bc.replace_bytes(code, 38, bc.unit("POP_TOP") + bc.unit("NOP") * 10)
-    # NOEXIT:      {{.*}}.noexit:10:5: error: 38 POP_TOP consumes the bound __exit__ of the context entered at 4 BEFORE_WITH without calling it: the context is never exited [context-not-exited]
+    # NOEXIT:      {{.*}}.py:10:5: error: 38 POP_TOP consumes the bound __exit__ of the context entered at 4 BEFORE_WITH without calling it: the context is never exited [context-not-exited]
     # NOEXIT-NEXT:   in f (line 9) at offset 38: POP_TOP
-    # NOEXIT-NEXT: {{.*}}.noexit:10:5: note: the context is entered here (offset 4)
-    # NOEXIT-NEXT: {{.*}}.noexit:10:5: note: witness path: 4 -> 6 -> 38 (offset 38)
+    # NOEXIT-NEXT: {{.*}}.py:10:5: note: the context is entered here (offset 4)
+    # NOEXIT-NEXT: {{.*}}.py:10:5: note: witness path: 4 -> 6 -> 38 (offset 38)
     # NOEXIT-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 
     # with-handler-mismatch: the body's entry without lasti and with depth 2
@@ -41,10 +41,10 @@ if __name__ == "mkcode":
     NO_LASTI = bc.set_entry(code, 0, lasti=False, depth=2)
     # The depth is also above the live stack inside the body.
     # NOLASTI:      error: STORE_FAST 1 is covered by entry 6 to 36 -> 64 [2], whose depth 2 is above the live stack depth 1 here; {{.*}} [handler-depth-exceeds-stack]
-    # NOLASTI:      {{.*}}.nolasti:10:16: error: the with body entered at 4 BEFORE_WITH starts at 6 under entry 6 to 36 -> 64 [2], which has depth 2 (the bound __exit__ is slot 0, so the depth must be 1) and no lasti [with-handler-mismatch]
+    # NOLASTI:      {{.*}}.py:10:16: error: the with body entered at 4 BEFORE_WITH starts at 6 under entry 6 to 36 -> 64 [2], which has depth 2 (the bound __exit__ is slot 0, so the depth must be 1) and no lasti [with-handler-mismatch]
     # NOLASTI-NEXT:   in f (line 9) at offset 6: STORE_FAST 1
-    # NOLASTI-NEXT: {{.*}}.nolasti:10:5: note: the context is entered here (offset 4)
-    # NOLASTI-NEXT: {{.*}}.nolasti:10:5: note: the entry's handler (offset 64)
+    # NOLASTI-NEXT: {{.*}}.py:10:5: note: the context is entered here (offset 4)
+    # NOLASTI-NEXT: {{.*}}.py:10:5: note: the entry's handler (offset 64)
 
 def twice(m):
     m.__enter__()
@@ -59,11 +59,11 @@ def twice(m):
 # path, 72..166, and the exception path, 168..262).
 # RUN: %mkcode marshal %s %t.twice --object TWICE
 # RUN: %not --code 1 %pyverify check %t.twice | FileCheck %s --check-prefix=TWICE
-# TWICE:      {{.*}}.twice:55:9: error: 152 CALL 3 calls __exit__ of the context entered at 30 (__enter__ call) (local 'm') a second time [context-exited-twice]
+# TWICE:      {{.*}}.py:55:9: error: 152 CALL 3 calls __exit__ of the context entered at 30 (__enter__ call) (local 'm') a second time [context-exited-twice]
 # TWICE-NEXT:   in twice (line 49) at offset 152: CALL 3
-# TWICE-NEXT: {{.*}}.twice:50:5: note: the context is entered here (offset 30)
-# TWICE-NEXT: {{.*}}.twice:55:9: note: witness path: 30 -> {{.*}}152 (offset 152)
-# TWICE-NEXT: {{.*}}.twice:55:9: error: 250 CALL 3 calls __exit__ of the context entered at 30 (__enter__ call) (local 'm') a second time [context-exited-twice]
+# TWICE-NEXT: {{.*}}.py:50:5: note: the context is entered here (offset 30)
+# TWICE-NEXT: {{.*}}.py:55:9: note: witness path: 30 -> {{.*}}152 (offset 152)
+# TWICE-NEXT: {{.*}}.py:55:9: error: 250 CALL 3 calls __exit__ of the context entered at 30 (__enter__ call) (local 'm') a second time [context-exited-twice]
 # TWICE-NEXT:   in twice (line 49) at offset 250: CALL 3
 # TWICE:      pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
 
@@ -99,9 +99,9 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.order --object ORDER
     # RUN: %not --code 1 %pyverify check %t.order | FileCheck %s --check-prefix=ORDER
     ORDER = swap_exits(nested.__code__)
-    # ORDER:      {{.*}}.order:{{[0-9]+}}:{{[0-9]+}}: error: {{[0-9]+}} CALL 3 exits the context entered at 30 (__enter__ call) while the context entered at 72 (__enter__ call), entered after it, is still active: contexts must exit in LIFO order [context-exit-order]
+    # ORDER:      {{.*}}.py:{{[0-9]+}}:{{[0-9]+}}: error: {{[0-9]+}} CALL 3 exits the context entered at 30 (__enter__ call) while the context entered at 72 (__enter__ call), entered after it, is still active: contexts must exit in LIFO order [context-exit-order]
     # ORDER-NEXT:   in nested (line 70) at offset {{[0-9]+}}: CALL 3
-    # ORDER-NEXT: {{.*}}.order:71:5: note: the context is entered here (offset 30)
+    # ORDER-NEXT: {{.*}}.py:71:5: note: the context is entered here (offset 30)
     # On the path where b.__enter__() raised, b is not entered, yet the outer
     # finally now exits b: an error whose certainty is "possible", as it
     # holds on some paths only.
@@ -124,9 +124,9 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.maybe --object MAYBE
     # RUN: %not --code 1 %pyverify check %t.maybe | FileCheck %s --check-prefix=MAYBE
     # RUN: %not --code 1 %pyverify check --format=json %t.maybe | FileCheck %s --check-prefix=MAYBE-JSON
-    # MAYBE:      {{.*}}.maybe:{{[0-9]+}}:9: error: possibly: {{[0-9]+}} CALL 3 calls __exit__ of the manager in local 'm', which is entered on some paths to here but not on others [context-exit-without-enter]
+    # MAYBE:      {{.*}}.py:{{[0-9]+}}:9: error: possibly: {{[0-9]+}} CALL 3 calls __exit__ of the manager in local 'm', which is entered on some paths to here but not on others [context-exit-without-enter]
     # MAYBE-NEXT:   in maybe (line 110) at offset {{[0-9]+}}: CALL 3
-    # MAYBE-NEXT: {{.*}}.maybe:112:9: note: the context is entered here (offset 34)
+    # MAYBE-NEXT: {{.*}}.py:112:9: note: the context is entered here (offset 34)
     # MAYBE:      pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
     # MAYBE-JSON:      "certainty": "possible",
     # MAYBE-JSON-NEXT: "check": "context-exit-without-enter",

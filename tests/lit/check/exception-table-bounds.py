@@ -25,7 +25,7 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.start --object START_IN_CACHE
     # RUN: %not --code 1 %pyverify check %t.start | FileCheck %s --check-prefix=START
     START_IN_CACHE = bc.set_entry(code, 0, start=8)
-    # START:      {{.*}}.start:10:16: error: exception-table entry '8 to 14 -> 18 [0]' (table byte 0) starts at byte 8, inside the LOAD_ATTR at 6 (which starts at 6) [exception-table-bounds]
+    # START:      {{.*}}.py:10:16: error: exception-table entry '8 to 14 -> 18 [0]' (table byte 0) starts at byte 8, inside the LOAD_ATTR at 6 (which starts at 6) [exception-table-bounds]
     # START-NEXT:   in g (line 8) at offset 6: LOAD_ATTR 0
     # START-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 
@@ -33,7 +33,7 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.end --object END_IN_CACHE
     # RUN: %not --code 1 %pyverify check %t.end | FileCheck %s --check-prefix=END
     END_IN_CACHE = bc.set_entry(code, 0, end=10)
-    # END:      {{.*}}.end:10:16: error: exception-table entry '4 to 8 -> 18 [0]' (table byte 0) ends at byte 10, inside the LOAD_ATTR at 6 (which spans 6..16) [exception-table-bounds]
+    # END:      {{.*}}.py:10:16: error: exception-table entry '4 to 8 -> 18 [0]' (table byte 0) ends at byte 10, inside the LOAD_ATTR at 6 (which spans 6..16) [exception-table-bounds]
     # END-NEXT:   in g (line 8) at offset 6: LOAD_ATTR 0
     # END-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 
@@ -43,7 +43,7 @@ if __name__ == "mkcode":
     # RUN: %not --code 1 %pyverify check %t.past | FileCheck %s --check-prefix=PAST
     PAST_END = bc.with_entries(code, bc.entries(code) + [bc.Entry(52, 56, 18, 0)])
     # Anchored at the last instruction, the entry's start being outside.
-    # PAST:      {{.*}}.past: error: exception-table entry '52 to 54 -> 18 [0]' (table byte 12) extends past the end of the code (52 bytes) [exception-table-bounds]
+    # PAST:      {{.*}}.py: error: exception-table entry '52 to 54 -> 18 [0]' (table byte 12) extends past the end of the code (52 bytes) [exception-table-bounds]
     # PAST-NEXT:   in g (line 8) at offset 50: RERAISE 1
     # PAST-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 
@@ -52,6 +52,6 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.prefix --object SKIPS_PREFIX
     # RUN: %not --code 1 %pyverify check %t.prefix | FileCheck %s --check-prefix=PREFIX
     SKIPS_PREFIX = bc.patch(code, 2, "EXTENDED_ARG", 0)
-    # PREFIX:      {{.*}}.prefix:10:16: error: exception-table entry '4 to 14 -> 18 [0]' (table byte 0) starts at byte 4, inside the LOAD_FAST at 4 (which starts at 2) [exception-table-bounds]
+    # PREFIX:      {{.*}}.py:10:16: error: exception-table entry '4 to 14 -> 18 [0]' (table byte 0) starts at byte 4, inside the LOAD_FAST at 4 (which starts at 2) [exception-table-bounds]
     # PREFIX-NEXT:   in g (line 8) at offset 4: LOAD_FAST 0
     # PREFIX-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)

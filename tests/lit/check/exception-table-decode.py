@@ -24,7 +24,7 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.trunc --object TRUNCATED
     # RUN: %not --code 1 %pyverify check %t.trunc | FileCheck %s --check-prefix=TRUNC
     TRUNCATED = bc.with_entries(code, table[:-1])
-    # TRUNC:      {{.*}}.trunc:7:1: error: co_exceptiontable at byte 11: truncated exception-table entry (started at byte 8): expected a byte of its depth/lasti varint [exception-table-decode]
+    # TRUNC:      {{.*}}.py:7:1: error: co_exceptiontable at byte 11: truncated exception-table entry (started at byte 8): expected a byte of its depth/lasti varint [exception-table-decode]
     # TRUNC-NEXT:   in g (line 7) at offset 0: RESUME 0
     # TRUNC-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 

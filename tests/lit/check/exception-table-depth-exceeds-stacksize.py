@@ -30,17 +30,17 @@ if __name__ == "mkcode":
     CODE = bc.set_stacksize(code, 4)
     # The entry at 6 enters at 3 and is fine; the cleanup entries enter at 5.
     # CHECK-NOT:  '6 to 36 -> 64
-    # CHECK:      {{.*}}.bin:10:5: error: exception-table entry '64 to 70 -> 72 [3] lasti' (table byte 4) enters its handler at depth 5 (depth 3 + lasti 1 + exception 1), above co_stacksize 4 [exception-table-depth-exceeds-stacksize]
+    # CHECK:      {{.*}}.py:10:5: error: exception-table entry '64 to 70 -> 72 [3] lasti' (table byte 4) enters its handler at depth 5 (depth 3 + lasti 1 + exception 1), above co_stacksize 4 [exception-table-depth-exceeds-stacksize]
     # CHECK-NEXT:   in f (line 9) at offset 64: PUSH_EXC_INFO
-    # CHECK-NEXT: {{.*}}.bin: note: the handler; co_stacksize must count the depth handlers are entered at (compute it with exception edges) (offset 72)
+    # CHECK-NEXT: {{.*}}.py: note: the handler; co_stacksize must count the depth handlers are entered at (compute it with exception edges) (offset 72)
     # The depth check no longer makes the code ill-formed (dead entries may
     # legitimately exceed co_stacksize), so the stack pass runs too:
-    # CHECK-NEXT: {{.*}}.bin: error: the stack reaches depth 6 at COPY 3 but co_stacksize is 4; {{.*}} [stacksize-too-small]
+    # CHECK-NEXT: {{.*}}.py: error: the stack reaches depth 6 at COPY 3 but co_stacksize is 4; {{.*}} [stacksize-too-small]
     # CHECK-NEXT:   in f (line 9) at offset 72: COPY 3
-    # CHECK-NEXT: {{.*}}.bin: note: this code is a handler, reached only through the exception table at depth 5 {{.*}}
-    # CHECK-NEXT: {{.*}}.bin:10:5: error: exception-table entry '78 to 78 -> 72 [3] lasti' (table byte 8) enters its handler at depth 5 (depth 3 + lasti 1 + exception 1), above co_stacksize 4 [exception-table-depth-exceeds-stacksize]
+    # CHECK-NEXT: {{.*}}.py: note: this code is a handler, reached only through the exception table at depth 5 {{.*}}
+    # CHECK-NEXT: {{.*}}.py:10:5: error: exception-table entry '78 to 78 -> 72 [3] lasti' (table byte 8) enters its handler at depth 5 (depth 3 + lasti 1 + exception 1), above co_stacksize 4 [exception-table-depth-exceeds-stacksize]
     # CHECK-NEXT:   in f (line 9) at offset 78: POP_TOP
-    # CHECK-NEXT: {{.*}}.bin: note: the handler; co_stacksize must count the depth handlers are entered at (compute it with exception edges) (offset 72)
+    # CHECK-NEXT: {{.*}}.py: note: the handler; co_stacksize must count the depth handlers are entered at (compute it with exception edges) (offset 72)
     # CHECK-NEXT: pyverify: 1 file(s), 1 code object(s): 3 error(s), 0 warning(s), 0 remark(s)
 
     # The body entry's depth raised from 1 to 5: its handler would be entered
@@ -48,9 +48,9 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.raised --object RAISED
     # RUN: %not --code 1 %pyverify check %t.raised | FileCheck %s --check-prefix=RAISED
     RAISED = bc.set_entry(code, 0, depth=5)
-    # RAISED:      {{.*}}.raised:10:16: error: exception-table entry '6 to 36 -> 64 [5] lasti' (table byte 0) enters its handler at depth 7 (depth 5 + lasti 1 + exception 1), above co_stacksize 6 [exception-table-depth-exceeds-stacksize]
+    # RAISED:      {{.*}}.py:10:16: error: exception-table entry '6 to 36 -> 64 [5] lasti' (table byte 0) enters its handler at depth 7 (depth 5 + lasti 1 + exception 1), above co_stacksize 6 [exception-table-depth-exceeds-stacksize]
     # RAISED-NEXT:   in f (line 9) at offset 6: STORE_FAST 1
-    # RAISED-NEXT: {{.*}}.raised:10:5: note: the handler; co_stacksize must count the depth handlers are entered at (compute it with exception edges) (offset 64)
+    # RAISED-NEXT: {{.*}}.py:10:5: note: the handler; co_stacksize must count the depth handlers are entered at (compute it with exception edges) (offset 64)
     # The dataflow passes run as well and see the same entry from their side:
     # RAISED:      error: STORE_FAST 1 is covered by entry 6 to 36 -> 64 [5] lasti, whose depth 5 is above the live stack depth 1 here{{.*}}[handler-depth-exceeds-stack]
     # RAISED:      pyverify: 1 file(s), 1 code object(s): {{[0-9]+}} error(s)

@@ -27,7 +27,7 @@ if __name__ == "mkcode":
         bc.encode_varint(23, min_chunks=2) + bytes.fromhex("03") + t(e[2:]))
     assert CODE.co_exceptiontable.hex(" ") == \
         "82 06 09 00 89 0a 40 17 03 96 01 17 03"
-    # CHECK:      {{.*}}.bin:7:1: warning: non-minimal varint at exception-table byte 6 (a leading zero chunk); CPython accepts it but never writes it [exception-table-noncanonical]
+    # CHECK:      {{.*}}.py:7:1: warning: non-minimal varint at exception-table byte 6 (a leading zero chunk); CPython accepts it but never writes it [exception-table-noncanonical]
     # CHECK-NEXT:   in g (line 7) at offset 0: RESUME 0
     # The table still decodes to the same entries: nothing else is reported.
     # CHECK-NEXT: pyverify: 1 file(s), 1 code object(s): 0 error(s), 1 warning(s), 0 remark(s)

@@ -24,9 +24,9 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.bin
     # RUN: %not --code 1 %pyverify check %t.bin | FileCheck %s
     CODE = bc.set_entry(code, 1, start=6)
-    # CHECK:      {{.*}}.bin:9:16: error: exception-table entry '6 to 36 -> 46 [1] lasti' (table byte 4) overlaps entry '4 to 14 -> 18 [0]' (table byte 0); which handler runs depends on CPython's search order [exception-table-overlap]
+    # CHECK:      {{.*}}.py:9:16: error: exception-table entry '6 to 36 -> 46 [1] lasti' (table byte 4) overlaps entry '4 to 14 -> 18 [0]' (table byte 0); which handler runs depends on CPython's search order [exception-table-overlap]
     # CHECK-NEXT:   in g (line 7) at offset 6: LOAD_ATTR 0
-    # CHECK-NEXT: {{.*}}.bin:9:16: note: the other entry starts here (offset 4)
+    # CHECK-NEXT: {{.*}}.py:9:16: note: the other entry starts here (offset 4)
     # CHECK-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 
     # Entry 0 extended over the handler's first instructions: also an
@@ -35,10 +35,10 @@ if __name__ == "mkcode":
     # RUN: %not --code 1 %pyverify check %t.over | FileCheck %s --check-prefix=OVER
     OVER_HANDLER = bc.set_entry(code, 0, end=32)
     # The own-range finding comes first (same offset, lower check id).
-    # OVER:      {{.*}}.over:9:16: error: exception-table entry '4 to 30 -> 18 [0]' (table byte 0) has its handler inside its own range: an exception in the handler would re-enter it [exception-table-target-not-instruction]
+    # OVER:      {{.*}}.py:9:16: error: exception-table entry '4 to 30 -> 18 [0]' (table byte 0) has its handler inside its own range: an exception in the handler would re-enter it [exception-table-target-not-instruction]
     # OVER-NEXT:   in g (line 7) at offset 4: LOAD_FAST 0
-    # OVER-NEXT: {{.*}}.over: note: handler (offset 18)
-    # OVER-NEXT: {{.*}}.over: error: exception-table entry '18 to 36 -> 46 [1] lasti' (table byte 4) overlaps entry '4 to 30 -> 18 [0]' (table byte 0); which handler runs depends on CPython's search order [exception-table-overlap]
+    # OVER-NEXT: {{.*}}.py: note: handler (offset 18)
+    # OVER-NEXT: {{.*}}.py: error: exception-table entry '18 to 36 -> 46 [1] lasti' (table byte 4) overlaps entry '4 to 30 -> 18 [0]' (table byte 0); which handler runs depends on CPython's search order [exception-table-overlap]
     # OVER-NEXT:   in g (line 7) at offset 18: PUSH_EXC_INFO
-    # OVER-NEXT: {{.*}}.over:9:16: note: the other entry starts here (offset 4)
+    # OVER-NEXT: {{.*}}.py:9:16: note: the other entry starts here (offset 4)
     # OVER-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)

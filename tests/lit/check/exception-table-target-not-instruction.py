@@ -25,7 +25,7 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.caches --object INTO_CACHES
     # RUN: %not --code 1 %pyverify check %t.caches | FileCheck %s --check-prefix=CACHES
     INTO_CACHES = bc.set_entry(code, 0, target=24)
-    # CACHES:      {{.*}}.caches:9:16: error: exception-table entry '4 to 14 -> 24 [0]' (table byte 0) has handler target 24 inside the inline caches of the LOAD_GLOBAL at 20 [exception-table-target-not-instruction]
+    # CACHES:      {{.*}}.py:9:16: error: exception-table entry '4 to 14 -> 24 [0]' (table byte 0) has handler target 24 inside the inline caches of the LOAD_GLOBAL at 20 [exception-table-target-not-instruction]
     # CACHES-NEXT:   in g (line 7) at offset 4: LOAD_FAST 0
     # CACHES-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 
@@ -36,7 +36,7 @@ if __name__ == "mkcode":
     # RUN: %not --code 1 %pyverify check %t.mid | FileCheck %s --check-prefix=MID
     MID_INSTRUCTION = bc.set_entry(bc.patch(code, 18, "EXTENDED_ARG", 0), 0,
                                    target=20)
-    # MID:      {{.*}}.mid:9:16: error: exception-table entry '4 to 14 -> 20 [0]' (table byte 0) has handler target 20 mid-instruction: the LOAD_GLOBAL at 20 starts at 18 [exception-table-target-not-instruction]
+    # MID:      {{.*}}.py:9:16: error: exception-table entry '4 to 14 -> 20 [0]' (table byte 0) has handler target 20 mid-instruction: the LOAD_GLOBAL at 20 starts at 18 [exception-table-target-not-instruction]
     # MID-NEXT:   in g (line 7) at offset 4: LOAD_FAST 0
     # MID-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 
@@ -44,7 +44,7 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.outside --object OUTSIDE
     # RUN: %not --code 1 %pyverify check %t.outside | FileCheck %s --check-prefix=OUTSIDE
     OUTSIDE = bc.set_entry(code, 0, target=100)
-    # OUTSIDE:      {{.*}}.outside:9:16: error: exception-table entry '4 to 14 -> 100 [0]' (table byte 0) has handler target 100 outside the code (52 bytes) [exception-table-target-not-instruction]
+    # OUTSIDE:      {{.*}}.py:9:16: error: exception-table entry '4 to 14 -> 100 [0]' (table byte 0) has handler target 100 outside the code (52 bytes) [exception-table-target-not-instruction]
     # OUTSIDE-NEXT:   in g (line 7) at offset 4: LOAD_FAST 0
 
     # Entry 1 (the except clause) pointed at its own LOAD_GLOBAL: a valid
@@ -52,6 +52,6 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.own --object OWN_RANGE
     # RUN: %not --code 1 %pyverify check %t.own | FileCheck %s --check-prefix=OWN
     OWN_RANGE = bc.set_entry(code, 1, target=20)
-    # OWN:      {{.*}}.own: error: exception-table entry '18 to 36 -> 20 [1] lasti' (table byte 4) has its handler inside its own range: an exception in the handler would re-enter it [exception-table-target-not-instruction]
+    # OWN:      {{.*}}.py: error: exception-table entry '18 to 36 -> 20 [1] lasti' (table byte 4) has its handler inside its own range: an exception in the handler would re-enter it [exception-table-target-not-instruction]
     # OWN-NEXT:   in g (line 7) at offset 18: PUSH_EXC_INFO
-    # OWN-NEXT: {{.*}}.own:10:12: note: handler (offset 20)
+    # OWN-NEXT: {{.*}}.py:10:12: note: handler (offset 20)

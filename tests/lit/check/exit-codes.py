@@ -38,6 +38,6 @@ if __name__ == "mkcode":
 # RUN: %not --code 2 %pyverify check %t.err %t.missing > %t.mixed.out 2> %t.mixed.err
 # RUN: FileCheck %s --check-prefix=MIXED-OUT < %t.mixed.out
 # RUN: FileCheck %s --check-prefix=MIXED-ERR < %t.mixed.err
-# MIXED-OUT: {{.*}}.err:9:{{[0-9]+}}: error: the stack reaches depth 2 {{.*}} [stacksize-too-small]
+# MIXED-OUT: {{.*}}.py:9:{{[0-9]+}}: error: the stack reaches depth 2 {{.*}} [stacksize-too-small]
 # MIXED-OUT: pyverify: 1 file(s), 1 code object(s): 1 error(s)
 # MIXED-ERR: error: {{.*}}.missing: no such file or directory

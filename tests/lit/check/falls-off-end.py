@@ -18,7 +18,7 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.bin
     # RUN: %not --code 1 %pyverify check %t.bin | FileCheck %s
     CODE = bc.patch(code, ret, "POP_TOP")
-    # CHECK:      {{.*}}.bin:8:5: error: POP_TOP is the last instruction and can fall through past the end of the code [falls-off-end]
+    # CHECK:      {{.*}}.py:8:5: error: POP_TOP is the last instruction and can fall through past the end of the code [falls-off-end]
     # CHECK-NEXT:   in k (line 7) at offset 10: POP_TOP
     # CHECK-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 

@@ -24,6 +24,9 @@ if __name__ == "mkcode":
 # CHECK-NEXT:     ],
 # CHECK-NEXT:     "results": [
 # CHECK-NEXT:         {
+# CHECK-NEXT:             "analysisTarget": {
+# CHECK-NEXT:                 "uri": "file:///{{.*}}format-sarif.py.tmp.bin"
+# CHECK-NEXT:             },
 # CHECK-NEXT:             "level": "error",
 # CHECK-NEXT:             "locations": [
 # CHECK-NEXT:                 {
@@ -35,7 +38,7 @@ if __name__ == "mkcode":
 # CHECK-NEXT:                     ],
 # CHECK-NEXT:                     "physicalLocation": {
 # CHECK-NEXT:                         "artifactLocation": {
-# CHECK-NEXT:                             "uri": "file:///{{.*}}format-sarif.py.tmp.bin"
+# CHECK-NEXT:                             "uri": "file:///{{.*}}check/format-sarif.py"
 # CHECK-NEXT:                         },
 # CHECK-NEXT:                         "region": {
 # CHECK-NEXT:                             "startColumn": 16,

@@ -1,5 +1,6 @@
 # --jobs=N checks files in parallel but reports them in sorted path order:
-# the output is byte-identical for every N.
+# the output is byte-identical for every N. (Each diagnostic names this
+# file, the source of the code, and the .pyc it was read from.)
 import os, sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Inputs"))
 import breakcode as bc
@@ -42,11 +43,16 @@ if __name__ == "mkcode":
 # RUN: diff %t.jobs1 %t.jobs2
 # RUN: diff %t.jobs1 %t.jobs0
 # RUN: FileCheck %s < %t.jobs1
-# CHECK:      {{.*}}dir/a.pyc:{{.*}} error: {{.*}} [exception-table-depth-exceeds-stacksize]
-# CHECK:      {{.*}}dir/b.pyc:{{.*}} error: {{.*}} [stack-depth-conflict]
-# CHECK:      {{.*}}dir/d.pyc:{{.*}} error: {{.*}} [exception-table-unsorted]
-# CHECK:      {{.*}}dir/e.pyc:{{.*}} warning: {{.*}} [bytecode-extended-arg]
-# CHECK:      {{.*}}dir/sub/c.pyc:{{.*}} error: {{.*}} [exception-table-overlap]
+# CHECK:      {{.*}}jobs.py:{{.*}} error: {{.*}} [exception-table-depth-exceeds-stacksize]
+# CHECK-NEXT: read from {{.*}}dir/a.pyc{{$}}
+# CHECK:      {{.*}}jobs.py:{{.*}} error: {{.*}} [stack-depth-conflict]
+# CHECK-NEXT: read from {{.*}}dir/b.pyc{{$}}
+# CHECK:      {{.*}}jobs.py:{{.*}} error: {{.*}} [exception-table-unsorted]
+# CHECK-NEXT: read from {{.*}}dir/d.pyc{{$}}
+# CHECK:      {{.*}}jobs.py:{{.*}} warning: {{.*}} [bytecode-extended-arg]
+# CHECK-NEXT: read from {{.*}}dir/e.pyc{{$}}
+# CHECK:      {{.*}}jobs.py:{{.*}} error: {{.*}} [exception-table-overlap]
+# CHECK-NEXT: read from {{.*}}dir/sub/c.pyc{{$}}
 # CHECK-NOT:  clean.pyc
 # CHECK-NOT:  source.py
 # CHECK:      pyverify: 7 file(s), {{[0-9]+}} code object(s): {{[0-9]+}} error(s), 1 warning(s), 0 remark(s)

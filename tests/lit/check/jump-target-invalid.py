@@ -23,7 +23,7 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.caches --object INTO_CACHES
     # RUN: %not --code 1 %pyverify check %t.caches | FileCheck %s --check-prefix=CACHES
     INTO_CACHES = bc.patch(code, jump, arg=3)
-    # CACHES:      {{.*}}.caches:8:5: error: POP_JUMP_FORWARD_IF_FALSE 3 jumps to byte 12, which is inside the LOAD_ATTR at 8, not on an instruction start [jump-target-invalid]
+    # CACHES:      {{.*}}.py:8:5: error: POP_JUMP_FORWARD_IF_FALSE 3 jumps to byte 12, which is inside the LOAD_ATTR at 8, not on an instruction start [jump-target-invalid]
     # CACHES-NEXT:   in h (line 7) at offset 4: POP_JUMP_FORWARD_IF_FALSE 3
     # CACHES-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 
@@ -31,7 +31,7 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.outside --object OUTSIDE
     # RUN: %not --code 1 %pyverify check %t.outside | FileCheck %s --check-prefix=OUTSIDE
     OUTSIDE = bc.patch(code, jump, arg=100)
-    # OUTSIDE:      {{.*}}.outside:8:5: error: POP_JUMP_FORWARD_IF_FALSE 100 jumps to byte 206, outside the code (0..24) [jump-target-invalid]
+    # OUTSIDE:      {{.*}}.py:8:5: error: POP_JUMP_FORWARD_IF_FALSE 100 jumps to byte 206, outside the code (0..24) [jump-target-invalid]
     # OUTSIDE-NEXT:   in h (line 7) at offset 4: POP_JUMP_FORWARD_IF_FALSE 100
     # OUTSIDE-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 
@@ -40,7 +40,7 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.before --object BEFORE_START
     # RUN: %not --code 1 %pyverify check %t.before | FileCheck %s --check-prefix=BEFORE
     BEFORE_START = bc.patch(code, jump, "POP_JUMP_BACKWARD_IF_FALSE", 4)
-    # BEFORE:      {{.*}}.before:8:5: error: POP_JUMP_BACKWARD_IF_FALSE 4 jumps to byte -2, outside the code (0..24) [jump-target-invalid]
+    # BEFORE:      {{.*}}.py:8:5: error: POP_JUMP_BACKWARD_IF_FALSE 4 jumps to byte -2, outside the code (0..24) [jump-target-invalid]
     # BEFORE-NEXT:   in h (line 7) at offset 4: POP_JUMP_BACKWARD_IF_FALSE 4
 
     # The unit before the jump target (the then-branch's RETURN_VALUE at 18)
@@ -50,6 +50,6 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.prefix --object SKIPS_PREFIX
     # RUN: %not --code 1 %pyverify check %t.prefix | FileCheck %s --check-prefix=PREFIX
     SKIPS_PREFIX = bc.patch(code, 18, "EXTENDED_ARG", 0)
-    # PREFIX:      {{.*}}.prefix:8:5: error: POP_JUMP_FORWARD_IF_FALSE 7 jumps to byte 20, which is inside the LOAD_CONST at 20, not on an instruction start [jump-target-invalid]
+    # PREFIX:      {{.*}}.py:8:5: error: POP_JUMP_FORWARD_IF_FALSE 7 jumps to byte 20, which is inside the LOAD_CONST at 20, not on an instruction start [jump-target-invalid]
     # PREFIX-NEXT:   in h (line 7) at offset 4: POP_JUMP_FORWARD_IF_FALSE 7
     # PREFIX-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)

@@ -20,7 +20,7 @@ if __name__ == "mkcode":
     # RUN: %not --code 1 %pyverify check %t.trunc | FileCheck %s --check-prefix=TRUNC
     TRUNCATED = code.replace(co_linetable=table[:-1])
     # Without a location table the diagnostic has no line.
-    # TRUNC:      {{.*}}.trunc: error: co_linetable at byte {{[0-9]+}}: truncated location table: expected {{.*}} [location-table-decode]
+    # TRUNC:      {{.*}}.py: error: co_linetable at byte {{[0-9]+}}: truncated location table: expected {{.*}} [location-table-decode]
     # TRUNC-NEXT:   in k (line 7) at offset 0: RESUME 0
     # TRUNC-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 

@@ -22,8 +22,8 @@ if __name__ == "mkcode":
     consts = tuple(bc.set_stacksize(c, 1) if c in (first, second) else c
                    for c in code.co_consts)
     CODE = code.replace(co_consts=consts)
-    # CHECK:      {{.*}}.bin:10:20: error: the stack reaches depth 2 at LOAD_CONST 1 but co_stacksize is 1; {{.*}} [stacksize-too-small]
+    # CHECK:      {{.*}}.py:10:20: error: the stack reaches depth 2 at LOAD_CONST 1 but co_stacksize is 1; {{.*}} [stacksize-too-small]
     # CHECK-NEXT:   in outer.<locals>.first (line 9) at offset 4: LOAD_CONST 1
-    # CHECK-NEXT: {{.*}}.bin:12:20: error: the stack reaches depth 2 at LOAD_CONST 1 but co_stacksize is 1; {{.*}} [stacksize-too-small]
+    # CHECK-NEXT: {{.*}}.py:12:20: error: the stack reaches depth 2 at LOAD_CONST 1 but co_stacksize is 1; {{.*}} [stacksize-too-small]
     # CHECK-NEXT:   in outer.<locals>.second (line 11) at offset 4: LOAD_CONST 1
     # CHECK-NEXT: pyverify: 1 file(s), 3 code object(s): 2 error(s), 0 warning(s), 0 remark(s)

@@ -21,9 +21,9 @@ if __name__ == "mkcode":
     # DEFAULT:     pyverify: 1 file(s), 1 code object(s): 0 error(s), 0 warning(s), 0 remark(s)
     # RUN: %pyverify check --checks=stacksize-larger-than-needed %t.big | FileCheck %s --check-prefix=BIG
     BIG = bc.set_stacksize(code, 5)
-    # BIG:      {{.*}}.big:8:16: remark: co_stacksize is 5 but no reachable instruction needs more than 2 [stacksize-larger-than-needed]
+    # BIG:      {{.*}}.py:8:16: remark: co_stacksize is 5 but no reachable instruction needs more than 2 [stacksize-larger-than-needed]
     # BIG-NEXT:   in k (line 7) at offset 4: LOAD_CONST 1
-    # BIG-NEXT: {{.*}}.big:8:16: note: the deepest point (offset 4)
+    # BIG-NEXT: {{.*}}.py:8:16: note: the deepest point (offset 4)
     # BIG-NEXT: pyverify: 1 file(s), 1 code object(s): 0 error(s), 0 warning(s), 1 remark(s)
 
     # Dead code after RETURN_VALUE: LOAD_CONST None; RETURN_VALUE appended.
@@ -33,7 +33,7 @@ if __name__ == "mkcode":
     DEAD = bc.insert_bytes(code, 12, bc.unit("LOAD_CONST", 0) +
                            bc.unit("RETURN_VALUE"))
     # The appended units have no location.
-    # DEAD:      {{.*}}.dead: remark: 2 instruction(s) from 12 to 14 are unreachable [unreachable-code]
+    # DEAD:      {{.*}}.py: remark: 2 instruction(s) from 12 to 14 are unreachable [unreachable-code]
     # DEAD-NEXT:   in k (line 7) at offset 12: LOAD_CONST 0
     # DEAD-NEXT: pyverify: 1 file(s), 1 code object(s): 0 error(s), 0 warning(s), 1 remark(s)
 
@@ -59,9 +59,9 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.nohandler --object NO_HANDLER
     # RUN: %pyverify check '--checks=*' %t.nohandler | FileCheck %s --check-prefix=NOHANDLER
     NO_HANDLER = bc.drop_entry(g.__code__, 0)
-    # NOHANDLER:      {{.*}}.nohandler:48:16: remark: co_stacksize is 4 but no reachable instruction needs more than 1 [stacksize-larger-than-needed]
+    # NOHANDLER:      {{.*}}.py:48:16: remark: co_stacksize is 4 but no reachable instruction needs more than 1 [stacksize-larger-than-needed]
     # NOHANDLER-NEXT:   in g (line 46) at offset 4: LOAD_FAST 0
-    # NOHANDLER-NEXT: {{.*}}.nohandler:48:16: note: the deepest point (offset 4)
-    # NOHANDLER-NEXT: {{.*}}.nohandler: remark: 12 instruction(s) from 18 to 50 are unreachable [unreachable-code]
+    # NOHANDLER-NEXT: {{.*}}.py:48:16: note: the deepest point (offset 4)
+    # NOHANDLER-NEXT: {{.*}}.py: remark: 12 instruction(s) from 18 to 50 are unreachable [unreachable-code]
     # NOHANDLER-NEXT:   in g (line 46) at offset 18: PUSH_EXC_INFO
     # NOHANDLER-NEXT: pyverify: 1 file(s), 1 code object(s): 0 error(s), 0 warning(s), 2 remark(s)

@@ -18,7 +18,11 @@ if __name__ == "mkcode":
 # RUN: %mkcode raw 57 %t/garbage.bin
 # RUN: %not --code 2 %pyverify check --format=sarif "%t/a dir/k#1.bin" %t/garbage.bin %t/missing.pyc > %t/log.sarif
 # RUN: %python %s %t/log.sarif | FileCheck %s --check-prefix=SARIF
-# SARIF:      result uri: file:///{{.*}}/a%20dir/k%231.bin
+# The result's location is the source the line numbers are of (the code's
+# co_filename, this file); the marshal file it was read from is the
+# result's analysisTarget.
+# SARIF:      result uri: file:///{{.*}}/check/sarif-inputs.py
+# SARIF-NEXT: analysis target: file:///{{.*}}/a%20dir/k%231.bin
 # SARIF-NEXT: rules with a documented helpUri: {{[0-9]+}} of {{[0-9]+}}
 # SARIF-NEXT: executionSuccessful: False
 # SARIF-NEXT: error file:///{{.*}}/missing.pyc: {{.*}}missing.pyc: no such file or directory
@@ -55,6 +59,7 @@ if __name__ == "__main__":
     for r in run["results"]:
         print("result uri:",
               r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
+        print("analysis target:", r["analysisTarget"]["uri"])
     docs = open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                              "..", "..", "..", "docs", "checks.md")).read()
     rules = run["tool"]["driver"]["rules"]

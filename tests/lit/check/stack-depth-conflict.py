@@ -26,13 +26,13 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.bin
     # RUN: %not --code 1 %pyverify check %t.bin | FileCheck %s
     CODE = bc.patch(code, 8, "NOP", 0)
-    # CHECK:      {{.*}}.bin:13:12: error: LOAD_FAST 1 is reached at stack depth 1 and at depth 0; CPython requires one depth per instruction [stack-depth-conflict]
+    # CHECK:      {{.*}}.py:13:12: error: LOAD_FAST 1 is reached at stack depth 1 and at depth 0; CPython requires one depth per instruction [stack-depth-conflict]
     # CHECK-NEXT:   in pick (line 8) at offset 16: LOAD_FAST 1
-    # CHECK-NEXT: {{.*}}.bin:10:9: note: depth 1 by the jump at 10 JUMP_FORWARD 2 (offset 10)
-    # CHECK-NEXT: {{.*}}.bin:12:9: note: depth 0 by falling through from 14 STORE_FAST 1 (offset 14)
+    # CHECK-NEXT: {{.*}}.py:10:9: note: depth 1 by the jump at 10 JUMP_FORWARD 2 (offset 10)
+    # CHECK-NEXT: {{.*}}.py:12:9: note: depth 0 by falling through from 14 STORE_FAST 1 (offset 14)
     # The analysis goes on with the first depth (1) as representative, and on
     # that path LOAD_FAST really overflows the frame:
-    # CHECK-NEXT: {{.*}}.bin:13:12: error: the stack reaches depth 2 at LOAD_FAST 1 but co_stacksize is 1; {{.*}} [stacksize-too-small]
+    # CHECK-NEXT: {{.*}}.py:13:12: error: the stack reaches depth 2 at LOAD_FAST 1 but co_stacksize is 1; {{.*}} [stacksize-too-small]
     # CHECK-NEXT:   in pick (line 8) at offset 16: LOAD_FAST 1
     # CHECK-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
 
@@ -43,13 +43,13 @@ if __name__ == "mkcode":
     # RUN: %not --code 1 %pyverify check %t.retarget | FileCheck %s --check-prefix=RETARGET
     RETARGET = bc.patch(code, 10, arg=1)
     # On the jump's path (depth 0, the representative) STORE_FAST underflows:
-    # RETARGET:      {{.*}}.retarget:12:9: error: STORE_FAST 1 needs 1 stack value(s) but only 0 are on the stack [stack-underflow]
+    # RETARGET:      {{.*}}.py:12:9: error: STORE_FAST 1 needs 1 stack value(s) but only 0 are on the stack [stack-underflow]
     # RETARGET-NEXT:   in pick (line 8) at offset 14: STORE_FAST 1
-    # RETARGET-NEXT: {{.*}}.retarget:10:9: note: the block is entered by the jump at 10 JUMP_FORWARD 1 (offset 10)
-    # RETARGET-NEXT: {{.*}}.retarget:12:9: error: STORE_FAST 1 is reached at stack depth 0 and at depth 1; CPython requires one depth per instruction [stack-depth-conflict]
+    # RETARGET-NEXT: {{.*}}.py:10:9: note: the block is entered by the jump at 10 JUMP_FORWARD 1 (offset 10)
+    # RETARGET-NEXT: {{.*}}.py:12:9: error: STORE_FAST 1 is reached at stack depth 0 and at depth 1; CPython requires one depth per instruction [stack-depth-conflict]
     # RETARGET-NEXT:   in pick (line 8) at offset 14: STORE_FAST 1
-    # RETARGET-NEXT: {{.*}}.retarget:10:9: note: depth 0 by the jump at 10 JUMP_FORWARD 1 (offset 10)
-    # RETARGET-NEXT: {{.*}}.retarget:12:13: note: depth 1 by falling through from 12 LOAD_CONST 2 (offset 12)
+    # RETARGET-NEXT: {{.*}}.py:10:9: note: depth 0 by the jump at 10 JUMP_FORWARD 1 (offset 10)
+    # RETARGET-NEXT: {{.*}}.py:12:13: note: depth 1 by falling through from 12 LOAD_CONST 2 (offset 12)
     # The conflict is reported once, not again where it propagates (16).
     # RETARGET-NOT:  error:
     # RETARGET:      pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
@@ -71,8 +71,8 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.handler --object HANDLER
     # RUN: %not --code 1 %pyverify check %t.handler | FileCheck %s --check-prefix=HANDLER
     HANDLER = bc.set_entry(f.__code__, 2, depth=2)
-    # HANDLER:      {{.*}}.handler: error: COPY 3 is reached at stack depth 5 and at depth 4; CPython requires one depth per instruction [stack-depth-conflict]
+    # HANDLER:      {{.*}}.py: error: COPY 3 is reached at stack depth 5 and at depth 4; CPython requires one depth per instruction [stack-depth-conflict]
     # HANDLER-NEXT:   in f (line 57) at offset 72: COPY 3
-    # HANDLER-NEXT: {{.*}}.handler:58:5: note: depth 5 by exception unwinding from 68 POP_JUMP_FORWARD_IF_TRUE 4 (entry 64 to 70 -> 72 [3] lasti) (offset 68)
-    # HANDLER-NEXT: {{.*}}.handler:58:5: note: depth 4 by exception unwinding from 78 POP_TOP (entry 78 to 78 -> 72 [2] lasti) (offset 78)
+    # HANDLER-NEXT: {{.*}}.py:58:5: note: depth 5 by exception unwinding from 68 POP_JUMP_FORWARD_IF_TRUE 4 (entry 64 to 70 -> 72 [3] lasti) (offset 68)
+    # HANDLER-NEXT: {{.*}}.py:58:5: note: depth 4 by exception unwinding from 78 POP_TOP (entry 78 to 78 -> 72 [2] lasti) (offset 78)
     # HANDLER-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)

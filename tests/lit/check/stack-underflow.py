@@ -20,10 +20,10 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.bin
     # RUN: %not --code 1 %pyverify check %t.bin | FileCheck %s
     CODE = bc.patch(code, 10, "NOP", 0)
-    # CHECK:      {{.*}}.bin:9:12: error: RETURN_VALUE needs 1 stack value(s) but only 0 are on the stack [stack-underflow]
+    # CHECK:      {{.*}}.py:9:12: error: RETURN_VALUE needs 1 stack value(s) but only 0 are on the stack [stack-underflow]
     # CHECK-NEXT:   in sign (line 6) at offset 12: RETURN_VALUE
     # The note names how the block is entered.
-    # CHECK-NEXT: {{.*}}.bin:7:5: note: the block is entered by the jump at 4 POP_JUMP_FORWARD_IF_FALSE 2 (offset 4)
+    # CHECK-NEXT: {{.*}}.py:7:5: note: the block is entered by the jump at 4 POP_JUMP_FORWARD_IF_FALSE 2 (offset 4)
     # CHECK-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 
     # LOAD_FAST x becomes a NOP: the conditional jump pops nothing, in the
@@ -31,7 +31,7 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.entry --object ENTRY
     # RUN: %not --code 1 %pyverify check %t.entry | FileCheck %s --check-prefix=ENTRY
     ENTRY = bc.patch(code, 2, "NOP", 0)
-    # ENTRY:      {{.*}}.entry:7:5: error: POP_JUMP_FORWARD_IF_FALSE 2 needs 1 stack value(s) but only 0 are on the stack [stack-underflow]
+    # ENTRY:      {{.*}}.py:7:5: error: POP_JUMP_FORWARD_IF_FALSE 2 needs 1 stack value(s) but only 0 are on the stack [stack-underflow]
     # ENTRY-NEXT:   in sign (line 6) at offset 4: POP_JUMP_FORWARD_IF_FALSE 2
     # ENTRY-NOT:  note:
     # ENTRY:      pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)

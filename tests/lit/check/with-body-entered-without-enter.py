@@ -52,10 +52,10 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.loop --object LOOP
     # RUN: %not --code 1 %pyverify check %t.loop | FileCheck %s --check-prefix=LOOP
     LOOP = bc.patch(code, 12, "POP_JUMP_FORWARD_IF_FALSE", (26 - 14) // 2)
-    # LOOP:      {{.*}}.loop:18:9: error: 26 LOAD_GLOBAL 1 is in the body of the with entered at 22 BEFORE_WITH, but the edge from 12 POP_JUMP_FORWARD_IF_FALSE 6 reaches it without entering that context: stack slot 0 holds no bound __exit__ [with-body-entered-without-enter]
+    # LOOP:      {{.*}}.py:18:9: error: 26 LOAD_GLOBAL 1 is in the body of the with entered at 22 BEFORE_WITH, but the edge from 12 POP_JUMP_FORWARD_IF_FALSE 6 reaches it without entering that context: stack slot 0 holds no bound __exit__ [with-body-entered-without-enter]
     # LOOP-NEXT:   in loop (line 13) at offset 26: LOAD_GLOBAL 1
-    # LOOP-NEXT: {{.*}}.loop:15:{{[0-9]+}}: note: the jump into the with body (offset 12)
-    # LOOP-NEXT: {{.*}}.loop:17:{{[0-9]+}}: note: the with's context is entered only here (offset 22)
+    # LOOP-NEXT: {{.*}}.py:15:{{[0-9]+}}: note: the jump into the with body (offset 12)
+    # LOOP-NEXT: {{.*}}.py:17:{{[0-9]+}}: note: the with's context is entered only here (offset 22)
     # LOOP-NOT:  [stack-depth-conflict]
     # LOOP:      pyverify: 1 file(s), 1 code object(s): {{[0-9]+}} error(s)
 
