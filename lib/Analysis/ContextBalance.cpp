@@ -22,11 +22,12 @@ using namespace pyverify::balance;
 
 void ContextReport::add(CheckId Id, Certainty C, uint32_t At,
                         std::optional<uint32_t> Ctx, std::string Msg,
-                        bool Raises) const {
+                        bool Raises, std::string Cause) const {
   Finding F(Id, G.code().Insts[At].Offset, std::move(Msg));
   F.Cert = C;
   if (Ctx)
     addContextNotes(F, G, In, *Ctx, At, Raises);
+  F.Cause = std::move(Cause);
   Findings.push_back(std::move(F));
 }
 

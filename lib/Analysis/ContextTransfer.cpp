@@ -273,12 +273,15 @@ void ContextTransfer::leaving(const ContextState &S, uint32_t I,
                             describe(I))
                   .str()
             : llvm::formatv("{0} returns", describe(I)).str();
-    report(R, CheckId::ContextNotExited,
-           A.Maybe ? Certainty::Possible : Certainty::Definite, I, A.Ctx,
-           llvm::formatv("{0} while {1} is still active{2}", How,
-                         ctxName(A.Ctx),
-                         A.Maybe ? " on some of the paths to here" : ""),
-           ByException);
+    report(
+        R, CheckId::ContextNotExited,
+        A.Maybe ? Certainty::Possible : Certainty::Definite, I, A.Ctx,
+        llvm::formatv("{0} while {1} is still active{2}", How, ctxName(A.Ctx),
+                      A.Maybe ? " on some of the paths to here" : ""),
+        ByException,
+        // One context never exited, seen at each instruction whose
+        // exception propagates out with it (each of a call sequence).
+        ByException ? "context " + std::to_string(A.Ctx) + " raised out" : "");
   }
 }
 

@@ -45,8 +45,9 @@ struct ContextReport {
 
   /// A finding at instruction \p At; with \p Ctx, the notes naming its
   /// enter and a witness path (ending in a raise at \p At if \p Raises).
+  /// \p Cause: Finding::Cause (one root cause seen at several places).
   void add(CheckId Id, Certainty C, uint32_t At, std::optional<uint32_t> Ctx,
-           std::string Msg, bool Raises) const;
+           std::string Msg, bool Raises, std::string Cause = {}) const;
 };
 
 class ContextTransfer {
@@ -97,10 +98,10 @@ public:
 
   /// Reports through \p R; nothing without one (during the fixpoint).
   void report(ContextReport *R, CheckId Id, Certainty C, uint32_t At,
-              std::optional<uint32_t> Ctx, std::string Msg,
-              bool Raises = false) const {
+              std::optional<uint32_t> Ctx, std::string Msg, bool Raises = false,
+              std::string Cause = {}) const {
     if (R)
-      R->add(Id, C, At, Ctx, std::move(Msg), Raises);
+      R->add(Id, C, At, Ctx, std::move(Msg), Raises, std::move(Cause));
   }
 
   const CFG &G;

@@ -129,18 +129,24 @@ void pyverify::checkExceptionTableDepths(
     if (At < 0)
       At = int64_t(Insts.size()) - 1;
     int64_t T = Insts.indexContaining(E.Target);
-    Findings
-        .emplace_back(
-            CheckId::ExceptionTableDepthExceedsStacksize,
-            At < 0 ? 0 : Insts[At].Offset,
-            llvm::formatv("exception-table entry {0} enters its handler at "
-                          "depth {1} (depth {2} + lasti {3} + exception 1), "
-                          "above co_stacksize {4}",
-                          describe(E), E.handlerDepth(), E.Depth,
-                          unsigned(E.Lasti), StackSize))
-        .note(T < 0 ? 0 : Insts[T].Offset,
-              "the handler; co_stacksize must count the depth handlers are "
-              "entered at (compute it with exception edges)");
+    Finding &F =
+        Findings
+            .emplace_back(
+                CheckId::ExceptionTableDepthExceedsStacksize,
+                At < 0 ? 0 : Insts[At].Offset,
+                llvm::formatv("exception-table entry {0} enters its handler "
+                              "at depth {1} (depth {2} + lasti {3} + "
+                              "exception 1), above co_stacksize {4}",
+                              describe(E), E.handlerDepth(), E.Depth,
+                              unsigned(E.Lasti), StackSize))
+            .note(T < 0 ? 0 : Insts[T].Offset,
+                  "the handler; co_stacksize must count the depth handlers "
+                  "are entered at (compute it with exception edges)");
+    // One co_stacksize too small for several entries: one root cause.
+    F.Cause = "co_stacksize";
+    F.AlsoNote = llvm::formatv("also: entry {0} enters its handler at depth "
+                               "{1}",
+                               describe(E), E.handlerDepth());
   }
 }
 

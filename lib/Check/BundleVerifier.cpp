@@ -242,6 +242,7 @@ FileReport pyverify::verifyBundle(const Bundle &B, const CheckOptions &O) {
   }
   if (Frame)
     checkFrameAtBreak(B, O, Original, *Frame, FrameIndex, R);
+  resolveSourceFiles(R);
   sortDiagnostics(R.Diags);
   return R;
 }

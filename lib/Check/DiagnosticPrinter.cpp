@@ -26,9 +26,14 @@ static std::string messageText(const Diagnostic &D) {
   return D.Cert == Certainty::Possible ? "possibly: " + D.Message : D.Message;
 }
 
+/// The file a diagnostic's line numbers are in.
+static llvm::StringRef locationFile(const Diagnostic &D) {
+  return D.SourceFile.empty() ? llvm::StringRef(D.File) : D.SourceFile;
+}
+
 void pyverify::printDiagnostic(llvm::raw_ostream &OS, const Diagnostic &D,
                                bool Color) {
-  printLocation(OS, D.File, D.Line, D.Col);
+  printLocation(OS, locationFile(D), D.Line, D.Col);
   OS << ' ';
   llvm::HighlightColor C =
       D.Sev == Severity::Error     ? llvm::HighlightColor::Error
@@ -44,11 +49,11 @@ void pyverify::printDiagnostic(llvm::raw_ostream &OS, const Diagnostic &D,
   OS << D.QualName << " (line " << D.FirstLineNo << ") at offset " << D.Offset;
   if (!D.Instruction.empty())
     OS << ": " << D.Instruction;
-  if (!D.Artifact.empty())
-    OS << ", read from " << D.Artifact;
+  if (!D.SourceFile.empty())
+    OS << ", read from " << D.File;
   OS << '\n';
   for (const DiagnosticNote &N : D.Notes) {
-    printLocation(OS, D.File, N.Line, N.Col);
+    printLocation(OS, locationFile(D), N.Line, N.Col);
     OS << ' ';
     llvm::WithColor(OS, llvm::HighlightColor::Note,
                     !Color ? llvm::ColorMode::Disable : llvm::ColorMode::Enable)
@@ -82,8 +87,8 @@ llvm::json::Object pyverify::diagnosticToJSON(const Diagnostic &D) {
                        {"certainty", getCertaintyName(D.Cert)}};
   if (!D.Target.empty())
     O["target"] = D.Target;
-  if (!D.Artifact.empty())
-    O["artifact"] = jsonSafe(D.Artifact);
+  if (!D.SourceFile.empty())
+    O["source"] = jsonSafe(D.SourceFile);
   return O;
 }
 
@@ -178,7 +183,7 @@ pyverify::diagnosticsToSARIF(llvm::ArrayRef<Diagnostic> Diags,
     llvm::json::Array Related;
     unsigned Id = 0;
     for (const DiagnosticNote &N : D.Notes) {
-      llvm::json::Object L = sarifLocation(D.File, N.Line, N.Col, "");
+      llvm::json::Object L = sarifLocation(locationFile(D), N.Line, N.Col, "");
       L["id"] = Id++;
       L["message"] = llvm::json::Object{
           {"text",
@@ -194,13 +199,13 @@ pyverify::diagnosticsToSARIF(llvm::ArrayRef<Diagnostic> Diags,
         {"ruleIndex", unsigned(D.Check)},
         {"level", sarifLevel(D.Sev)},
         {"message", llvm::json::Object{{"text", jsonSafe(Text)}}},
-        {"locations",
-         llvm::json::Array{sarifLocation(D.File, D.Line, D.Col, D.QualName)}}};
+        {"locations", llvm::json::Array{sarifLocation(locationFile(D), D.Line,
+                                                      D.Col, D.QualName)}}};
     if (!Related.empty())
       R["relatedLocations"] = std::move(Related);
-    if (!D.Artifact.empty()) // the .pyc the code was read from (3.27.8)
+    if (!D.SourceFile.empty()) // the .pyc the code was read from (3.27.8)
       R["analysisTarget"] =
-          llvm::json::Object{{"uri", sarifArtifactUri(D.Artifact)}};
+          llvm::json::Object{{"uri", sarifArtifactUri(D.File)}};
     R["properties"] =
         llvm::json::Object{{"certainty", getCertaintyName(D.Cert)}};
     Results.push_back(std::move(R));

@@ -139,7 +139,8 @@ void reportStackSize(const CFG &G, const StackDepthResult &R,
     Finding F(CheckId::StacksizeTooSmall, I.Offset,
               llvm::formatv("the stack reaches depth {0} at {1} but "
                             "co_stacksize is {2}; the frame is too small and "
-                            "the interpreter will write past it",
+                            "the interpreter will write past it "
+                            "(co_stacksize must be at least {0})",
                             R.MaxDepth, describeInstruction(I), C.StackSize));
     // Point at the handler when the deepest point is inside one -- code
     // reached only through an exception edge, the bug class of a stack size
@@ -199,6 +200,10 @@ void reportHandlerDepths(const CFG &G, const StackDepthResult &R,
                               T.Target, T.Depth, T.Lasti ? " lasti" : "",
                               Live));
       F.note(T.Target, "handler");
+      // One wrong entry depth, seen at every instruction it covers.
+      F.Cause = "entry " + std::to_string(Entry);
+      F.AlsoNote = llvm::formatv("also covered: {0}, at live stack depth {1}",
+                                 describeInstruction(Insts[I]), Live);
       Out.push_back(std::move(F));
     }
   }

@@ -1,8 +1,11 @@
 //===- Verifier.cpp - Run every enabled check -----------------------------===//
 
 #include "pyverify/Check/Verifier.h"
+
 #include "pyverify/Check/StackChecks.h"
 #include "pyverify/Check/WithHandlerChecks.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <cassert>
 
@@ -59,6 +62,8 @@ std::vector<Finding> pyverify::verifyCode(const CodeAnalysis &A,
   for (Finding &F : All)
     if (O.isEnabled(F.Check))
       Out.push_back(std::move(F));
+  if (O.MergeRootCauses)
+    mergeRootCauses(Out);
   return Out;
 }
 
@@ -73,6 +78,20 @@ FileReport pyverify::verifyCodeFile(const CodeFile &F, const CheckOptions &O,
       for (const Finding &Fd : verifyCode(A, O))
         R.Diags.push_back(makeDiagnostic(Fd, A.decoded(), R.Path, Index));
     });
+  resolveSourceFiles(R);
   sortDiagnostics(R.Diags);
   return R;
+}
+
+void pyverify::resolveSourceFiles(FileReport &R) {
+  llvm::StringMap<bool> Exists;
+  for (Diagnostic &D : R.Diags) {
+    if (D.Source.empty() || D.Source == D.File)
+      continue;
+    auto [It, New] = Exists.try_emplace(D.Source, false);
+    if (New)
+      It->second = llvm::sys::fs::is_regular_file(D.Source);
+    if (It->second)
+      D.SourceFile = D.Source;
+  }
 }

@@ -230,7 +230,8 @@ llvm::json::Object fileLocation(llvm::StringRef File, llvm::StringRef Target) {
   llvm::json::Object Loc{
       {"physicalLocation",
        llvm::json::Object{
-           {"artifactLocation", llvm::json::Object{{"uri", jsonSafe(File)}}}}}};
+           {"artifactLocation",
+            llvm::json::Object{{"uri", sarifArtifactUri(File)}}}}}};
   if (!Target.empty())
     Loc["logicalLocations"] = llvm::json::Array{llvm::json::Object{
         {"fullyQualifiedName", jsonSafe(Target)}, {"kind", "function"}}};

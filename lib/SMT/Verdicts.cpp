@@ -37,6 +37,7 @@ prover::wellFormedErrors(const CodeInfo &C, llvm::StringRef File,
   std::vector<Diagnostic> Out;
   CheckOptions Opts;
   Opts.Balance = C.Analysis->contextOptions();
+  Opts.MergeRootCauses = false; // each context finding is decided alone
   for (const Finding &F : verifyCode(*C.Analysis, Opts)) {
     bool Ctx = isContextCheck(F.Check);
     if (Ctx && !Context)

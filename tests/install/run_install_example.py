@@ -183,10 +183,15 @@ def check_program(exe, cli, clean_pyc, broken, garbage):
     r = run([exe, broken])
     check(r.returncode == 1, "broken: exit %d, expected 1" % r.returncode)
     lines = r.stdout.splitlines()
+    # The location is the source the line numbers are of (co_filename,
+    # clean.py, exists); the marshal file is the artifact.
     expected = [
-        re.escape(broken) + r":\d+:\d+: error: the stack reaches depth \d+ "
-        r"at .* but co_stacksize is 0; .* \[stacksize-too-small\]",
-        r"  in <module> \(line 1\) at offset \d+: .*",
+        re.escape(os.path.join(os.path.dirname(broken), "clean.py")) +
+        r":\d+:\d+: error: the stack reaches depth \d+ "
+        r"at .* but co_stacksize is 0; .* \(co_stacksize must be at least "
+        r"\d+\) \[stacksize-too-small\]",
+        r"  in <module> \(line 1\) at offset \d+: .*, read from "
+        + re.escape(broken),
         re.escape(broken) + r": \d+ code object\(s\), 1 error\(s\), "
         r"0 other finding\(s\)"]
     check(len(lines) == len(expected) and

@@ -44,13 +44,13 @@ constexpr const char *Source = "def add(a, b):\n"
 constexpr const char *ModuleTooSmall =
     "test.py:4:12: error: the stack reaches depth 4 at LOAD_CONST 2 but "
     "co_stacksize is 0; the frame is too small and the interpreter will write "
-    "past it [stacksize-too-small]\n"
+    "past it (co_stacksize must be at least 4) [stacksize-too-small]\n"
     "  in <module> (line 1) at offset 14: LOAD_CONST 2\n";
 
 constexpr const char *AddTooSmall =
     "test.py:2:16: error: the stack reaches depth 2 at LOAD_FAST 1 but "
     "co_stacksize is 0; the frame is too small and the interpreter will write "
-    "past it [stacksize-too-small]\n"
+    "past it (co_stacksize must be at least 2) [stacksize-too-small]\n"
     "  in add (line 1) at offset 4: LOAD_FAST 1\n";
 
 /// Whether \p Matcher matches \p Value, and its explanation.

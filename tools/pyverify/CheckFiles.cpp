@@ -4,8 +4,6 @@
 
 #include "pyverify/Check/BundleVerifier.h"
 
-#include "llvm/ADT/StringMap.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
@@ -21,26 +19,7 @@ Error parseCheckSpecs(CheckOptions &Opts, ArrayRef<std::string> Specs) {
   return Error::success();
 }
 
-/// Names the source: a diagnostic's line numbers are those of its code
-/// object's co_filename, so when that file exists (and is not the input
-/// itself) the diagnostic points at it, and the input becomes the artifact.
-static void attributeToSource(FileReport &R) {
-  StringMap<bool> Exists;
-  for (Diagnostic &D : R.Diags) {
-    if (D.Source.empty() || D.Source == D.File || !D.Artifact.empty())
-      continue;
-    auto [It, New] = Exists.try_emplace(D.Source, false);
-    if (New)
-      It->second = sys::fs::is_regular_file(D.Source);
-    if (!It->second)
-      continue;
-    D.Artifact = std::move(D.File);
-    D.File = D.Source;
-  }
-}
-
-static FileOutcome checkFileAsRead(const std::string &Path,
-                                   const CheckOptions &Opts) {
+FileOutcome checkFile(const std::string &Path, const CheckOptions &Opts) {
   FileOutcome O;
   O.Report.Path = Path;
   if (sys::path::extension(Path) == ".pvb") {
@@ -63,12 +42,6 @@ static FileOutcome checkFileAsRead(const std::string &Path,
   for (const auto &Root : F->Roots)
     O.Targets.push_back({"", "", Root});
   O.VersionNote = otherVersionNote(O.Targets);
-  return O;
-}
-
-FileOutcome checkFile(const std::string &Path, const CheckOptions &Opts) {
-  FileOutcome O = checkFileAsRead(Path, Opts);
-  attributeToSource(O.Report);
   return O;
 }
 

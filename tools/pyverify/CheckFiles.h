@@ -6,11 +6,7 @@
 // `stats` judge every file the same way. checkFiles() does it for a list of
 // files on up to \p Jobs threads (0: all cores) and returns the outcomes in
 // the order of \p Files, whatever the number of threads.
-//
-// A diagnostic names the source its line numbers are of: when its code
-// object's co_filename is an existing file other than the input, File is
-// that source and Artifact the input (.pyc, marshal, .pvb) it was read
-// from.
+
 //
 //===----------------------------------------------------------------------===//
 

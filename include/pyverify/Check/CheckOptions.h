@@ -33,6 +33,9 @@ public:
   /// How the context-balance pass runs (its fast path can be turned off to
   /// test that it changes nothing).
   ContextBalanceOptions Balance;
+  /// Report each root cause once (mergeRootCauses, Finding.h). prove turns
+  /// it off: it decides each context finding at its own offset.
+  bool MergeRootCauses = true;
 
 private:
   llvm::BitVector Enabled;

@@ -33,15 +33,15 @@ struct Diagnostic {
   CheckId Check;
   Severity Sev;
   Certainty Cert = Certainty::Definite;
-  /// Where the finding is: the input file, or the source (co_filename) that
-  /// the line numbers are of, when a caller resolved it (Artifact is then
-  /// the input file).
+  /// The input the code was read from (a .pyc, marshal file, .pvb), or
+  /// what the caller names it.
   std::string File;
-  /// The input file the code was read from, when File names its source;
-  /// empty otherwise.
-  std::string Artifact;
   /// co_filename of the code object the finding is in.
   std::string Source;
+  /// Source when it names an existing file other than File
+  /// (resolveSourceFiles): the file the line numbers are of, which printers
+  /// show as the location, File then being the artifact. Empty otherwise.
+  std::string SourceFile;
   std::string QualName;
   /// Which code object of a bundle ("original", "frame", "resume:0"); empty
   /// for plain files.

@@ -38,8 +38,16 @@ struct FileReport {
 };
 
 /// \p DisplayPath names the file in diagnostics (e.g. the .py source).
+/// The diagnostics' source files are resolved (resolveSourceFiles).
 FileReport verifyCodeFile(const CodeFile &F, const CheckOptions &O,
                           llvm::StringRef DisplayPath = "");
+
+/// Sets each diagnostic's SourceFile to its co_filename when that names an
+/// existing regular file other than the diagnostic's File (relative names
+/// against the current directory): the line numbers are that file's, and
+/// printers show it as the location with File as the artifact. The one
+/// filesystem query of the checks; each distinct name is asked once.
+void resolveSourceFiles(FileReport &R);
 
 } // namespace pyverify
 

@@ -51,6 +51,15 @@ struct Finding {
   uint32_t Offset; ///< Byte offset in co_code (opcode unit) it is about.
   std::string Message;
   llvm::SmallVector<FindingNote, 1> Notes;
+  /// The root cause, when one fault shows at several places: findings of
+  /// one code object with the same check and the same non-empty Cause are
+  /// reported once (mergeRootCauses). E.g. "entry 3" (one table entry's
+  /// wrong depth, seen at each instruction it covers), "context 2" (one
+  /// context never exited, seen at each raise), "co_stacksize".
+  std::string Cause;
+  /// What this finding says as a note of the one it is merged into; empty:
+  /// "also: <Message>".
+  std::string AlsoNote;
 
   Finding(CheckId Check, uint32_t Offset, std::string Message)
       : Check(Check), Sev(getCheckInfo(Check).DefaultSeverity), Offset(Offset),
@@ -66,6 +75,14 @@ struct Finding {
 /// order), and drops each finding whose check, offset and message equal
 /// those of the finding before it.
 void sortAndUniqueFindings(std::vector<Finding> &Findings);
+
+/// Reports each root cause once: of the findings with one check and one
+/// non-empty Cause, keeps the first definite one (the first, if none is
+/// definite) at its place in \p Findings, and turns every other into a note
+/// of it at its offset (AlsoNote), in offset order; the kept message says
+/// how many places the notes add. Findings without a Cause are untouched.
+/// Deterministic.
+void mergeRootCauses(std::vector<Finding> &Findings);
 
 } // namespace pyverify
 

@@ -28,7 +28,7 @@ if __name__ == "mkcode":
     SMALL = bc.set_stacksize(k.__code__, 1)
     # FINDING:      digraph "k" {
     # FINDING-NEXT:   node [shape=box, fontname=monospace];
-    # FINDING-NEXT:   B0 [label="B0 entry\l20  0 RESUME 0\l21  2 LOAD_FAST 0 (x)\l    4 LOAD_CONST 1 (1)  ! error [stacksize-too-small]\l    6 BINARY_OP 0 (+)\l   10 RETURN_VALUE\l", peripheries=2, color=red, penwidth=2, tooltip="error at 4: the stack reaches depth 2 at LOAD_CONST 1 but co_stacksize is 1; the frame is too small and the interpreter will write past it [stacksize-too-small]"];
+    # FINDING-NEXT:   B0 [label="B0 entry\l20  0 RESUME 0\l21  2 LOAD_FAST 0 (x)\l    4 LOAD_CONST 1 (1)  ! error [stacksize-too-small]\l    6 BINARY_OP 0 (+)\l   10 RETURN_VALUE\l", peripheries=2, color=red, penwidth=2, tooltip="error at 4: the stack reaches depth 2 at LOAD_CONST 1 but co_stacksize is 1; the frame is too small and the interpreter will write past it (co_stacksize must be at least 2) [stacksize-too-small]"];
     # FINDING-NEXT: }
 
     # A jump into the inline cache of BINARY_OP: no CFG.

@@ -23,12 +23,11 @@ if __name__ == "mkcode":
 # CHECK:      {
 # CHECK-NEXT:     "diagnostics": [
 # CHECK-NEXT:         {
-# CHECK-NEXT:             "artifact": "{{.*}}format-json.py.tmp.bin",
 # CHECK-NEXT:             "certainty": "definite",
 # CHECK-NEXT:             "check": "stack-depth-conflict",
 # CHECK-NEXT:             "code": "pick",
 # CHECK-NEXT:             "col": 11,
-# CHECK-NEXT:             "file": "{{.*}}check/format-json.py",
+# CHECK-NEXT:             "file": "{{.*}}format-json.py.tmp.bin",
 # CHECK-NEXT:             "firstlineno": 7,
 # CHECK-NEXT:             "line": 12,
 # CHECK-NEXT:             "message": "LOAD_FAST 1 is reached at stack depth 1 and at depth 0; CPython requires one depth per instruction",
@@ -45,7 +44,8 @@ if __name__ == "mkcode":
 # CHECK-NEXT:                 }
 # CHECK-NEXT:             ],
 # CHECK-NEXT:             "offset": 16,
-# CHECK-NEXT:             "severity": "error"
+# CHECK-NEXT:             "severity": "error",
+# CHECK-NEXT:             "source": "{{.*}}check/format-json.py"
 # CHECK-NEXT:         }
 # CHECK-NEXT:     ],
 # CHECK-NEXT:     "input_errors": [],

@@ -48,7 +48,7 @@ if __name__ == "mkcode":
 # CHECK-NEXT:                 }
 # CHECK-NEXT:             ],
 # CHECK-NEXT:             "message": {
-# CHECK-NEXT:                 "text": "the stack reaches depth 2 at LOAD_CONST 1 but co_stacksize is 1; the frame is too small and the interpreter will write past it (in k at offset 4: LOAD_CONST 1)"
+# CHECK-NEXT:                 "text": "the stack reaches depth 2 at LOAD_CONST 1 but co_stacksize is 1; the frame is too small and the interpreter will write past it (co_stacksize must be at least 2) (in k at offset 4: LOAD_CONST 1)"
 # CHECK-NEXT:             },
 # CHECK-NEXT:             "properties": {
 # CHECK-NEXT:                 "certainty": "definite"

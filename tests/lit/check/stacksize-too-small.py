@@ -28,7 +28,7 @@ if __name__ == "mkcode":
     # RUN: %not --code 1 %pyverify check %t.bin | FileCheck %s
     CODE = bc.set_stacksize(code, 5)
     # The cleanup code has no line number, so neither has the diagnostic.
-    # CHECK:      {{.*}}.py: error: the stack reaches depth 6 at COPY 3 but co_stacksize is 5; the frame is too small and the interpreter will write past it [stacksize-too-small]
+    # CHECK:      {{.*}}.py: error: the stack reaches depth 6 at COPY 3 but co_stacksize is 5; the frame is too small and the interpreter will write past it (co_stacksize must be at least 6) [stacksize-too-small]
     # CHECK-NEXT:   in f (line 7) at offset 72: COPY 3
     # CHECK-NEXT: {{.*}}.py: note: this code is a handler, reached only through the exception table at depth 5 (depth 3 + lasti 1 + 1); count handler edges when computing co_stacksize (offset 72)
     # CHECK-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
@@ -39,7 +39,7 @@ if __name__ == "mkcode":
     # RUN: %not --code 1 %pyverify check %t.plain | FileCheck %s --check-prefix=PLAIN
     assert call.__code__.co_stacksize == 4
     PLAIN = bc.set_stacksize(call.__code__, 3)
-    # PLAIN:      {{.*}}.py:17:17: error: the stack reaches depth 4 at LOAD_FAST 1 but co_stacksize is 3; the frame is too small and the interpreter will write past it [stacksize-too-small]
+    # PLAIN:      {{.*}}.py:17:17: error: the stack reaches depth 4 at LOAD_FAST 1 but co_stacksize is 3; the frame is too small and the interpreter will write past it (co_stacksize must be at least 4) [stacksize-too-small]
     # PLAIN-NEXT:   in call (line 16) at offset 8: LOAD_FAST 1
     # PLAIN-NOT:  note:
     # PLAIN:      pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)

@@ -12,7 +12,10 @@
 # CHECK:      branch.pyc: [code:2] proved
 # CHECK:      pyverify: 1 file(s), 3 result(s): 2 proved, 1 refuted, 0 unknown
 # RUN: %not --code 1 %pyverify check %t/branch.pyc | FileCheck %s --check-prefix=CHECKCMD
-# CHECKCMD: error: an exception raised by {{[0-9]+}} POP_JUMP_FORWARD_IF_FALSE {{.*}} propagates out of the code object while the context entered at {{[0-9]+}} (__enter__ call) is still active [context-not-exited]
+# One context lost at every instruction that raises out: one error (at the
+# first), the others -- the branch's truth test among them -- as notes.
+# CHECKCMD: error: an exception raised by {{[0-9]+}} LOAD_FAST 1 propagates out of the code object while the context entered at {{[0-9]+}} (__enter__ call) is still active (the same cause at 1 more place, in the notes) [context-not-exited]
+# CHECKCMD: note: also: an exception raised by {{[0-9]+}} POP_JUMP_FORWARD_IF_FALSE {{.*}} propagates out of the code object while the context entered at {{[0-9]+}} (__enter__ call) is still active
 
 
 def truth_test(cm, obj):
