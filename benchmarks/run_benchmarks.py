@@ -764,6 +764,13 @@ def main():
             ["--corpus", corpus, "--repeat", str(a.repeat)],
             os.path.join(bench_dir, "python_module.json"),
             env=dict(os.environ, PYTHONPATH=mod_dir))
+    hook = None
+    if module is not None:
+        hook = run_bench_script(
+            "pyverify.dynamo hook", "bench_dynamo_hook.py",
+            ["--repeat", str(max(a.repeat, 3))],
+            os.path.join(bench_dir, "dynamo_hook.json"),
+            env=dict(os.environ, PYTHONPATH=mod_dir))
     prove = run_bench_script(
         "`pyverify prove`", "bench_prove.py",
         ["--pyverify", os.path.join(build, "tools", "pyverify", "pyverify"),
