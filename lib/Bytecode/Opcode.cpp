@@ -70,12 +70,12 @@ llvm::StringRef pyverify::getSpecializedOpcodeName(uint8_t Byte) {
   return S ? S : "";
 }
 
-int64_t pyverify::getStackEffect(Opcode Op, uint32_t Arg, bool Jump) {
-  const OpcodeInfo &I = getOpcodeInfo(Op);
+int64_t pyverify::evalStackEffect(EffectKind Effect, int8_t FT, int8_t JT,
+                                  uint32_t Arg, bool Jump) {
   int64_t A = Arg;
-  switch (I.Effect) {
+  switch (Effect) {
   case EffectKind::Const:
-    return Jump ? I.JumpEffect : I.FallThroughEffect;
+    return Jump ? JT : FT;
   case EffectKind::UnpackSequence:
     return A - 1;
   case EffectKind::UnpackEx:
@@ -96,8 +96,22 @@ int64_t pyverify::getStackEffect(Opcode Op, uint32_t Arg, bool Jump) {
     return A == 3 ? -2 : -1;
   case EffectKind::FormatValue:
     return (A & 4) ? -1 : 0;
+  case EffectKind::ArgBit0:
+    return A & 1;
+  case EffectKind::LoadSuperAttr:
+    return -2 + (A & 1);
+  case EffectKind::CallN:
+    return -1 - A;
+  case EffectKind::CallKw:
+    return -2 - A;
   }
   llvm_unreachable("unknown effect kind");
+}
+
+int64_t pyverify::getStackEffect(Opcode Op, uint32_t Arg, bool Jump) {
+  const OpcodeInfo &I = getOpcodeInfo(Op);
+  return evalStackEffect(I.Effect, I.FallThroughEffect, I.JumpEffect, Arg,
+                         Jump);
 }
 
 bool pyverify::mayRaise(Opcode Op, uint32_t Arg) {

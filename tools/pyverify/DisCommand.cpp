@@ -1,6 +1,7 @@
 //===- DisCommand.cpp - pyverify dis --------------------------------------===//
 //
 // pyverify dis [--format=text|json] [--fields] FILE...
+// pyverify dis --list-opcodes [--python-version=3.11|3.12|3.13] [--format=json]
 //
 // Text: a listing per code object, recursively, like `python3.11 -m dis`.
 // JSON: one line per top-level code object of each file:
@@ -21,9 +22,11 @@
 #include "pyverify/Bytecode/CodeFile.h"
 #include "pyverify/Bytecode/DecodedCode.h"
 #include "pyverify/Bytecode/Listing.h"
+#include "pyverify/Bytecode/VersionOpcodes.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -42,7 +45,7 @@ namespace {
 
 enum class Format { Text, Json };
 
-cl::list<std::string> Inputs(cl::Positional, cl::OneOrMore,
+cl::list<std::string> Inputs(cl::Positional, cl::ZeroOrMore,
                              cl::desc("<file or directory>..."),
                              cl::sub(DisCmd));
 cl::opt<Format> OutputFormat(
@@ -54,7 +57,90 @@ cl::opt<bool> WithFields("fields",
                          cl::desc("JSON: add raw code-object fields (hex)"),
                          cl::sub(DisCmd));
 
+cl::opt<bool> ListOpcodes(
+    "list-opcodes",
+    cl::desc("List the base opcodes of --python-version (VersionOpcodes.h)"),
+    cl::sub(DisCmd));
+cl::opt<std::string>
+    PythonVersionOpt("python-version",
+                     cl::desc("With --list-opcodes: 3.11, 3.12 or 3.13"),
+                     cl::init("3.11"), cl::sub(DisCmd));
+
 std::string hex(StringRef S) { return toHex(S, /*LowerCase=*/true); }
+
+StringRef jumpKindName(JumpKind K) {
+  switch (K) {
+  case JumpKind::None:
+    return "none";
+  case JumpKind::Forward:
+    return "forward";
+  case JumpKind::ForwardCond:
+    return "forward-cond";
+  case JumpKind::Backward:
+    return "backward";
+  case JumpKind::BackwardCond:
+    return "backward-cond";
+  }
+  return "none";
+}
+
+/// The arguments --list-opcodes evaluates each stack effect at.
+constexpr uint32_t EffectArgs[] = {0,
+                                   1,
+                                   2,
+                                   3,
+                                   4,
+                                   5,
+                                   6,
+                                   7,
+                                   8,
+                                   15,
+                                   16,
+                                   17,
+                                   255,
+                                   256,
+                                   257,
+                                   65535,
+                                   65536,
+                                   1u << 24,
+                                   (1u << 24) + 3,
+                                   1u << 30};
+
+/// `dis --list-opcodes`: \p V's table, in opcode order.
+int listOpcodes(PythonVersion V) {
+  json::Array All;
+  for (unsigned B = 0; B < 256; ++B) {
+    const VersionOpcodeInfo *I = getVersionOpcodeInfo(V, uint8_t(B));
+    if (!I)
+      continue;
+    if (OutputFormat == Format::Text) {
+      outs() << formatv("{0,3} {1,-32} caches {2}{3}{4}{5}\n", B, I->Name,
+                        I->Caches, I->HasArg ? ", arg" : "",
+                        I->isJump() ? ", jump " + jumpKindName(I->Jump).str()
+                                    : "",
+                        I->Terminator ? ", terminator" : "");
+      continue;
+    }
+    json::Array Effects;
+    for (uint32_t A : I->HasArg ? ArrayRef<uint32_t>(EffectArgs)
+                                : ArrayRef<uint32_t>(EffectArgs).take_front())
+      Effects.push_back(
+          json::Array{A, I->stackEffect(A, false), I->stackEffect(A, true)});
+    All.push_back(json::Object{{"name", I->Name},
+                               {"number", B},
+                               {"caches", I->Caches},
+                               {"has_arg", I->HasArg},
+                               {"jump", jumpKindName(I->Jump)},
+                               {"terminator", I->Terminator},
+                               {"effects", std::move(Effects)}});
+  }
+  if (OutputFormat == Format::Json)
+    outs() << formatv("{0:2}", json::Value(json::Object{
+                                   {"python_version", pythonVersionName(V)},
+                                   {"opcodes", std::move(All)}}))
+           << "\n";
+  return 0;
+}
 
 json::Value canonicalValue(const Value &V) {
   using json::Array;
@@ -167,6 +253,21 @@ json::Object codeToJSON(const CodeObject &Root) {
 } // namespace
 
 int runDis() {
+  if (ListOpcodes) {
+    std::optional<PythonVersion> V = parsePythonVersion(PythonVersionOpt);
+    if (!V) {
+      WithColor::error(errs(), "pyverify")
+          << "--python-version=" << PythonVersionOpt
+          << ": pyverify has opcode tables for 3.11, 3.12 and 3.13\n";
+      return 2;
+    }
+    return listOpcodes(*V);
+  }
+  if (Inputs.empty()) {
+    WithColor::error(errs(), "pyverify")
+        << "dis: no input (give files or directories, or --list-opcodes)\n";
+    return 2;
+  }
   return forEachTarget(
       Inputs, [&](const std::string &Path, const CodeTarget &T) {
         if (OutputFormat == Format::Json) {

@@ -3,11 +3,10 @@
 #include "OtherVersions.h"
 
 #include "pyverify/Bytecode/DecodedCode.h"
-#include "pyverify/Bytecode/Opcode.h"
+#include "pyverify/Bytecode/VersionOpcodes.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
-#include <array>
 #include <vector>
 
 using namespace llvm;
@@ -16,45 +15,21 @@ namespace pyverify::tool {
 
 namespace {
 
-struct OtherOpcode {
-  const char *Name = nullptr; ///< Null: not a base opcode of the version.
-  uint8_t Caches = 0;
-};
-
-struct OtherVersion {
-  unsigned Minor;
-  std::array<OtherOpcode, 256> Ops{};
-};
-
-std::vector<OtherVersion> makeOtherVersions() {
-  std::vector<OtherVersion> Vs = {{12, {}}, {13, {}}};
-  auto Add = [&](unsigned Minor, const char *Name, unsigned Num,
-                 unsigned Caches) {
-    for (OtherVersion &V : Vs)
-      if (V.Minor == Minor)
-        V.Ops[Num] = {Name, uint8_t(Caches)};
-  };
-#define PYV_OTHER_OPCODE(Minor, Name, Number, Caches)                          \
-  Add(Minor, #Name, Number, Caches);
-#include "OtherVersionOpcodes.def"
-  return Vs;
-}
-
-const std::vector<OtherVersion> &otherVersions() {
-  static const std::vector<OtherVersion> Vs = makeOtherVersions();
-  return Vs;
-}
+constexpr PythonVersion OtherVersions[] = {PythonVersion::V3_12,
+                                           PythonVersion::V3_13};
 
 /// Whether every instruction of \p C is a base opcode of \p V followed by
 /// its zero cache units, up to the end of the code.
-bool decodesAs(const OtherVersion &V, const CodeObject &C) {
+bool decodesAs(PythonVersion V, const CodeObject &C) {
   StringRef Code = C.Code;
   if (Code.size() % 2)
     return false;
   for (size_t I = 0; I < Code.size();) {
-    const OtherOpcode &Op = V.Ops[uint8_t(Code[I])];
-    size_t End = I + 2 + 2 * size_t(Op.Caches);
-    if (!Op.Name || End > Code.size())
+    const VersionOpcodeInfo *Op = getVersionOpcodeInfo(V, uint8_t(Code[I]));
+    if (!Op)
+      return false;
+    size_t End = I + 2 + 2 * size_t(Op->Caches);
+    if (End > Code.size())
       return false;
     for (size_t K = I + 2; K < End; ++K)
       if (Code[K])
@@ -67,14 +42,16 @@ bool decodesAs(const OtherVersion &V, const CodeObject &C) {
 /// The first instruction (in \p V's decoding) that 3.11 does not read the
 /// same way: "offset 8 of f holds 3.12's END_FOR (byte 4), not a 3.11
 /// opcode"; "" when there is none.
-std::string firstDifference(const OtherVersion &V, const CodeObject &C) {
+std::string firstDifference(PythonVersion V, const CodeObject &C) {
   StringRef Code = C.Code;
   for (size_t I = 0; I < Code.size();) {
     uint8_t Byte = uint8_t(Code[I]);
-    const OtherOpcode &Op = V.Ops[Byte];
-    const OpcodeInfo *Mine = getOpcodeInfo(Byte);
-    std::string Head = formatv("offset {0} of {1} holds 3.{2}'s {3} (byte {4})",
-                               I, C.QualName, V.Minor, Op.Name, Byte);
+    const VersionOpcodeInfo &Op = *getVersionOpcodeInfo(V, Byte);
+    const VersionOpcodeInfo *Mine =
+        getVersionOpcodeInfo(PythonVersion::V3_11, Byte);
+    std::string Head =
+        formatv("offset {0} of {1} holds {2}'s {3} (byte {4})", I, C.QualName,
+                pythonVersionName(V), Op.Name, Byte);
     if (!Mine)
       return Head + ", not a 3.11 opcode";
     if (StringRef(Mine->Name) != Op.Name)
@@ -101,7 +78,7 @@ std::string otherVersionNote(ArrayRef<const CodeObject *> Roots) {
   for (const CodeObject *R : Roots)
     forEachCodeObject(
         *R, [&](const CodeObject &C, unsigned) { All.push_back(&C); });
-  for (const OtherVersion &V : otherVersions()) {
+  for (PythonVersion V : OtherVersions) {
     if (All.empty() || !llvm::all_of(All, [&](const CodeObject *C) {
           return decodesAs(V, *C);
         }))
@@ -114,11 +91,11 @@ std::string otherVersionNote(ArrayRef<const CodeObject *> Roots) {
       std::string Why = firstDifference(V, *C);
       if (Why.empty())
         continue;
-      return formatv("this looks like CPython 3.{0} bytecode, not 3.11: "
-                     "every code object decodes as 3.{0} opcodes and their "
+      return formatv("this looks like CPython {0} bytecode, not 3.11: "
+                     "every code object decodes as {0} opcodes and their "
                      "inline caches, and {1}; pyverify reads 3.11 bytecode "
                      "only",
-                     V.Minor, Why);
+                     pythonVersionName(V), Why);
     }
     return "";
   }

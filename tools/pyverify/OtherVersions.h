@@ -6,7 +6,7 @@
 // object of \p Roots (nested ones included) does not decode as 3.11 (a
 // bytecode-decode error) while every one of them decodes cleanly as the
 // other version -- each opcode one of its base opcodes
-// (OtherVersionOpcodes.def), followed by that many zero inline cache units
+// (VersionOpcodes.h), followed by that many zero inline cache units
 // -- and one of those that fail as 3.11 has an instruction 3.11 reads
 // differently (another opcode, or other cache units) -- it returns a note
 // naming the version and the first such instruction ("offset 8 of f holds

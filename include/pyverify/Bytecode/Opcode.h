@@ -69,7 +69,17 @@ enum class EffectKind : uint8_t {
   MakeFunction,
   BuildSlice,
   FormatValue,
+  // 3.12 and 3.13 only (Opcodes312.def, Opcodes313.def).
+  ArgBit0,       ///< arg & 1 (LOAD_ATTR's method bit)
+  LoadSuperAttr, ///< -2 + (arg & 1)
+  CallN,         ///< -1 - arg (CALL without PRECALL)
+  CallKw,        ///< -2 - arg (3.13's CALL_KW)
 };
+
+/// The net stack effect an EffectKind formula gives for \p Arg (\p FT and
+/// \p JT: the constants of Const on the fall-through and the jump edge).
+int64_t evalStackEffect(EffectKind Effect, int8_t FT, int8_t JT, uint32_t Arg,
+                        bool Jump);
 
 /// A count of stack slots as a function of the argument: Formula(arg) + K.
 enum class CountFormula : uint8_t {

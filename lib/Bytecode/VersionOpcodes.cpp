@@ -1,0 +1,69 @@
+//===- VersionOpcodes.cpp - Each version's base opcodes -------------------===//
+
+#include "pyverify/Bytecode/VersionOpcodes.h"
+
+#include <array>
+#include <string_view>
+
+using namespace pyverify;
+
+namespace {
+
+struct VersionTable {
+  std::array<VersionOpcodeInfo, 256> Infos{};
+  std::array<bool, 256> Valid{};
+  uint8_t ExtendedArg = 0;
+};
+
+constexpr void add(VersionTable &T, const VersionOpcodeInfo &I) {
+  T.Infos[I.Number] = I;
+  T.Valid[I.Number] = I.Number != 0; // CACHE is not an instruction
+  if (std::string_view(I.Name) == "EXTENDED_ARG")
+    T.ExtendedArg = I.Number;
+}
+
+constexpr VersionTable make311() {
+  VersionTable T{};
+#define PYV_OPCODE(Name, Num, Caches, JumpK, Term, RaisesK, EffectK, FT, JT,   \
+                   OperandK, Pops, Pushes, JPops, JPushes, Reads, NullIn,      \
+                   NullOut)                                                    \
+  add(T,                                                                       \
+      VersionOpcodeInfo{#Name, Num, Caches, Num >= HaveArgument,               \
+                        JumpKind::JumpK, Term, EffectKind::EffectK, FT, JT});
+#include "pyverify/Bytecode/Opcodes.def"
+  return T;
+}
+
+constexpr VersionTable make312() {
+  VersionTable T{};
+#define PYV_VERSION_OPCODE(Name, Num, Caches, HasArg, JumpK, Term, EffectK,    \
+                           FT, JT)                                             \
+  add(T, VersionOpcodeInfo{#Name, Num, Caches, HasArg, JumpKind::JumpK, Term,  \
+                           EffectKind::EffectK, FT, JT});
+#include "pyverify/Bytecode/Opcodes312.def"
+  return T;
+}
+
+constexpr VersionTable make313() {
+  VersionTable T{};
+#define PYV_VERSION_OPCODE(Name, Num, Caches, HasArg, JumpK, Term, EffectK,    \
+                           FT, JT)                                             \
+  add(T, VersionOpcodeInfo{#Name, Num, Caches, HasArg, JumpKind::JumpK, Term,  \
+                           EffectKind::EffectK, FT, JT});
+#include "pyverify/Bytecode/Opcodes313.def"
+  return T;
+}
+
+constinit const VersionTable Tables[] = {make311(), make312(), make313()};
+
+} // namespace
+
+const VersionOpcodeInfo *pyverify::getVersionOpcodeInfo(PythonVersion V,
+                                                        uint8_t Byte) {
+  const VersionTable &T = Tables[unsigned(V)];
+  return T.Valid[Byte] ? &T.Infos[Byte] : nullptr;
+}
+
+uint8_t pyverify::extendedArgByte(PythonVersion V) {
+  return Tables[unsigned(V)].ExtendedArg;
+}
