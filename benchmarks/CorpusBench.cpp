@@ -3,6 +3,10 @@
 // pyverify-corpus-bench [DIR] [-repeat=N] [-warmup=W] [-checks=SPEC]
 //                       [-exclude=FILE] [-only=NAME,...]
 //
+// A .pyc of 3.12 or 3.13 is read as that version's bytecode (its magic):
+// -only=read,pipeline on such a corpus times reading and decoding it
+// (bench_versions.py); the analyses are 3.11's.
+//
 // Reads every .pyc under DIR into memory first (I/O is excluded, as on the
 // python3.11 side of run_benchmarks.py), then times N rounds; each round runs
 // every measurement below once, interleaved, so that a machine busy with
@@ -212,7 +216,7 @@ PassCounts runFromBytes(const BenchCorpus &Corpus, Level L,
                         const Exclusions *Skip = nullptr) {
   PassCounts N;
   for (size_t FI = 0; FI < Corpus.Files.size(); ++FI) {
-    auto P = readPyc(Corpus.Files[FI].Bytes);
+    auto P = readPyc(Corpus.Files[FI].Bytes, /*AnyVersion=*/true);
     if (!P) {
       llvm::consumeError(P.takeError());
       ++N.ReadErrors;
@@ -239,7 +243,7 @@ PassCounts runFromBytes(const BenchCorpus &Corpus, Level L,
 PassCounts runReadOnly(const BenchCorpus &Corpus) {
   PassCounts N;
   for (const CorpusFile &F : Corpus.Files) {
-    auto P = readPyc(F.Bytes);
+    auto P = readPyc(F.Bytes, /*AnyVersion=*/true);
     if (!P) {
       llvm::consumeError(P.takeError());
       ++N.ReadErrors;
@@ -376,7 +380,7 @@ int main(int Argc, char **Argv) {
     if (!Read.empty())
       return;
     for (const CorpusFile &F : Corpus->Files) {
-      auto P = readPyc(F.Bytes);
+      auto P = readPyc(F.Bytes, /*AnyVersion=*/true);
       if (P)
         Read.push_back(std::move(*P));
       else

@@ -771,6 +771,10 @@ def main():
             ["--repeat", str(max(a.repeat, 3))],
             os.path.join(bench_dir, "dynamo_hook.json"),
             env=dict(os.environ, PYTHONPATH=mod_dir))
+    versions = run_bench_script(
+        "3.12 and 3.13: read and decode vs marshal.loads", "bench_versions.py",
+        ["--build", build, "--repeat", str(a.repeat)],
+        os.path.join(bench_dir, "versions.json"))
     prove = run_bench_script(
         "`pyverify prove`", "bench_prove.py",
         ["--pyverify", os.path.join(build, "tools", "pyverify", "pyverify"),

@@ -8,11 +8,16 @@
 using namespace pyverify;
 
 llvm::Expected<CodeFile> pyverify::parseCodeFile(llvm::StringRef Path,
-                                                 llvm::StringRef Bytes) {
+                                                 llvm::StringRef Bytes,
+                                                 bool AnyVersion,
+                                                 PythonVersion MarshalVersion) {
   CodeFile F;
   F.Path = Path.str();
-  if (hasPyc311Magic(Bytes)) {
-    auto Pyc = readPyc(Bytes);
+  bool OtherPyc =
+      AnyVersion && Bytes.size() >= 4 && Bytes[2] == '\r' && Bytes[3] == '\n' &&
+      pythonVersionOfPycMagic(uint8_t(Bytes[0]) | (uint8_t(Bytes[1]) << 8));
+  if (hasPyc311Magic(Bytes) || OtherPyc) {
+    auto Pyc = readPyc(Bytes, AnyVersion);
     if (!Pyc)
       return addInputContext(Pyc.takeError(), Path);
     F.IsPyc = true;
@@ -29,7 +34,7 @@ llvm::Expected<CodeFile> pyverify::parseCodeFile(llvm::StringRef Path,
                    " is another Python version; pyverify reads "
                    "3.11 (magic 3495)"),
         Path);
-  auto V = readMarshal(Bytes);
+  auto V = readMarshal(Bytes, 0, MarshalVersion);
   if (!V)
     return addInputContext(V.takeError(), Path);
   F.Roots = collectTopLevelCode(*V);

@@ -9,7 +9,7 @@ using namespace pyverify;
 DecodedCode DecodedCode::decode(const CodeObject &C) {
   DecodedCode D;
   D.Code = &C;
-  D.Insts = InstructionStream::decode(C.Code, D.Findings);
+  D.Insts = InstructionStream::decode(C.Code, D.Findings, C.Version);
 
   std::vector<uint32_t> NonCanonical;
   auto Table = decodeExceptionTable(C.ExceptionTable, &NonCanonical);

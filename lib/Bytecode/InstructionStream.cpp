@@ -9,7 +9,12 @@ using namespace pyverify;
 
 llvm::StringRef Instruction::name() const {
   if (Valid)
-    return info().Name;
+    return versionInfo().Name;
+  if (Ver != PythonVersion::V3_11) {
+    if (const VersionOpcodeInfo *I = getVersionOpcodeInfo(Ver, OpByte))
+      return I->Name; // e.g. a truncated trailing EXTENDED_ARG
+    return OpByte == 0 ? "CACHE" : "<invalid>";
+  }
   if (const OpcodeInfo *I = getOpcodeInfo(OpByte); I && OpByte != 0)
     return I->Name; // e.g. a truncated trailing EXTENDED_ARG
   if (llvm::StringRef S = getSpecializedOpcodeName(OpByte); !S.empty())
@@ -17,7 +22,15 @@ llvm::StringRef Instruction::name() const {
   return OpByte == 0 ? "CACHE" : "<invalid>";
 }
 
-static std::string describeBadOpcode(uint8_t B) {
+static std::string describeBadOpcode(uint8_t B, PythonVersion V) {
+  if (V != PythonVersion::V3_11) {
+    if (B == 0)
+      return "CACHE (0) at an instruction position; CACHE is only valid in "
+             "inline cache slots";
+    return llvm::formatv("unknown opcode {0} for CPython {1}", unsigned(B),
+                         pythonVersionName(V))
+        .str();
+  }
   if (llvm::StringRef S = getSpecializedOpcodeName(B); !S.empty())
     return llvm::formatv("specialised opcode {0} ({1}) is not valid in "
                          "co_code; it only exists in the adaptive copy",
@@ -47,11 +60,12 @@ LLVM_ATTRIBUTE_NOINLINE void reportFinding(std::vector<Finding> &Findings,
 /// instructions and findings carry byte offsets (2 * U).
 class Decoder {
 public:
-  Decoder(llvm::StringRef Code, std::vector<Instruction> &Insts,
-          std::vector<uint32_t> &UnitToIndex, bool &HasErrors,
-          std::vector<Finding> &Findings)
-      : Code(Code), NumUnits(Code.size() / 2), Insts(Insts),
-        UnitToIndex(UnitToIndex), HasErrors(HasErrors), Findings(Findings) {}
+  Decoder(llvm::StringRef Code, PythonVersion V,
+          std::vector<Instruction> &Insts, std::vector<uint32_t> &UnitToIndex,
+          bool &HasErrors, std::vector<Finding> &Findings)
+      : Code(Code), NumUnits(Code.size() / 2), V(V),
+        ExtendedArg(extendedArgByte(V)), Insts(Insts), UnitToIndex(UnitToIndex),
+        HasErrors(HasErrors), Findings(Findings) {}
 
   size_t numUnits() const { return NumUnits; }
   void checkLength();
@@ -62,6 +76,8 @@ public:
 private:
   llvm::StringRef Code;
   size_t NumUnits;
+  PythonVersion V;
+  uint8_t ExtendedArg; ///< V's EXTENDED_ARG byte.
   std::vector<Instruction> &Insts;
   std::vector<uint32_t> &UnitToIndex;
   bool &HasErrors;
@@ -75,9 +91,13 @@ private:
   }
   unsigned foldPrefixes(size_t &U, uint32_t &Arg);
   void appendTruncatedPrefix(Instruction &I, uint32_t Arg, unsigned Prefixes);
-  const OpcodeInfo *decodeOpcode(Instruction &I, size_t U, uint32_t Arg,
-                                 unsigned Prefixes);
-  size_t skipCaches(const Instruction &I, const OpcodeInfo *Info, size_t U);
+  const VersionOpcodeInfo *info(uint8_t B) const {
+    return getVersionOpcodeInfo(V, B);
+  }
+  const VersionOpcodeInfo *decodeOpcode(Instruction &I, size_t U, uint32_t Arg,
+                                        unsigned Prefixes);
+  size_t skipCaches(const Instruction &I, const VersionOpcodeInfo *Info,
+                    size_t U);
   void append(Instruction &I, size_t EndUnit);
 };
 
@@ -97,12 +117,12 @@ void Decoder::checkLength() {
 /// opcode's caches count here as CACHE instructions).
 size_t Decoder::countInstructions() const {
   size_t NumInsts = 0;
-  for (size_t V = 0; V < NumUnits; ++NumInsts) {
-    while (V + 1 < NumUnits && byte(V, 0) == uint8_t(Opcode::EXTENDED_ARG))
-      ++V;
-    uint8_t B = byte(V, 0);
-    const OpcodeInfo *Info = getOpcodeInfo(B);
-    V += 1 + (Info && B ? Info->Caches : 0);
+  for (size_t W = 0; W < NumUnits; ++NumInsts) {
+    while (W + 1 < NumUnits && byte(W, 0) == ExtendedArg)
+      ++W;
+    uint8_t B = byte(W, 0);
+    const VersionOpcodeInfo *Info = info(B);
+    W += 1 + (Info ? Info->Caches : 0);
   }
   return NumInsts;
 }
@@ -113,13 +133,14 @@ void Decoder::decodeAll() {
     // Built in place: Insts has room for every instruction (decode()).
     Instruction &I = Insts.emplace_back();
     I.Start = uint32_t(2 * U);
+    I.Ver = V;
     uint32_t Arg = 0;
     unsigned Prefixes = foldPrefixes(U, Arg);
     if (U == NumUnits) {
       appendTruncatedPrefix(I, Arg, Prefixes);
       break;
     }
-    const OpcodeInfo *Info = decodeOpcode(I, U, Arg, Prefixes);
+    const VersionOpcodeInfo *Info = decodeOpcode(I, U, Arg, Prefixes);
     U = skipCaches(I, Info, U + 1);
     append(I, U);
   }
@@ -129,7 +150,7 @@ void Decoder::decodeAll() {
 /// first unit that is not one; returns how many there were.
 unsigned Decoder::foldPrefixes(size_t &U, uint32_t &Arg) {
   unsigned Prefixes = 0;
-  while (U < NumUnits && byte(U, 0) == uint8_t(Opcode::EXTENDED_ARG)) {
+  while (U < NumUnits && byte(U, 0) == ExtendedArg) {
     if (Prefixes == 3)
       report(CheckId::BytecodeDecode, uint32_t(2 * U),
              "more than three EXTENDED_ARG prefixes; the argument no longer "
@@ -151,7 +172,7 @@ void Decoder::appendTruncatedPrefix(Instruction &I, uint32_t Arg,
          "truncated instruction: EXTENDED_ARG at the end of the code has "
          "no opcode to prefix");
   I.Offset = uint32_t(2 * (U - 1));
-  I.OpByte = uint8_t(Opcode::EXTENDED_ARG);
+  I.OpByte = ExtendedArg;
   I.Arg = Arg;
   I.PrefixArg = Arg >> 8;
   I.NumPrefixes = Prefixes - 1;
@@ -164,18 +185,19 @@ void Decoder::appendTruncatedPrefix(Instruction &I, uint32_t Arg,
 /// The opcode unit at \p U, after \p Prefixes prefixes that accumulated
 /// \p Arg: its opcode, validity and argument. Returns its table row (null
 /// for a byte that is no opcode).
-const OpcodeInfo *Decoder::decodeOpcode(Instruction &I, size_t U, uint32_t Arg,
-                                        unsigned Prefixes) {
+const VersionOpcodeInfo *Decoder::decodeOpcode(Instruction &I, size_t U,
+                                               uint32_t Arg,
+                                               unsigned Prefixes) {
   I.Offset = uint32_t(2 * U);
   I.OpByte = byte(U, 0);
   I.NumPrefixes = Prefixes;
   I.PrefixArg = Arg;
-  const OpcodeInfo *Info = getOpcodeInfo(I.OpByte);
-  if (!Info || I.OpByte == 0) {
+  const VersionOpcodeInfo *Info = info(I.OpByte);
+  if (!Info) {
     I.Valid = false;
-    report(CheckId::BytecodeDecode, I.Offset, describeBadOpcode(I.OpByte));
+    report(CheckId::BytecodeDecode, I.Offset, describeBadOpcode(I.OpByte, V));
   }
-  if (I.Valid && !Info->hasArg()) {
+  if (I.Valid && !Info->HasArg) {
     if (Prefixes)
       report(CheckId::BytecodeExtendedArg, I.Offset,
              llvm::formatv("EXTENDED_ARG before {0}, which takes no "
@@ -195,12 +217,14 @@ const OpcodeInfo *Decoder::decodeOpcode(Instruction &I, size_t U, uint32_t Arg,
 
 /// Steps over the inline cache units of \p I, which start at \p U, checking
 /// that they are zero; returns the unit after them (or the end of the code).
-size_t Decoder::skipCaches(const Instruction &I, const OpcodeInfo *Info,
+size_t Decoder::skipCaches(const Instruction &I, const VersionOpcodeInfo *Info,
                            size_t U) {
-  // A specialised opcode still owns its base opcode's cache units: report
-  // it once, not its caches again as CACHE instructions.
-  const OpcodeInfo *CacheInfo =
-      I.Valid ? Info : getDeoptimizedOpcodeInfo(I.OpByte);
+  // A specialised 3.11 opcode still owns its base opcode's cache units:
+  // report it once, not its caches again as CACHE instructions.
+  const VersionOpcodeInfo *CacheInfo = Info;
+  if (!I.Valid && V == PythonVersion::V3_11)
+    if (const OpcodeInfo *Base = getDeoptimizedOpcodeInfo(I.OpByte))
+      CacheInfo = info(Base->Number);
   unsigned Caches = CacheInfo ? CacheInfo->Caches : 0;
   for (unsigned C = 0; C < Caches; ++C, ++U) {
     if (U == NumUnits) {
@@ -232,35 +256,38 @@ void Decoder::append(Instruction &I, size_t EndUnit) {
 /// Resolves jump targets now that every instruction start is known.
 void Decoder::resolveJumps(const InstructionStream &S) {
   for (Instruction &I : Insts) {
-    if (!I.Valid || !I.info().isJump())
+    if (!I.Valid)
       continue;
-    int64_t OpUnit = I.Offset / 2;
-    int64_t TargetUnit = I.info().isBackwardJump()
-                             ? OpUnit + 1 - int64_t(I.Arg)
-                             : OpUnit + 1 + int64_t(I.Arg);
+    const VersionOpcodeInfo &J = *info(I.OpByte);
+    if (!J.isJump())
+      continue;
+    // Relative to the unit after the opcode's inline caches.
+    int64_t Next = I.Offset / 2 + 1 + J.Caches;
+    int64_t TargetUnit =
+        J.isBackwardJump() ? Next - int64_t(I.Arg) : Next + int64_t(I.Arg);
     I.Target = 2 * TargetUnit;
     if (TargetUnit < 0 || TargetUnit >= int64_t(NumUnits)) {
       I.TargetValid = false;
       report(CheckId::JumpTargetInvalid, I.Offset,
              llvm::formatv("{0} {1} jumps to byte {2}, outside the code "
                            "(0..{3})",
-                           I.info().Name, I.Arg, I.Target, S.codeSize()));
+                           J.Name, I.Arg, I.Target, S.codeSize()));
     } else if (S.indexAtStart(uint64_t(I.Target)) < 0) {
       I.TargetValid = false;
       const Instruction &In = Insts[UnitToIndex[TargetUnit]];
       report(CheckId::JumpTargetInvalid, I.Offset,
              llvm::formatv("{0} {1} jumps to byte {2}, which is inside the "
                            "{3} at {4}, not on an instruction start",
-                           I.info().Name, I.Arg, I.Target, In.name(),
-                           In.Offset));
+                           J.Name, I.Arg, I.Target, In.name(), In.Offset));
     }
   }
 }
 
 InstructionStream InstructionStream::decode(llvm::StringRef Code,
-                                            std::vector<Finding> &Findings) {
+                                            std::vector<Finding> &Findings,
+                                            PythonVersion V) {
   InstructionStream S;
-  Decoder D(Code, S.Insts, S.UnitToIndex, S.HasErrors, Findings);
+  Decoder D(Code, V, S.Insts, S.UnitToIndex, S.HasErrors, Findings);
   S.CodeBytes = uint32_t(D.numUnits() * 2);
   S.UnitToIndex.assign(D.numUnits(), 0);
   D.checkLength();

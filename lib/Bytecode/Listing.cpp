@@ -32,7 +32,9 @@ std::string pyverify::jsonSafe(llvm::StringRef S) {
 
 std::string pyverify::describeArgument(const CodeObject &C,
                                        const Instruction &I) {
-  if (!I.Valid)
+  // Arguments are described with 3.11's operand kinds; another version's
+  // instructions show the raw argument.
+  if (!I.Valid || I.Ver != PythonVersion::V3_11)
     return "";
   const OpcodeInfo &Info = I.info();
   uint32_t A = I.Arg;
@@ -124,7 +126,7 @@ void pyverify::printListing(llvm::raw_ostream &OS, const DecodedCode &D,
                            I.prefixRowArg(P));
       } else {
         OS << llvm::format("%-20s", I.name().str().c_str());
-        if (I.Valid && I.info().hasArg()) {
+        if (I.hasArg()) {
           OS << llvm::format(" %5u", I.Arg);
           std::string Desc = describeArgument(C, I);
           if (!Desc.empty())
@@ -165,13 +167,13 @@ llvm::json::Object pyverify::listingToJSON(const DecodedCode &D,
       O["offset"] = Off;
       if (IsPrefix) {
         O["opname"] = "EXTENDED_ARG";
-        O["opcode"] = unsigned(Opcode::EXTENDED_ARG);
+        O["opcode"] = unsigned(extendedArgByte(I.Ver));
         O["arg"] = int64_t(I.prefixRowArg(P));
         O["target"] = nullptr;
       } else {
         O["opname"] = I.name();
         O["opcode"] = unsigned(I.OpByte);
-        if (I.Valid && I.info().hasArg())
+        if (I.hasArg())
           O["arg"] = int64_t(I.Arg);
         else
           O["arg"] = nullptr;

@@ -323,8 +323,9 @@ Error MarshalReader::readItems(size_t N, std::vector<Value> &Items) {
   return Error::success();
 }
 
-Expected<Value> pyverify::readMarshal(StringRef Bytes, uint64_t BaseOffset) {
-  return MarshalReader(Bytes, BaseOffset).readTop();
+Expected<Value> pyverify::readMarshal(StringRef Bytes, uint64_t BaseOffset,
+                                      PythonVersion Version) {
+  return MarshalReader(Bytes, BaseOffset, Version).readTop();
 }
 
 bool pyverify::hasPyc311Magic(StringRef Bytes) {
@@ -333,7 +334,7 @@ bool pyverify::hasPyc311Magic(StringRef Bytes) {
          Bytes[3] == '\n';
 }
 
-Expected<PycFile> pyverify::readPyc(StringRef Bytes) {
+Expected<PycFile> pyverify::readPyc(StringRef Bytes, bool AnyVersion) {
   if (Bytes.size() < 16)
     return makeInputError(Bytes.size(),
                           llvm::formatv("truncated .pyc: header needs 16 "
@@ -341,7 +342,12 @@ Expected<PycFile> pyverify::readPyc(StringRef Bytes) {
                                         Bytes.size()));
   PycFile F;
   F.Header.Magic = llvm::support::endian::read16le(Bytes.data());
-  if (!hasPyc311Magic(Bytes))
+  PythonVersion Version = PythonVersion::V3_11;
+  if (std::optional<PythonVersion> Other =
+          pythonVersionOfPycMagic(uint16_t(F.Header.Magic));
+      AnyVersion && Other && Bytes[2] == '\r' && Bytes[3] == '\n')
+    Version = *Other;
+  else if (!hasPyc311Magic(Bytes))
     return makeInputError(
         0, llvm::formatv("bad .pyc magic {0} (bytes {1:x-2} {2:x-2} {3:x-2} "
                          "{4:x-2}); expected 3495 (a7 0d 0d 0a), CPython 3.11",
@@ -353,7 +359,7 @@ Expected<PycFile> pyverify::readPyc(StringRef Bytes) {
         4, llvm::formatv("invalid .pyc flags {0:x}", F.Header.Flags));
   F.Header.Word2 = llvm::support::endian::read32le(Bytes.data() + 8);
   F.Header.Word3 = llvm::support::endian::read32le(Bytes.data() + 12);
-  auto V = readMarshal(Bytes.drop_front(16), 16);
+  auto V = readMarshal(Bytes.drop_front(16), 16, Version);
   if (!V)
     return V.takeError();
   const CodeValue *C = V->getIf<CodeValue>();

@@ -111,6 +111,7 @@ MarshalReader::readStrTupleField(StringRef Field) {
 
 Expected<Value> MarshalReader::readCode(size_t At, std::optional<size_t> Slot) {
   auto C = std::make_shared<CodeObject>();
+  C->Version = Version;
   int32_t *Ints[] = {&C->ArgCount, &C->PosOnlyArgCount, &C->KwOnlyArgCount,
                      &C->StackSize, &C->Flags};
   const char *IntNames[] = {"co_argcount", "co_posonlyargcount",

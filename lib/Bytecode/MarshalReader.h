@@ -36,8 +36,9 @@ constexpr uint8_t FlagRef = 0x80;
 
 class LLVM_LIBRARY_VISIBILITY MarshalReader {
 public:
-  MarshalReader(llvm::StringRef Bytes, uint64_t Base)
-      : Bytes(Bytes), Base(Base) {
+  MarshalReader(llvm::StringRef Bytes, uint64_t Base,
+                PythonVersion Version = PythonVersion::V3_11)
+      : Bytes(Bytes), Base(Base), Version(Version) {
     // Regrowing the table copies every Value in it; one slot per 16 input
     // bytes covers the stdlib's .pyc files, and the cap keeps a large input
     // from reserving much up front (the table still grows past it).
@@ -57,6 +58,7 @@ public:
 private:
   llvm::StringRef Bytes;
   uint64_t Base;
+  PythonVersion Version; ///< Stamped on every code object read.
   size_t Pos = 0;
   unsigned Depth = 0;
   /// Back-reference table. std::nullopt marks a slot reserved by an object

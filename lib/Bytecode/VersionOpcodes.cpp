@@ -7,13 +7,9 @@
 
 using namespace pyverify;
 
-namespace {
+using detail::VersionTable;
 
-struct VersionTable {
-  std::array<VersionOpcodeInfo, 256> Infos{};
-  std::array<bool, 256> Valid{};
-  uint8_t ExtendedArg = 0;
-};
+namespace {
 
 constexpr void add(VersionTable &T, const VersionOpcodeInfo &I) {
   T.Infos[I.Number] = I;
@@ -54,16 +50,8 @@ constexpr VersionTable make313() {
   return T;
 }
 
-constinit const VersionTable Tables[] = {make311(), make312(), make313()};
-
 } // namespace
 
-const VersionOpcodeInfo *pyverify::getVersionOpcodeInfo(PythonVersion V,
-                                                        uint8_t Byte) {
-  const VersionTable &T = Tables[unsigned(V)];
-  return T.Valid[Byte] ? &T.Infos[Byte] : nullptr;
-}
-
-uint8_t pyverify::extendedArgByte(PythonVersion V) {
-  return Tables[unsigned(V)].ExtendedArg;
-}
+/// constinit: no guard and no start-up code, so each lookup is one load.
+constinit const VersionTable pyverify::detail::TheVersionTables[3] = {
+    make311(), make312(), make313()};

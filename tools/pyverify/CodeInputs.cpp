@@ -26,7 +26,7 @@ cl::opt<std::string>
                         "python3.11 on PATH)"),
                cl::sub(*cl::AllSubCommands));
 
-Expected<CodeFile> loadInput(const std::string &Path) {
+Expected<CodeFile> loadInput(const std::string &Path, InputVersions Versions) {
   if (sys::path::extension(Path) == ".py") {
     auto Py = findPython(PythonPath);
     if (!Py)
@@ -40,22 +40,28 @@ Expected<CodeFile> loadInput(const std::string &Path) {
                              Path.c_str(), Buf.getError().message().c_str());
   StringRef Bytes = (*Buf)->getBuffer();
   // A .pyc of another CPython version: its magic number, then "\r\n".
+  bool Readable =
+      Versions.AnyPyc && Bytes.size() >= 4 &&
+      pythonVersionOfPycMagic(support::endian::read16le(Bytes.data()));
   if (Bytes.size() >= 4 && Bytes.substr(2, 2) == "\r\n" &&
-      !hasPyc311Magic(Bytes))
+      !hasPyc311Magic(Bytes) && !Readable)
     return createStringError(
         inconvertibleErrorCode(),
-        "%s: at byte 0: not a CPython 3.11 .pyc: %s; pyverify reads 3.11 "
-        "(magic %u)",
+        Versions.AnyPyc
+            ? "%s: at byte 0: not a CPython 3.11, 3.12 or 3.13 .pyc: %s; "
+              "`pyverify dis` reads those (magic 3495, 3531, 3571)"
+            : "%s: at byte 0: not a CPython 3.11 .pyc: %s; pyverify reads "
+              "3.11 (magic 3495)",
         Path.c_str(),
-        describeMagic(support::endian::read16le(Bytes.data())).c_str(),
-        unsigned(PycMagic311));
-  return parseCodeFile(Path, Bytes);
+        describeMagic(support::endian::read16le(Bytes.data())).c_str());
+  return parseCodeFile(Path, Bytes, Versions.AnyPyc, Versions.Marshal);
 }
 
 std::string otherVersionNote(const std::vector<CodeTarget> &Targets) {
   std::vector<const CodeObject *> Roots;
   for (const CodeTarget &T : Targets)
-    Roots.push_back(T.Code.get());
+    if (T.Code->Version == PythonVersion::V3_11) // read as 3.11 by default
+      Roots.push_back(T.Code.get());
   return otherVersionNote(Roots);
 }
 
@@ -91,14 +97,15 @@ std::vector<CodeTarget> bundleTargets(const Bundle &B) {
   return Out;
 }
 
-Expected<std::vector<CodeTarget>> loadTargets(const std::string &Path) {
+Expected<std::vector<CodeTarget>> loadTargets(const std::string &Path,
+                                              InputVersions Versions) {
   if (sys::path::extension(Path) == ".pvb") {
     Expected<Bundle> B = loadBundle(Path);
     if (!B)
       return B.takeError();
     return bundleTargets(*B);
   }
-  Expected<CodeFile> F = loadInput(Path);
+  Expected<CodeFile> F = loadInput(Path, Versions);
   if (!F)
     return F.takeError();
   std::vector<CodeTarget> Out;
@@ -116,11 +123,12 @@ std::string targetHeader(const std::string &Path, const CodeTarget &T) {
 
 int forEachTarget(
     ArrayRef<std::string> Paths,
-    function_ref<void(const std::string &, const CodeTarget &)> Each) {
+    function_ref<void(const std::string &, const CodeTarget &)> Each,
+    InputVersions Versions) {
   ExpandedInputs In = expandInputs(Paths);
   int Status = reportInputs(In) ? ExitUsage : ExitClean;
   for (const std::string &Path : In.Files) {
-    auto Ts = loadTargets(Path);
+    auto Ts = loadTargets(Path, Versions);
     if (!Ts) {
       WithColor::error(errs(), "pyverify") << toString(Ts.takeError()) << "\n";
       Status = ExitUsage;

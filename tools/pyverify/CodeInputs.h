@@ -29,7 +29,16 @@ namespace pyverify::tool {
 /// --python, shared by every subcommand that reads .py files.
 extern llvm::cl::opt<std::string> PythonPath;
 
-llvm::Expected<CodeFile> loadInput(const std::string &Path);
+/// Which bytecode versions a command reads. By default 3.11 only: a .pyc of
+/// another version is an error naming it. `dis` reads every version with
+/// opcode tables (AnyPyc), and a raw marshal stream as Marshal's.
+struct InputVersions {
+  bool AnyPyc = false;
+  PythonVersion Marshal = PythonVersion::V3_11;
+};
+
+llvm::Expected<CodeFile> loadInput(const std::string &Path,
+                                   InputVersions Versions = {});
 
 /// One code-object tree of an input file.
 struct CodeTarget {
@@ -42,7 +51,8 @@ struct CodeTarget {
   std::shared_ptr<const CodeObject> Code;
 };
 
-llvm::Expected<std::vector<CodeTarget>> loadTargets(const std::string &Path);
+llvm::Expected<std::vector<CodeTarget>>
+loadTargets(const std::string &Path, InputVersions Versions = {});
 
 /// The targets of a loaded bundle, in the order loadTargets() gives them.
 std::vector<CodeTarget> bundleTargets(const Bundle &B);
@@ -61,7 +71,8 @@ std::string targetHeader(const std::string &Path, const CodeTarget &T);
 /// if any input could not be read, else 0.
 int forEachTarget(
     llvm::ArrayRef<std::string> Paths,
-    llvm::function_ref<void(const std::string &, const CodeTarget &)> Each);
+    llvm::function_ref<void(const std::string &, const CodeTarget &)> Each,
+    InputVersions Versions = {});
 
 } // namespace pyverify::tool
 

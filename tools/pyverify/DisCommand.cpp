@@ -61,10 +61,11 @@ cl::opt<bool> ListOpcodes(
     "list-opcodes",
     cl::desc("List the base opcodes of --python-version (VersionOpcodes.h)"),
     cl::sub(DisCmd));
-cl::opt<std::string>
-    PythonVersionOpt("python-version",
-                     cl::desc("With --list-opcodes: 3.11, 3.12 or 3.13"),
-                     cl::init("3.11"), cl::sub(DisCmd));
+cl::opt<std::string> PythonVersionOpt(
+    "python-version",
+    cl::desc("3.11, 3.12 or 3.13: the bytecode of raw marshal inputs and "
+             "the table --list-opcodes lists (a .pyc's magic says its own)"),
+    cl::init("3.11"), cl::sub(DisCmd));
 
 std::string hex(StringRef S) { return toHex(S, /*LowerCase=*/true); }
 
@@ -253,23 +254,23 @@ json::Object codeToJSON(const CodeObject &Root) {
 } // namespace
 
 int runDis() {
-  if (ListOpcodes) {
-    std::optional<PythonVersion> V = parsePythonVersion(PythonVersionOpt);
-    if (!V) {
-      WithColor::error(errs(), "pyverify")
-          << "--python-version=" << PythonVersionOpt
-          << ": pyverify has opcode tables for 3.11, 3.12 and 3.13\n";
-      return 2;
-    }
-    return listOpcodes(*V);
+  std::optional<PythonVersion> V = parsePythonVersion(PythonVersionOpt);
+  if (!V) {
+    WithColor::error(errs(), "pyverify")
+        << "--python-version=" << PythonVersionOpt
+        << ": pyverify has opcode tables for 3.11, 3.12 and 3.13\n";
+    return 2;
   }
+  if (ListOpcodes)
+    return listOpcodes(*V);
   if (Inputs.empty()) {
     WithColor::error(errs(), "pyverify")
         << "dis: no input (give files or directories, or --list-opcodes)\n";
     return 2;
   }
   return forEachTarget(
-      Inputs, [&](const std::string &Path, const CodeTarget &T) {
+      Inputs,
+      [&](const std::string &Path, const CodeTarget &T) {
         if (OutputFormat == Format::Json) {
           json::Object O{{"file", jsonSafe(Path)},
                          {"target", T.Target.empty() ? json::Value(nullptr)
@@ -289,7 +290,8 @@ int runDis() {
         });
         if (!T.Target.empty())
           outs() << "\n";
-      });
+      },
+      InputVersions{/*AnyPyc=*/true, *V});
 }
 
 } // namespace pyverify::tool

@@ -29,9 +29,13 @@ struct CodeFile {
   std::vector<std::shared_ptr<const CodeObject>> Roots;
 };
 
-/// Parses \p Bytes as a .pyc (3.11 magic) or a marshal stream.
-llvm::Expected<CodeFile> parseCodeFile(llvm::StringRef Path,
-                                       llvm::StringRef Bytes);
+/// Parses \p Bytes as a .pyc (3.11 magic; with \p AnyVersion, the magic
+/// of any version with opcode tables) or a marshal stream, whose code is
+/// \p MarshalVersion's bytecode.
+llvm::Expected<CodeFile>
+parseCodeFile(llvm::StringRef Path, llvm::StringRef Bytes,
+              bool AnyVersion = false,
+              PythonVersion MarshalVersion = PythonVersion::V3_11);
 
 /// Reads \p Path from disk and parses it.
 llvm::Expected<CodeFile> loadCodeFile(llvm::StringRef Path);

@@ -15,6 +15,8 @@
 #ifndef PYVERIFY_BYTECODE_CODEOBJECT_H
 #define PYVERIFY_BYTECODE_CODEOBJECT_H
 
+#include "pyverify/Bytecode/PythonVersion.h"
+
 #include "pyverify/Bytecode/Value.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -63,6 +65,9 @@ struct CodeObject {
   int32_t FirstLineNo = 0;
   std::string LineTable;
   std::string ExceptionTable;
+  /// Which CPython's bytecode co_code is (a .pyc's magic, or the reader's
+  /// caller: --python-version); nested code objects share it.
+  PythonVersion Version = PythonVersion::V3_11;
 
   /// Code objects in co_consts, in order (the children `dis` recurses into).
   std::vector<const CodeObject *> children() const;

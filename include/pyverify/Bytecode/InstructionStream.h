@@ -10,10 +10,17 @@
 //   Offset = byte offset of the opcode unit (what `dis` and tracebacks use),
 //   End    = byte offset just after the last cache unit.
 //
-// Jump targets are resolved to byte offsets (op unit + 1 +/- arg, direction
-// from the opcode). An instruction whose opcode byte is not a base opcode is
-// kept (1 unit, isValid() false) so later passes can still point at it; such
-// a stream hasErrors() and analyses must not trust it.
+// Jump targets are resolved to byte offsets (the unit after the opcode's
+// inline caches +/- arg, direction from the opcode; 3.11's jumps have no
+// caches).
+//
+// The stream is decoded as one CPython version's bytecode (PythonVersion.h,
+// VersionOpcodes.h: which bytes are opcodes, their caches, jumps and
+// EXTENDED_ARG). Only 3.11 instructions have the full 3.11 semantics the
+// analyses use (op(), info(), is()); another version's instructions have a
+// name, an argument and a jump target. An instruction whose opcode byte is not
+// a base opcode is kept (1 unit, isValid() false) so later passes can still
+// point at it; such a stream hasErrors() and analyses must not trust it.
 //
 // Findings: bytecode-decode (unknown/specialised/CACHE opcode, truncated
 // instruction, more than three prefixes, non-zero cache unit, odd length),
@@ -26,6 +33,8 @@
 #define PYVERIFY_BYTECODE_INSTRUCTIONSTREAM_H
 
 #include "pyverify/Bytecode/Opcode.h"
+#include "pyverify/Bytecode/PythonVersion.h"
+#include "pyverify/Bytecode/VersionOpcodes.h"
 #include "pyverify/Support/Finding.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -45,16 +54,27 @@ struct Instruction {
   uint32_t PrefixArg = 0; ///< What the EXTENDED_ARG prefixes accumulated.
   int64_t Target = -1;    ///< Jump target byte offset, or -1 (not a jump).
   uint8_t OpByte;         ///< The raw opcode byte.
+  /// The bytecode version the stream was decoded as.
+  PythonVersion Ver = PythonVersion::V3_11;
   uint32_t NumPrefixes = 0;
   bool Valid = true;       ///< OpByte is a base opcode (not CACHE).
   bool TargetValid = true; ///< Target is an instruction start inside the code.
 
+  /// The 3.11 opcode (3.11 streams only: the analyses' semantics).
   Opcode op() const {
-    assert(Valid);
+    assert(Valid && Ver == PythonVersion::V3_11);
     return static_cast<Opcode>(OpByte);
   }
   const OpcodeInfo &info() const { return getOpcodeInfo(op()); }
-  bool is(Opcode Op) const { return Valid && OpByte == uint8_t(Op); }
+  bool is(Opcode Op) const {
+    return Valid && OpByte == uint8_t(Op) && Ver == PythonVersion::V3_11;
+  }
+  /// The opcode as its own version has it (any version).
+  const VersionOpcodeInfo &versionInfo() const {
+    assert(Valid);
+    return *getVersionOpcodeInfo(Ver, OpByte);
+  }
+  bool hasArg() const { return Valid && versionInfo().HasArg; }
   llvm::StringRef name() const;
   /// The argument `dis` shows on prefix row \p P (0 = first prefix).
   uint32_t prefixRowArg(unsigned P) const {
@@ -67,9 +87,11 @@ struct Instruction {
 
 class InstructionStream {
 public:
-  /// Decodes \p Code, appending findings to \p Findings.
+  /// Decodes \p Code as \p V's bytecode, appending findings to
+  /// \p Findings.
   static InstructionStream decode(llvm::StringRef Code,
-                                  std::vector<Finding> &Findings);
+                                  std::vector<Finding> &Findings,
+                                  PythonVersion V = PythonVersion::V3_11);
 
   llvm::ArrayRef<Instruction> instructions() const { return Insts; }
   size_t size() const { return Insts.size(); }

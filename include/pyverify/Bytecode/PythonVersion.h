@@ -47,10 +47,13 @@ inline std::optional<PythonVersion> parsePythonVersion(llvm::StringRef S) {
   return std::nullopt;
 }
 
-/// The version whose magic-number range holds \p Magic, if it has tables.
+/// The version with tables whose release magic \p Magic is (or a later
+/// magic of the same version); a pre-release's bytecode may differ from the
+/// release's, so its magic gives none.
 inline std::optional<PythonVersion> pythonVersionOfPycMagic(uint16_t Magic) {
   std::optional<PythonMagicRange> R = pythonVersionOfMagic(Magic);
-  if (!R || R->Major != 3 || R->Minor < 11 || R->Minor > 13)
+  if (!R || R->Major != 3 || R->Minor < 11 || R->Minor > 13 ||
+      Magic < R->Release)
     return std::nullopt;
   return PythonVersion(R->Minor - 11);
 }

@@ -20,6 +20,7 @@
 #include "pyverify/Bytecode/Opcode.h"
 #include "pyverify/Bytecode/PythonVersion.h"
 
+#include <array>
 #include <cstdint>
 
 namespace pyverify {
@@ -45,12 +46,29 @@ struct VersionOpcodeInfo {
   }
 };
 
+namespace detail {
+/// One version's table, indexed by opcode byte, built at compile time
+/// (VersionOpcodes.cpp); read through the functions below.
+struct VersionTable {
+  std::array<VersionOpcodeInfo, 256> Infos{};
+  std::array<bool, 256> Valid{};
+  uint8_t ExtendedArg = 0;
+};
+extern const VersionTable TheVersionTables[3];
+} // namespace detail
+
 /// \p V's base opcode \p Byte, or null (CACHE, unused, specialised or
-/// instrumented numbers).
-const VersionOpcodeInfo *getVersionOpcodeInfo(PythonVersion V, uint8_t Byte);
+/// instrumented numbers). Inline: the decoder asks it for every unit.
+inline const VersionOpcodeInfo *getVersionOpcodeInfo(PythonVersion V,
+                                                     uint8_t Byte) {
+  const detail::VersionTable &T = detail::TheVersionTables[unsigned(V)];
+  return T.Valid[Byte] ? &T.Infos[Byte] : nullptr;
+}
 
 /// \p V's EXTENDED_ARG byte.
-uint8_t extendedArgByte(PythonVersion V);
+inline uint8_t extendedArgByte(PythonVersion V) {
+  return detail::TheVersionTables[unsigned(V)].ExtendedArg;
+}
 
 } // namespace pyverify
 

@@ -1,0 +1,124 @@
+//===- VersionsTest.cpp - 3.12 and 3.13 tables and decoding ---------------===//
+//
+// The tables' fields are checked against each interpreter by
+// tests/versions/check_version_opcodes.py; here: the 3.11 view equals
+// Opcodes.def, the version-aware decoder on real 3.12 code, and the checks
+// refusing another version's code instead of judging it as 3.11.
+//
+//===----------------------------------------------------------------------===//
+
+#include "pyverify/Bytecode/CodeFile.h"
+#include "pyverify/Bytecode/DecodedCode.h"
+#include "pyverify/Bytecode/VersionOpcodes.h"
+#include "pyverify/Check/Verifier.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include "gtest/gtest.h"
+
+using namespace pyverify;
+
+namespace {
+
+TEST(VersionOpcodes, The311ViewIsOpcodesDef) {
+  for (unsigned B = 0; B < 256; ++B) {
+    const OpcodeInfo *I = getOpcodeInfo(uint8_t(B));
+    const VersionOpcodeInfo *V =
+        getVersionOpcodeInfo(PythonVersion::V3_11, uint8_t(B));
+    if (!I || B == 0) {
+      EXPECT_EQ(V, nullptr) << B;
+      continue;
+    }
+    ASSERT_NE(V, nullptr) << B;
+    EXPECT_STREQ(V->Name, I->Name);
+    EXPECT_EQ(V->Caches, I->Caches);
+    EXPECT_EQ(V->HasArg, I->hasArg());
+    EXPECT_EQ(V->Jump, I->Jump);
+    EXPECT_EQ(V->Terminator, I->Terminator);
+    for (uint32_t A : {0u, 1u, 3u, 255u, 65536u})
+      for (bool J : {false, true})
+        if (!I->hasArg() && A)
+          continue;
+        else
+          EXPECT_EQ(V->stackEffect(A, J), getStackEffect(Opcode(B), A, J))
+              << I->Name << " " << A;
+  }
+}
+
+TEST(VersionOpcodes, KnownFacts) {
+  EXPECT_EQ(extendedArgByte(PythonVersion::V3_11), 144);
+  EXPECT_EQ(extendedArgByte(PythonVersion::V3_12), 144);
+  EXPECT_EQ(extendedArgByte(PythonVersion::V3_13), 71);
+  const VersionOpcodeInfo *ForIter =
+      getVersionOpcodeInfo(PythonVersion::V3_12, 93);
+  ASSERT_NE(ForIter, nullptr);
+  EXPECT_STREQ(ForIter->Name, "FOR_ITER");
+  EXPECT_EQ(ForIter->Caches, 1);
+  EXPECT_EQ(ForIter->Jump, JumpKind::ForwardCond);
+  // 3.12's CALL: no PRECALL, pops callable, self-or-NULL and the arguments.
+  const VersionOpcodeInfo *Call =
+      getVersionOpcodeInfo(PythonVersion::V3_12, 171);
+  ASSERT_NE(Call, nullptr);
+  EXPECT_STREQ(Call->Name, "CALL");
+  EXPECT_EQ(Call->stackEffect(2, false), -3);
+  EXPECT_EQ(getVersionOpcodeInfo(PythonVersion::V3_12, 166), nullptr)
+      << "3.11's PRECALL is gone in 3.12";
+  EXPECT_EQ(parsePythonVersion("3.13"), PythonVersion::V3_13);
+  EXPECT_EQ(parsePythonVersion("3.14"), std::nullopt);
+  EXPECT_EQ(pythonVersionOfPycMagic(3531), PythonVersion::V3_12);
+  EXPECT_EQ(pythonVersionOfPycMagic(3524), std::nullopt) << "a pre-release";
+  EXPECT_EQ(pythonVersionOfPycMagic(3600), std::nullopt) << "3.14";
+}
+
+// python3.12's .pyc of "def f(xs):\n    for x in xs:\n        pass\n
+// return None\n" (as in tests/lit/dis/other-versions.py).
+std::string pyc312() {
+  return llvm::fromHex("cb0d0d0a000000000000000000000000") +
+         llvm::fromHex(
+             "630000000000000000000000000100000000000000f30a0000009700640084"
+             "005a0079012902630100000000000000000000000200000003000000f31200"
+             "000097007c0044005d0200007d018c040400790029014ea9002902da027873"
+             "da017873020000002020fa07763331322e7079da016672060000000100000073"
+             "170000008000d80d0ff20001050d8801d8080cf00301050de00b0ff300000000"
+             "4e29017206000000720200000072070000007205000000fa083c6d6f64756c"
+             "653e720800000001000000730a000000f003010101f3020301107207000000");
+}
+
+TEST(VersionDecode, Reads312ByItsMagic) {
+  std::string Bytes = pyc312();
+  auto Refused = parseCodeFile("v312.pyc", Bytes);
+  ASSERT_FALSE(bool(Refused)) << "3.11 only by default";
+  llvm::consumeError(Refused.takeError());
+  auto F = parseCodeFile("v312.pyc", Bytes, /*AnyVersion=*/true);
+  ASSERT_TRUE(bool(F)) << llvm::toString(F.takeError());
+  const CodeObject &Mod = *F->Roots[0];
+  EXPECT_EQ(Mod.Version, PythonVersion::V3_12);
+  const CodeObject &Fn = *Mod.children()[0];
+  EXPECT_EQ(Fn.Version, PythonVersion::V3_12);
+  DecodedCode D = DecodedCode::decode(Fn);
+  EXPECT_TRUE(D.Findings.empty());
+  // 6 FOR_ITER 2 (one cache unit: to 14), 12 JUMP_BACKWARD 4 (to 6).
+  int64_t FI = D.Insts.indexAtOffset(6), JB = D.Insts.indexAtOffset(12);
+  ASSERT_GE(FI, 0);
+  ASSERT_GE(JB, 0);
+  EXPECT_EQ(D.Insts[FI].name(), "FOR_ITER");
+  EXPECT_EQ(D.Insts[FI].Target, 14);
+  EXPECT_EQ(D.Insts[JB].name(), "JUMP_BACKWARD");
+  EXPECT_EQ(D.Insts[JB].Target, 6);
+  EXPECT_FALSE(D.Insts[FI].is(Opcode::FOR_ITER)) << "3.11 semantics only";
+}
+
+TEST(VersionDecode, ChecksRefuseAnotherVersion) {
+  auto F = parseCodeFile("v312.pyc", pyc312(), /*AnyVersion=*/true);
+  ASSERT_TRUE(bool(F));
+  FileReport R = verifyCodeFile(*F, CheckOptions());
+  ASSERT_EQ(R.CodeObjects, 2u);
+  ASSERT_EQ(R.Diags.size(), 2u);
+  for (const Diagnostic &D : R.Diags) {
+    EXPECT_EQ(D.Check, CheckId::BytecodeDecode);
+    EXPECT_EQ(D.Sev, Severity::Error);
+    EXPECT_NE(D.Message.find("CPython 3.12 bytecode"), std::string::npos);
+  }
+}
+
+} // namespace
