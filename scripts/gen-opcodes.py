@@ -15,6 +15,8 @@ import dis
 import opcode
 import sys
 
+from effect_formulas import FORMULAS, SWEEP, c_int
+
 assert sys.version_info[:2] == (3, 11), "run with python3.11"
 
 TERMINATORS = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP_FORWARD",
@@ -172,29 +174,6 @@ def fmt(c):
     return f"({c[0]}, {c[1]})"
 
 
-SWEEP = list(range(0, 1030)) + [2**16 - 1, 2**16, 2**24 - 1, 2**24, 2**30, 2**31 - 1]
-
-FORMULAS = {
-    "Const": None,
-    "UnpackSequence": lambda a: a - 1,
-    "UnpackEx": lambda a: (a & 0xFF) + (a >> 8),
-    "BuildN": lambda a: 1 - a,
-    "BuildMap": lambda a: 1 - 2 * a,
-    "NegArg": lambda a: -a,
-    "LoadGlobal": lambda a: 1 + (a & 1),
-    "CallFunctionEx": lambda a: -2 - (a & 1),
-    "MakeFunction": lambda a: -bin(a & 0xF).count("1"),
-    "BuildSlice": lambda a: -2 if a == 3 else -1,
-    "FormatValue": lambda a: -1 if a & 4 else 0,
-}
-
-
-def c_int(v):
-    """What the C compiler's int arithmetic gives (BUILD_MAP overflows for huge args)."""
-    v &= 0xFFFFFFFF
-    return v - 2**32 if v >= 2**31 else v
-
-
 def fit(op, has_arg):
     if not has_arg:
         return "Const", dis.stack_effect(op, jump=False), dis.stack_effect(op, jump=True)
@@ -203,8 +182,6 @@ def fit(op, has_arg):
     if len(set(ft)) == 1 and len(set(jp)) == 1:
         return "Const", ft[0], jp[0]
     for kind, fn in FORMULAS.items():
-        if fn is None:
-            continue
         want = [c_int(fn(a)) for a in SWEEP]
         if want == ft and want == jp:
             return kind, 0, 0

@@ -23,6 +23,8 @@ import dis
 import opcode
 import sys
 
+from effect_formulas import FORMULAS, SWEEP, c_int
+
 VERSION = sys.version_info[:2]
 assert VERSION in ((3, 12), (3, 13)), "run with python3.12 or python3.13"
 
@@ -36,32 +38,6 @@ TERMINATORS = {
 }[VERSION]
 UNCONDITIONAL_JUMPS = {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"}
 EXCLUDED = {"RESERVED", "INTERPRETER_EXIT", "ENTER_EXECUTOR"}
-
-SWEEP = list(range(0, 1030)) + [2**16 - 1, 2**16, 2**24 - 1, 2**24, 2**30, 2**31 - 1]
-
-# The formulas of Opcode.cpp's getStackEffect (EffectKind), each of the argument.
-FORMULAS = {
-    "UnpackSequence": lambda a: a - 1,
-    "UnpackEx": lambda a: (a & 0xFF) + (a >> 8),
-    "BuildN": lambda a: 1 - a,
-    "BuildMap": lambda a: 1 - 2 * a,
-    "NegArg": lambda a: -a,
-    "LoadGlobal": lambda a: 1 + (a & 1),
-    "CallFunctionEx": lambda a: -2 - (a & 1),
-    "MakeFunction": lambda a: -bin(a & 0xF).count("1"),
-    "BuildSlice": lambda a: -2 if a == 3 else -1,
-    "FormatValue": lambda a: -1 if a & 4 else 0,
-    "ArgBit0": lambda a: a & 1,
-    "LoadSuperAttr": lambda a: -2 + (a & 1),
-    "CallN": lambda a: -1 - a,
-    "CallKw": lambda a: -2 - a,
-}
-
-
-def c_int(v):
-    v &= 0xFFFFFFFF
-    return v - 2**32 if v >= 2**31 else v
-
 
 def effect(op, a, jump):
     try:

@@ -30,22 +30,22 @@ constexpr VersionTable make311() {
   return T;
 }
 
-constexpr VersionTable make312() {
-  VersionTable T{};
-#define PYV_VERSION_OPCODE(Name, Num, Caches, HasArg, JumpK, Term, EffectK,    \
-                           FT, JT)                                             \
+// Each generated table #undefs PYV_VERSION_OPCODE at its end.
+#define PYV_ADD_VERSION_OPCODE(Name, Num, Caches, HasArg, JumpK, Term,         \
+                               EffectK, FT, JT)                                \
   add(T, VersionOpcodeInfo{#Name, Num, Caches, HasArg, JumpKind::JumpK, Term,  \
                            EffectKind::EffectK, FT, JT});
+
+constexpr VersionTable make312() {
+  VersionTable T{};
+#define PYV_VERSION_OPCODE PYV_ADD_VERSION_OPCODE
 #include "pyverify/Bytecode/Opcodes312.def"
   return T;
 }
 
 constexpr VersionTable make313() {
   VersionTable T{};
-#define PYV_VERSION_OPCODE(Name, Num, Caches, HasArg, JumpK, Term, EffectK,    \
-                           FT, JT)                                             \
-  add(T, VersionOpcodeInfo{#Name, Num, Caches, HasArg, JumpKind::JumpK, Term,  \
-                           EffectKind::EffectK, FT, JT});
+#define PYV_VERSION_OPCODE PYV_ADD_VERSION_OPCODE
 #include "pyverify/Bytecode/Opcodes313.def"
   return T;
 }

@@ -6,10 +6,8 @@
 # shows it. Before, the magic number was "another Python version" and a 3.12
 # code object got only decode, jump and table errors.
 #
-# The inputs are built from the hex below, which python3.12 wrote
-# (marshal.dumps(compile(SRC, "v312.py", "exec")) and py_compile), so the
-# test needs no 3.12 interpreter. SRC: "def f(xs):\n    for x in xs:\n
-# pass\n    return None\n".
+# The 3.12 code is Inputs/v312code.py, which python3.12 wrote, so the test
+# needs no 3.12 interpreter.
 
 # .pyc magic numbers: each version named, pre-releases too.
 # RUN: %mkcode raw cb0d0d0a0000000000000000000000004e %t.py312
@@ -39,14 +37,9 @@ import sys
 
 if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.v312
-    CODE = bytes.fromhex(
-        "630000000000000000000000000100000000000000f30a0000009700640084005a"
-        "0079012902630100000000000000000000000200000003000000f3120000009700"
-        "7c0044005d0200007d018c040400790029014ea9002902da027873da0178730200"
-        "00002020fa07763331322e7079da016672060000000100000073170000008000d8"
-        "0d0ff20001050d8801d8080cf00301050de00b0ff3000000004e29017206000000"
-        "720200000072070000007205000000fa083c6d6f64756c653e7208000000010000"
-        "00730a000000f003010101f3020301107207000000")
+    import os, sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Inputs"))
+    from v312code import MARSHAL as CODE
 
 # The note, then the 3.11 errors it explains; exit 1 as for any error.
 # RUN: %not --code 1 %pyverify check %t.v312 2> %t.v312.err | FileCheck %s --check-prefix=ERRORS

@@ -5,20 +5,13 @@
 # (ctest corpus-bytecode-stdlib-3.12/3.13), compares every instruction,
 # table entry and position with that interpreter's dis.
 #
-# The code below is python3.12's marshal.dumps(compile(SRC, "v312.py",
-# "exec")), SRC: "def f(xs):\n    for x in xs:\n        pass\n    return
-# None\n" (the same as check/other-python-version.py), so no 3.12
-# interpreter is needed.
+# The code is real 3.12 bytecode (Inputs/v312code.py, as in
+# check/other-python-version.py), so no 3.12 interpreter is needed.
 if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.v312
-    CODE = bytes.fromhex(
-        "630000000000000000000000000100000000000000f30a0000009700640084005a"
-        "0079012902630100000000000000000000000200000003000000f3120000009700"
-        "7c0044005d0200007d018c040400790029014ea9002902da027873da0178730200"
-        "00002020fa07763331322e7079da016672060000000100000073170000008000d8"
-        "0d0ff20001050d8801d8080cf00301050de00b0ff3000000004e29017206000000"
-        "720200000072070000007205000000fa083c6d6f64756c653e7208000000010000"
-        "00730a000000f003010101f3020301107207000000")
+    import os, sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Inputs"))
+    from v312code import MARSHAL as CODE
     # RUN: %python -c "import sys; d = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write(bytes.fromhex('cb0d0d0a') + bytes(12) + d)" %t.v312 %t.pyc312
 
 # RUN: %pyverify dis --python-version=3.12 %t.v312 | FileCheck %s
