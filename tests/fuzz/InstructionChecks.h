@@ -62,16 +62,21 @@ inline void checkInstructionStream(const InstructionStream &S,
                    (unsigned long long)B, K);
     }
     if (I.Valid) {
-      FUZZ_CHECK(I.OpByte != 0 && getOpcodeInfo(I.OpByte),
+      // The version's own table (3.11 included: VersionOpcodes.h).
+      const VersionOpcodeInfo *Info = getVersionOpcodeInfo(I.Ver, I.OpByte);
+      FUZZ_CHECK(I.OpByte != 0 && Info,
                  "instruction %zu valid with opcode byte %u", K, I.OpByte);
-      if (!I.info().hasArg())
+      if (I.Ver == PythonVersion::V3_11)
+        FUZZ_CHECK(getOpcodeInfo(I.OpByte) && I.info().hasArg() == Info->HasArg,
+                   "instruction %zu: 3.11 tables disagree", K);
+      if (!Info->HasArg)
         FUZZ_CHECK(I.Arg == 0, "argument-less instruction %zu has arg %u", K,
                    I.Arg);
-      if (I.info().isJump() && I.TargetValid)
+      if (Info->isJump() && I.TargetValid)
         FUZZ_CHECK(I.Target >= 0 && S.indexAtStart(uint64_t(I.Target)) >= 0,
                    "instruction %zu: valid target %lld is no instruction", K,
                    (long long)I.Target);
-      if (!I.info().isJump())
+      if (!Info->isJump())
         FUZZ_CHECK(I.Target == -1, "non-jump %zu has target %lld", K,
                    (long long)I.Target);
     } else {
