@@ -13,10 +13,7 @@ llvm::Expected<CodeFile> pyverify::parseCodeFile(llvm::StringRef Path,
                                                  PythonVersion MarshalVersion) {
   CodeFile F;
   F.Path = Path.str();
-  bool OtherPyc =
-      AnyVersion && Bytes.size() >= 4 && Bytes[2] == '\r' && Bytes[3] == '\n' &&
-      pythonVersionOfPycMagic(uint8_t(Bytes[0]) | (uint8_t(Bytes[1]) << 8));
-  if (hasPyc311Magic(Bytes) || OtherPyc) {
+  if (hasPyc311Magic(Bytes) || (AnyVersion && pycVersion(Bytes))) {
     auto Pyc = readPyc(Bytes, AnyVersion);
     if (!Pyc)
       return addInputContext(Pyc.takeError(), Path);

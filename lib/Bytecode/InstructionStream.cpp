@@ -10,35 +10,28 @@ using namespace pyverify;
 llvm::StringRef Instruction::name() const {
   if (Valid)
     return versionInfo().Name;
-  if (Ver != PythonVersion::V3_11) {
-    if (const VersionOpcodeInfo *I = getVersionOpcodeInfo(Ver, OpByte))
-      return I->Name; // e.g. a truncated trailing EXTENDED_ARG
-    return OpByte == 0 ? "CACHE" : "<invalid>";
-  }
-  if (const OpcodeInfo *I = getOpcodeInfo(OpByte); I && OpByte != 0)
+  if (const VersionOpcodeInfo *I = getVersionOpcodeInfo(Ver, OpByte))
     return I->Name; // e.g. a truncated trailing EXTENDED_ARG
-  if (llvm::StringRef S = getSpecializedOpcodeName(OpByte); !S.empty())
-    return S;
+  if (Ver == PythonVersion::V3_11)
+    if (llvm::StringRef S = getSpecializedOpcodeName(OpByte); !S.empty())
+      return S;
   return OpByte == 0 ? "CACHE" : "<invalid>";
 }
 
 static std::string describeBadOpcode(uint8_t B, PythonVersion V) {
-  if (V != PythonVersion::V3_11) {
-    if (B == 0)
-      return "CACHE (0) at an instruction position; CACHE is only valid in "
-             "inline cache slots";
-    return llvm::formatv("unknown opcode {0} for CPython {1}", unsigned(B),
-                         pythonVersionName(V))
-        .str();
-  }
-  if (llvm::StringRef S = getSpecializedOpcodeName(B); !S.empty())
-    return llvm::formatv("specialised opcode {0} ({1}) is not valid in "
-                         "co_code; it only exists in the adaptive copy",
-                         S, unsigned(B))
-        .str();
+  if (V == PythonVersion::V3_11)
+    if (llvm::StringRef S = getSpecializedOpcodeName(B); !S.empty())
+      return llvm::formatv("specialised opcode {0} ({1}) is not valid in "
+                           "co_code; it only exists in the adaptive copy",
+                           S, unsigned(B))
+          .str();
   if (B == 0)
     return "CACHE (0) at an instruction position; CACHE is only valid in "
            "inline cache slots";
+  if (V != PythonVersion::V3_11)
+    return llvm::formatv("unknown opcode {0} for CPython {1}", unsigned(B),
+                         pythonVersionName(V))
+        .str();
   return llvm::formatv("unknown opcode {0}", unsigned(B)).str();
 }
 

@@ -334,6 +334,12 @@ bool pyverify::hasPyc311Magic(StringRef Bytes) {
          Bytes[3] == '\n';
 }
 
+std::optional<PythonVersion> pyverify::pycVersion(StringRef Bytes) {
+  if (Bytes.size() < 4 || Bytes[2] != '\r' || Bytes[3] != '\n')
+    return std::nullopt;
+  return pythonVersionOfPycMagic(llvm::support::endian::read16le(Bytes.data()));
+}
+
 Expected<PycFile> pyverify::readPyc(StringRef Bytes, bool AnyVersion) {
   if (Bytes.size() < 16)
     return makeInputError(Bytes.size(),
@@ -342,12 +348,11 @@ Expected<PycFile> pyverify::readPyc(StringRef Bytes, bool AnyVersion) {
                                         Bytes.size()));
   PycFile F;
   F.Header.Magic = llvm::support::endian::read16le(Bytes.data());
-  PythonVersion Version = PythonVersion::V3_11;
-  if (std::optional<PythonVersion> Other =
-          pythonVersionOfPycMagic(uint16_t(F.Header.Magic));
-      AnyVersion && Other && Bytes[2] == '\r' && Bytes[3] == '\n')
-    Version = *Other;
-  else if (!hasPyc311Magic(Bytes))
+  std::optional<PythonVersion> Version = hasPyc311Magic(Bytes)
+                                             ? PythonVersion::V3_11
+                                         : AnyVersion ? pycVersion(Bytes)
+                                                      : std::nullopt;
+  if (!Version)
     return makeInputError(
         0, llvm::formatv("bad .pyc magic {0} (bytes {1:x-2} {2:x-2} {3:x-2} "
                          "{4:x-2}); expected 3495 (a7 0d 0d 0a), CPython 3.11",
@@ -359,7 +364,7 @@ Expected<PycFile> pyverify::readPyc(StringRef Bytes, bool AnyVersion) {
         4, llvm::formatv("invalid .pyc flags {0:x}", F.Header.Flags));
   F.Header.Word2 = llvm::support::endian::read32le(Bytes.data() + 8);
   F.Header.Word3 = llvm::support::endian::read32le(Bytes.data() + 12);
-  auto V = readMarshal(Bytes.drop_front(16), 16, Version);
+  auto V = readMarshal(Bytes.drop_front(16), 16, *Version);
   if (!V)
     return V.takeError();
   const CodeValue *C = V->getIf<CodeValue>();

@@ -6,7 +6,6 @@
 // `stats` judge every file the same way. checkFiles() does it for a list of
 // files on up to \p Jobs threads (0: all cores) and returns the outcomes in
 // the order of \p Files, whatever the number of threads.
-
 //
 //===----------------------------------------------------------------------===//
 

@@ -40,11 +40,8 @@ Expected<CodeFile> loadInput(const std::string &Path, InputVersions Versions) {
                              Path.c_str(), Buf.getError().message().c_str());
   StringRef Bytes = (*Buf)->getBuffer();
   // A .pyc of another CPython version: its magic number, then "\r\n".
-  bool Readable =
-      Versions.AnyPyc && Bytes.size() >= 4 &&
-      pythonVersionOfPycMagic(support::endian::read16le(Bytes.data()));
   if (Bytes.size() >= 4 && Bytes.substr(2, 2) == "\r\n" &&
-      !hasPyc311Magic(Bytes) && !Readable)
+      !hasPyc311Magic(Bytes) && !(Versions.AnyPyc && pycVersion(Bytes)))
     return createStringError(
         inconvertibleErrorCode(),
         Versions.AnyPyc

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 namespace pyverify {
 
@@ -60,6 +61,10 @@ llvm::Expected<PycFile> readPyc(llvm::StringRef Bytes, bool AnyVersion = false);
 
 /// True if \p Bytes starts with the 3.11 .pyc magic.
 bool hasPyc311Magic(llvm::StringRef Bytes);
+
+/// The version whose .pyc \p Bytes starts like (magic number, "\r\n"), if
+/// it is one with opcode tables (pythonVersionOfPycMagic).
+std::optional<PythonVersion> pycVersion(llvm::StringRef Bytes);
 
 /// Collects the top-level code objects of a marshal value: the value itself
 /// if it is code, else the code objects directly inside a tuple, list, set,

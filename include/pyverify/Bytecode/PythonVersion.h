@@ -25,8 +25,6 @@ enum class PythonVersion : uint8_t { V3_11, V3_12, V3_13 };
 inline constexpr PythonVersion AllPythonVersions[] = {
     PythonVersion::V3_11, PythonVersion::V3_12, PythonVersion::V3_13};
 
-inline unsigned pythonMinor(PythonVersion V) { return 11 + unsigned(V); }
-
 inline llvm::StringRef pythonVersionName(PythonVersion V) {
   switch (V) {
   case PythonVersion::V3_11:
