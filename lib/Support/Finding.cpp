@@ -35,44 +35,33 @@ void pyverify::sortAndUniqueFindings(std::vector<Finding> &Findings) {
 }
 
 void pyverify::mergeRootCauses(std::vector<Finding> &Findings) {
-  using Key = std::pair<CheckId, llvm::StringRef>;
-  std::map<Key, size_t> Primary; // key -> index of the finding kept
-  for (size_t I = 0; I < Findings.size(); ++I) {
-    const Finding &F = Findings[I];
-    if (F.Cause.empty())
-      continue;
-    auto [It, New] = Primary.try_emplace(Key(F.Check, F.Cause), I);
-    const Finding &P = Findings[It->second];
-    if (!New && P.Cert != Certainty::Definite && F.Cert == Certainty::Definite)
-      It->second = I;
-  }
-  if (Primary.size() == size_t(llvm::count_if(Findings, [](const Finding &F) {
-        return !F.Cause.empty();
-      })))
-    return;                                     // no cause shows twice
-  std::map<size_t, std::vector<size_t>> Merged; // primary -> others
-  for (size_t I = 0; I < Findings.size(); ++I) {
-    const Finding &F = Findings[I];
-    if (F.Cause.empty())
-      continue;
-    size_t P = Primary.at(Key(F.Check, F.Cause));
-    if (P != I)
-      Merged[P].push_back(I);
-  }
+  // Findings with a cause, grouped by (check, cause), in finding order.
+  std::map<std::pair<CheckId, llvm::StringRef>, std::vector<size_t>> Groups;
+  for (size_t I = 0; I < Findings.size(); ++I)
+    if (!Findings[I].Cause.empty())
+      Groups[{Findings[I].Check, Findings[I].Cause}].push_back(I);
   std::vector<bool> Drop(Findings.size());
-  for (auto &[P, Others] : Merged) {
-    llvm::stable_sort(Others, [&](size_t A, size_t B) {
+  for (auto &[Key, Group] : Groups) {
+    if (Group.size() < 2)
+      continue;
+    // Kept: the first definite one, else the first.
+    auto Kept = llvm::find_if(Group, [&](size_t I) {
+      return Findings[I].Cert == Certainty::Definite;
+    });
+    if (Kept == Group.end())
+      Kept = Group.begin();
+    Finding &K = Findings[*Kept];
+    Group.erase(Kept);
+    llvm::stable_sort(Group, [&](size_t A, size_t B) {
       return Findings[A].Offset < Findings[B].Offset;
     });
-    Finding &Kept = Findings[P];
-    Kept.Message += llvm::formatv(" (the same cause at {0} more place{1}, in "
-                                  "the notes)",
-                                  Others.size(), Others.size() == 1 ? "" : "s")
-                        .str();
-    for (size_t O : Others) {
-      Finding &F = Findings[O];
-      Kept.note(F.Offset,
-                F.AlsoNote.empty() ? "also: " + F.Message : F.AlsoNote);
+    K.Message += llvm::formatv(" (the same cause at {0} more place{1}, in "
+                               "the notes)",
+                               Group.size(), Group.size() == 1 ? "" : "s")
+                     .str();
+    for (size_t O : Group) {
+      const Finding &F = Findings[O];
+      K.note(F.Offset, F.AlsoNote.empty() ? "also: " + F.Message : F.AlsoNote);
       Drop[O] = true;
     }
   }
