@@ -33,7 +33,7 @@ import sys
 import warnings
 
 import pyverify
-from ._pyverify import _pair_resumes
+from ._pyverify import _pair_resumes, _resume_globals
 
 __all__ = ["DynamoNotAvailable", "EmittedCodeError", "HookEvent", "Hook",
            "install", "uninstall", "installed"]
@@ -177,32 +177,32 @@ class Hook:
         """The HookEvent of one (code, out_code) pair; ``frame_globals`` the
         frame's globals or None."""
         event = HookEvent(code, out_code)
-        resumes = []
-        try:
-            paired = _pair_resumes(code, out_code)
-        except ValueError as e:
-            paired = None
-            if pyverify._pyverify._resume_globals(out_code):
+        # The resume functions first (a scan of co_names); the original is
+        # analysed for the claims only when every one of them is found.
+        resume_codes = {}
+        for name in _resume_globals(out_code):
+            if frame_globals is None:
+                event.unpaired = "the frame's globals were not found"
+                break
+            rcode = getattr(frame_globals.get(name), "__code__", None)
+            if rcode is None:
+                event.unpaired = ("%s is not a function in the frame's "
+                                  "globals" % name)
+                break
+            resume_codes[name] = rcode
+        if resume_codes and event.unpaired is None:
+            try:
+                paired = _pair_resumes(code, out_code)
+            except ValueError as e:
                 event.unpaired = str(e)
-        if paired is not None:
-            for r in paired["resumes"]:
-                fn = None if frame_globals is None else \
-                    frame_globals.get(r["global"])
-                rcode = getattr(fn, "__code__", None)
-                if rcode is None:
-                    event.unpaired = (
-                        "the frame's globals were not found" if
-                        frame_globals is None else
-                        "%s is not a function in the frame's globals"
-                        % r["global"])
-                    break
-                resumes.append({"code": rcode,
-                                "original_offset": r["original_offset"],
-                                "contexts": r["contexts"]})
             else:
-                event.bundle = {"original": code, "frame": out_code,
-                                "break_offset": paired["break_offset"],
-                                "resumes": resumes}
+                event.bundle = {
+                    "original": code, "frame": out_code,
+                    "break_offset": paired["break_offset"],
+                    "resumes": [{"code": resume_codes[r["global"]],
+                                 "original_offset": r["original_offset"],
+                                 "contexts": r["contexts"]}
+                                for r in paired["resumes"]]}
         if event.bundle is not None:
             event.reports.append(("bundle", pyverify.verify_bundle(
                 event.bundle, checks=self.checks)))
@@ -212,12 +212,9 @@ class Hook:
         event.reports.append(("frame", pyverify.verify(
             out_code, checks=self.checks)))
         # Unpaired: the resume functions the globals give, one by one.
-        if frame_globals is not None:
-            for name in pyverify._pyverify._resume_globals(out_code):
-                rcode = getattr(frame_globals.get(name), "__code__", None)
-                if rcode is not None:
-                    event.reports.append(("resume " + name, pyverify.verify(
-                        rcode, checks=self.checks)))
+        for name, rcode in resume_codes.items():
+            event.reports.append(("resume " + name, pyverify.verify(
+                rcode, checks=self.checks)))
         return event
 
 
