@@ -5,8 +5,8 @@ Numbers, names, argument flags, inline cache counts and relative-jump membership
 the interpreter's `opcode` module (which mirrors Include/opcode.h). Stack effects are fitted
 to `dis.stack_effect` (the compiler's own stack_effect()) by choosing, per opcode, one of a
 small set of formulas and verifying it over a sweep of arguments on both edges. Facts that
-`dis` does not expose (terminators, which instructions can raise) are taken from
-docs/cpython-3.11-bytecode.md and written here once.
+`dis` does not expose (terminators, which instructions can raise, the real stack) are
+written once in scripts/stack_io.py, shared with the 3.12 and 3.13 generator.
 
 Usage: python3.11 scripts/gen-opcodes.py > include/pyverify/Bytecode/Opcodes.def
 The unit test OpcodeTableTest re-checks the committed table against `dis` at test time.
@@ -15,163 +15,22 @@ import dis
 import opcode
 import sys
 
+import stack_io
 from effect_formulas import FORMULAS, SWEEP, c_int
+from stack_io import fmt
 
 assert sys.version_info[:2] == (3, 11), "run with python3.11"
 
-TERMINATORS = {"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP_FORWARD",
-               "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"}
-# Instructions that cannot raise in 3.11 without a tracer (bytecode doc, section 1.3).
-NEVER_RAISE = {"NOP", "LOAD_CONST", "SWAP", "COPY", "PUSH_NULL", "POP_TOP", "STORE_FAST",
-               "STORE_DEREF", "IS_OP", "KW_NAMES", "EXTENDED_ARG", "POP_EXCEPT",
-               "PUSH_EXC_INFO", "JUMP_FORWARD", "POP_JUMP_FORWARD_IF_NONE",
-               "POP_JUMP_FORWARD_IF_NOT_NONE", "RETURN_VALUE", "LOAD_ASSERTION_ERROR",
-               "COPY_FREE_VARS", "LOAD_CLOSURE", "MAKE_CELL", "RETURN_GENERATOR", "CACHE"}
-# RESUME 0|1 can raise (eval breaker), RESUME 2|3 cannot.
-ARG_DEPENDENT_RAISE = {"RESUME"}
-
-# What each instruction really does to the operand stack (Python/ceval.c, 3.11), written
-# once here: counts are (formula, constant) pairs, value = COUNT_FORMULAS[formula](arg) + k.
-#   pops / pushes   values taken off / put on the real stack on the fall-through edge; a
-#                   value replaced in place (SET_TOP) counts as popped and pushed, so an
-#                   analysis that tags slots sees it consumed
-#   jpops / jpushes the same on the jump edge (only where it differs)
-#   reads           the deepest slot read (PEEK(n)), counting the pops; default: pops
-#   null_in         bit mask over the popped values (bit 0 = the deepest) that may be NULL
-#   null_out        bit mask over the pushed values (bit 0 = the deepest) that may be NULL
-# The generator checks pushes - pops == dis.stack_effect on both edges over the sweep, except
-# PRECALL/CALL, whose real effects (PRECALL moves nothing, CALL pops n + 2) sum to the
-# compiler's. The stdlib corpus test checks that no real pop or read goes below the stack.
-COUNT_FORMULAS = {
-    "Zero": lambda a: 0,
-    "Arg": lambda a: a,
-    "TwoArg": lambda a: 2 * a,
-    "ArgBit0": lambda a: a & 1,
-    "ArgBit2": lambda a: (a >> 2) & 1,
-    "Popcount4": lambda a: bin(a & 0xF).count("1"),
-    "UnpackEx": lambda a: (a & 0xFF) + (a >> 8),
-    "ArgIs3": lambda a: 1 if a == 3 else 0,
-}
-Z = ("Zero", 0)
-
-
-def K(n):
-    return ("Zero", n)
-
-
-def io(pops, pushes, jpops=None, jpushes=None, reads=None, null_in=Z, null_out=Z):
-    return dict(pops=pops, pushes=pushes, jpops=jpops or pops, jpushes=jpushes or pushes,
-                reads=reads or pops, null_in=null_in, null_out=null_out)
-
-
-STACK_IO = {}
-for n in ("CACHE", "NOP", "EXTENDED_ARG", "RESUME", "MAKE_CELL", "COPY_FREE_VARS", "KW_NAMES",
-          "RETURN_GENERATOR", "SETUP_ANNOTATIONS", "DELETE_NAME", "DELETE_GLOBAL",
-          "DELETE_FAST", "DELETE_DEREF", "JUMP_FORWARD", "JUMP_BACKWARD",
-          "JUMP_BACKWARD_NO_INTERRUPT"):
-    STACK_IO[n] = io(K(0), K(0))
-# PRECALL moves nothing but reads the method-or-NULL slot (is_method: PEEK(oparg + 2)).
-STACK_IO["PRECALL"] = io(K(0), K(0), reads=("Arg", 2))
-for n in ("POP_TOP", "RETURN_VALUE", "PRINT_EXPR", "IMPORT_STAR", "POP_EXCEPT", "STORE_NAME",
-          "STORE_GLOBAL", "STORE_FAST", "STORE_DEREF", "DELETE_ATTR",
-          "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_NONE",
-          "POP_JUMP_FORWARD_IF_NOT_NONE", "POP_JUMP_BACKWARD_IF_FALSE",
-          "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_NONE",
-          "POP_JUMP_BACKWARD_IF_NOT_NONE"):
-    STACK_IO[n] = io(K(1), K(0))
-# v = POP(); container = PEEK(oparg)
-for n in ("LIST_APPEND", "SET_ADD", "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE"):
-    STACK_IO[n] = io(K(1), K(0), reads=("Arg", 1))
-# update = POP(); dict = PEEK(oparg); on error the callable at PEEK(oparg + 2)
-STACK_IO["DICT_MERGE"] = io(K(1), K(0), reads=("Arg", 3))
-# val = POP(); with oparg, lasti = PEEK(oparg + 1) before the pop
-STACK_IO["RERAISE"] = io(K(1), K(0), reads=("Arg", 1))
-for n in ("LOAD_BUILD_CLASS", "LOAD_ASSERTION_ERROR", "LOAD_CONST", "LOAD_NAME", "LOAD_FAST",
-          "LOAD_CLOSURE", "LOAD_DEREF", "LOAD_CLASSDEREF"):
-    STACK_IO[n] = io(K(0), K(1))
-STACK_IO["PUSH_NULL"] = io(K(0), K(1), null_out=K(1))
-# Push a value computed from TOP (or TOP and SECOND) without popping.
-for n in ("GET_LEN", "MATCH_MAPPING", "MATCH_SEQUENCE", "GET_ANEXT", "IMPORT_FROM"):
-    STACK_IO[n] = io(K(0), K(1), reads=K(1))
-STACK_IO["MATCH_KEYS"] = io(K(0), K(1), reads=K(2))
-# res = PEEK(4)(type, val, tb): the bound __exit__ under lasti, prev_exc and exc
-STACK_IO["WITH_EXCEPT_START"] = io(K(0), K(1), reads=K(4))
-STACK_IO["COPY"] = io(K(0), K(1), reads=("Arg", 0))
-STACK_IO["SWAP"] = io(K(0), K(0), reads=("Arg", 0))
-for n in ("UNARY_POSITIVE", "UNARY_NEGATIVE", "UNARY_NOT", "UNARY_INVERT", "GET_AITER",
-          "GET_ITER", "GET_YIELD_FROM_ITER", "LIST_TO_TUPLE", "YIELD_VALUE", "ASYNC_GEN_WRAP",
-          "LOAD_ATTR", "GET_AWAITABLE"):
-    STACK_IO[n] = io(K(1), K(1))
-# right = POP(); left = TOP(); PUSH(match)
-STACK_IO["CHECK_EXC_MATCH"] = io(K(1), K(1), reads=K(2))
-for n in ("PUSH_EXC_INFO", "BEFORE_WITH", "BEFORE_ASYNC_WITH"):
-    STACK_IO[n] = io(K(1), K(2))
-# [obj] -> [meth, obj] or [NULL, attr]
-STACK_IO["LOAD_METHOD"] = io(K(1), K(2), null_out=K(1))
-for n in ("BINARY_SUBSCR", "BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP", "IMPORT_NAME",
-          "PREP_RERAISE_STAR"):
-    STACK_IO[n] = io(K(2), K(1))
-STACK_IO["CHECK_EG_MATCH"] = io(K(2), K(2))
-for n in ("END_ASYNC_FOR", "DELETE_SUBSCR", "STORE_ATTR"):
-    STACK_IO[n] = io(K(2), K(0))
-# value = POP(); key = POP(); map = PEEK(oparg)
-STACK_IO["MAP_ADD"] = io(K(2), K(0), reads=("Arg", 2))
-STACK_IO["STORE_SUBSCR"] = io(K(3), K(0))
-STACK_IO["MATCH_CLASS"] = io(K(3), K(1))
-STACK_IO["UNPACK_SEQUENCE"] = io(K(1), ("Arg", 0))
-STACK_IO["UNPACK_EX"] = io(K(1), ("UnpackEx", 1))
-# The iterator stays on the fall-through; exhausted, it is popped.
-STACK_IO["FOR_ITER"] = io(K(0), K(1), jpops=K(1), jpushes=K(0), reads=K(1))
-# v = POP(); receiver = TOP(); returned: SET_TOP(retval) and jump; else PUSH(retval)
-STACK_IO["SEND"] = io(K(1), K(1), jpops=K(2), jpushes=K(1), reads=K(2))
-for n in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
-    STACK_IO[n] = io(K(1), K(0), jpops=K(0), jpushes=K(0), reads=K(1))
-for n in ("BUILD_TUPLE", "BUILD_LIST", "BUILD_SET", "BUILD_STRING"):
-    STACK_IO[n] = io(("Arg", 0), K(1))
-STACK_IO["BUILD_MAP"] = io(("TwoArg", 0), K(1))
-STACK_IO["BUILD_CONST_KEY_MAP"] = io(("Arg", 1), K(1))
-# oparg & 1: NULL first, then the global
-STACK_IO["LOAD_GLOBAL"] = io(K(0), ("ArgBit0", 1), null_out=("ArgBit0", 0))
-STACK_IO["RAISE_VARARGS"] = io(("Arg", 0), K(0))
-# [method-or-NULL, self-or-callable, args...] -> [result]
-STACK_IO["CALL"] = io(("Arg", 2), K(1), null_in=K(1))
-# [NULL, func, callargs, (kwargs)] -> [result]
-STACK_IO["CALL_FUNCTION_EX"] = io(("ArgBit0", 3), K(1), null_in=K(1))
-STACK_IO["MAKE_FUNCTION"] = io(("Popcount4", 1), K(1))
-STACK_IO["BUILD_SLICE"] = io(("ArgIs3", 2), K(1))
-STACK_IO["FORMAT_VALUE"] = io(("ArgBit2", 1), K(1))
-
-
-def count(c, a):
-    return COUNT_FORMULAS[c[0]](a) + c[1]
+VERSION = (3, 11)
+TERMINATORS = stack_io.TERMINATORS[VERSION]
 
 
 def check_stack_io(op, name, has_arg):
-    """pushes - pops must be dis.stack_effect on both edges (PRECALL/CALL: their sum)."""
-    if name not in STACK_IO:
-        raise SystemExit(f"no real stack effect for {name}")
-    e = STACK_IO[name]
-    for a in (SWEEP if has_arg else [0]):
-        for jump in (False, True):
-            if jump and op not in opcode.hasjrel:
-                continue
-            pops = count(e["jpops" if jump else "pops"], a)
-            pushes = count(e["jpushes" if jump else "pushes"], a)
-            want = dis.stack_effect(op, a if has_arg else None, jump=jump)
-            if name in ("PRECALL", "CALL"):
-                other = "CALL" if name == "PRECALL" else "PRECALL"
-                o = STACK_IO[other]
-                pops += count(o["pops"], a)
-                pushes += count(o["pushes"], a)
-                want += dis.stack_effect(opcode.opmap[other], a, jump=jump)
-            if c_int(pushes - pops) != want:
-                raise SystemExit(f"{name} {a} jump={jump}: real {pushes - pops}, dis {want}")
-            if max(pops, count(e["reads"], a)) != count(e["reads"], a):
-                raise SystemExit(f"{name} {a}: reads fewer slots than it pops")
-
-
-def fmt(c):
-    return f"({c[0]}, {c[1]})"
+    def effect(n, a, jump):
+        o = opcode.opmap[n]
+        return dis.stack_effect(o, a if o >= opcode.HAVE_ARGUMENT else None, jump=jump)
+    stack_io.check_stack_io(VERSION, op, name, has_arg, op in opcode.hasjrel, effect, SWEEP,
+                            c_int)
 
 
 def fit(op, has_arg):
@@ -252,11 +111,10 @@ def main():
             kind, ft, jt = "Const", 0, 0
         else:
             kind, ft, jt = fit(op, has_arg)
-        raises = ("ArgDependent" if name in ARG_DEPENDENT_RAISE
-                  else "Never" if name in NEVER_RAISE else "Always")
+        raises = stack_io.raises(VERSION, name)
         term = "true" if name in TERMINATORS else "false"
         check_stack_io(op, name, has_arg)
-        e = STACK_IO[name]
+        e = stack_io.STACK_IO[VERSION][name]
         out.write(f"PYV_OPCODE({name}, {op}, {caches}, {jump}, {term}, {raises}, {kind}, "
                   f"{ft}, {jt}, {operand_kind(op, name)},\n           "
                   + ", ".join(fmt(e[k]) for k in ("pops", "pushes", "jpops", "jpushes",

@@ -204,12 +204,13 @@ void BlockStack::findWithSites(const StackDepthResult &Depth) {
     uint32_t First = I + 1;
     if (Async) {
       // BEFORE_ASYNC_WITH; GET_AWAITABLE 1; LOAD_CONST None; SEND done; ...
-      // The body starts at the SEND's jump target.
+      // The body starts at the SEND's jump target (from 3.12: after the
+      // END_SEND there).
       for (uint32_t K = I + 1; K < Insts.size() && K <= I + 4; ++K)
         if (Insts[K].is(Opcode::SEND)) {
           int64_t T = Insts.indexAtStart(uint64_t(Insts[K].Target));
           if (T >= 0)
-            First = uint32_t(T);
+            First = uint32_t(T) + (Insts[T].is(Opcode::END_SEND) ? 1 : 0);
           break;
         }
     }

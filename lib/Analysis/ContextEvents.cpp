@@ -20,11 +20,18 @@ bool pyverify::isContextProtocolName(llvm::StringRef Name) {
 
 bool pyverify::isExitCallSequence(const DecodedCode &D, uint32_t I) {
   const auto &Insts = D.Insts;
-  if (I < 4 || I >= Insts.size() || !Insts[I].is(Opcode::CALL) ||
-      Insts[I].Arg != 2 || !Insts[I - 1].is(Opcode::PRECALL) ||
-      Insts[I - 1].Arg != 2)
+  if (I >= Insts.size() || !Insts[I].is(Opcode::CALL) || Insts[I].Arg != 2)
     return false;
-  for (uint32_t K = I - 4; K < I - 1; ++K) {
+  // 3.11 calls through PRECALL 2; from 3.12 CALL 2 follows the constants.
+  uint32_t Consts = I;
+  if (Insts[I].Ver == PythonVersion::V3_11) {
+    if (I == 0 || !Insts[I - 1].is(Opcode::PRECALL) || Insts[I - 1].Arg != 2)
+      return false;
+    Consts = I - 1;
+  }
+  if (Consts < 3)
+    return false;
+  for (uint32_t K = Consts - 3; K < Consts; ++K) {
     const Instruction &C = Insts[K];
     if (!C.is(Opcode::LOAD_CONST) || C.Arg >= D.Code->Consts.size() ||
         !D.Code->Consts[C.Arg].is<NoneValue>())
@@ -40,12 +47,13 @@ llvm::StringRef pyverify::getCodeRoleName(CodeRole R) {
 /// The name LOAD_ATTR / LOAD_METHOD \p I loads, "" when out of range.
 static llvm::StringRef attrName(const DecodedCode &D, const Instruction &I) {
   const auto &Names = D.Code->Names;
-  return I.Arg < Names.size() ? llvm::StringRef(Names[I.Arg])
-                              : llvm::StringRef();
+  uint32_t N = I.nameIndex();
+  return N < Names.size() ? llvm::StringRef(Names[N]) : llvm::StringRef();
 }
 
 /// LOAD_FAST x; LOAD_METHOD \p Want at \p K - 1, \p K (or LOAD_ATTR too,
-/// with \p AnyLoad): x.
+/// with \p AnyLoad; from 3.12 a method load is LOAD_ATTR with bit 0 set):
+/// x.
 static std::optional<uint32_t> methodOnLocal(const DecodedCode &D, size_t K,
                                              llvm::StringRef Want,
                                              bool AnyLoad = false) {
@@ -53,8 +61,11 @@ static std::optional<uint32_t> methodOnLocal(const DecodedCode &D, size_t K,
   if (K == 0 || K >= Insts.size())
     return std::nullopt;
   const Instruction &A = Insts[K - 1], &B = Insts[K];
+  bool MethodLoad =
+      B.is(Opcode::LOAD_METHOD) ||
+      (B.is(Opcode::LOAD_ATTR) && B.Ver != PythonVersion::V3_11 && (B.Arg & 1));
   if (!A.Valid || !B.Valid || !A.is(Opcode::LOAD_FAST) ||
-      !(B.is(Opcode::LOAD_METHOD) || (AnyLoad && B.is(Opcode::LOAD_ATTR))) ||
+      !(MethodLoad || (AnyLoad && B.is(Opcode::LOAD_ATTR))) ||
       attrName(D, B) != Want)
     return std::nullopt;
   return A.Arg;
@@ -160,9 +171,12 @@ ContextEvent pyverify::recogniseContextEvent(const Instruction &I,
     return ctxev::EnterWith{false};
   case Opcode::BEFORE_ASYNC_WITH:
     return ctxev::EnterWith{true};
-  case Opcode::SEND:
-    return F.JumpEdge ? ContextEvent(ctxev::AsyncEnterDone{})
-                      : ContextEvent(ctxev::NoEvent{});
+  case Opcode::SEND: // 3.11: the await is done when SEND jumps
+    return F.JumpEdge && I.Ver == PythonVersion::V3_11
+               ? ContextEvent(ctxev::AsyncEnterDone{})
+               : ContextEvent(ctxev::NoEvent{});
+  case Opcode::END_SEND: // 3.12+: SEND jumps here with the result
+    return ctxev::AsyncEnterDone{};
   case Opcode::WITH_EXCEPT_START:
     return callEvent(F, ExitVia::ExceptStart);
   case Opcode::CALL:

@@ -83,13 +83,24 @@ void ContextTransfer::step(ContextState &S, uint32_t I, bool Jump,
     return stepEnterWith(S, I, R);
   case Opcode::SEND:
     return stepSend(S, I, Jump, R);
+  case Opcode::END_SEND:
+    return stepEndSend(S, I, R);
   case Opcode::WITH_EXCEPT_START:
     return stepWithExceptStart(S, I, R);
   case Opcode::CALL:
     return stepCall(S, I, R);
   case Opcode::LOAD_FAST:
+  case Opcode::LOAD_FAST_CHECK:
+  case Opcode::LOAD_FAST_AND_CLEAR:
     push(S, ContextSlot{SlotTag::LocalRef, In.Arg});
     return;
+  case Opcode::LOAD_FAST_LOAD_FAST: // 3.13: locals arg >> 4, then arg & 15
+    push(S, ContextSlot{SlotTag::LocalRef, In.Arg >> 4});
+    push(S, ContextSlot{SlotTag::LocalRef, In.Arg & 15});
+    return;
+  case Opcode::STORE_FAST_LOAD_FAST:
+  case Opcode::STORE_FAST_STORE_FAST:
+    return stepStoreLocalPair(S, I, R);
   case Opcode::LOAD_METHOD:
   case Opcode::LOAD_ATTR:
     return stepLoadAttr(S, I, R);
@@ -106,6 +117,9 @@ void ContextTransfer::step(ContextState &S, uint32_t I, bool Jump,
   }
   case Opcode::RETURN_VALUE:
     dropped(S, pop(S), I, R);
+    leaving(S, I, /*ByException=*/false, R);
+    return;
+  case Opcode::RETURN_CONST:
     leaving(S, I, /*ByException=*/false, R);
     return;
   default:
@@ -127,8 +141,11 @@ void ContextTransfer::stepLoadAttr(ContextState &S, uint32_t I,
     Result = ContextSlot{SlotTag::EnterMethod, T.Id};
   else if (Manager && Name == "__exit__")
     Result = ContextSlot{SlotTag::ExitMethod, T.Id};
+  // The method (or attribute) is the deeper of two pushed values in every
+  // version: 3.11's LOAD_METHOD and 3.12's method LOAD_ATTR push [meth,
+  // self] or [NULL, attr]; 3.13's [attr, self-or-NULL].
   push(S, Result);
-  if (Insts[I].is(Opcode::LOAD_METHOD))
+  if (getStackIO(Insts[I].info(), Insts[I].Arg, false).Pushes == 2)
     push(S);
 }
 
@@ -137,7 +154,27 @@ void ContextTransfer::stepStoreLocal(ContextState &S, uint32_t I,
   const Instruction &In = Insts[I];
   if (In.is(Opcode::STORE_FAST))
     dropped(S, pop(S), I, R);
-  if (ContextLocal *L = S.findLocal(In.Arg)) {
+  overwriteLocal(S, I, In.Arg, R);
+}
+
+/// 3.13's STORE_FAST_STORE_FAST (TOS to local arg >> 4, the next to arg &
+/// 15) and STORE_FAST_LOAD_FAST (TOS to arg >> 4, then push local arg & 15).
+void ContextTransfer::stepStoreLocalPair(ContextState &S, uint32_t I,
+                                         ContextReport *R) const {
+  const Instruction &In = Insts[I];
+  dropped(S, pop(S), I, R);
+  overwriteLocal(S, I, In.Arg >> 4, R);
+  if (In.is(Opcode::STORE_FAST_STORE_FAST)) {
+    dropped(S, pop(S), I, R);
+    overwriteLocal(S, I, In.Arg & 15, R);
+  } else {
+    push(S, ContextSlot{SlotTag::LocalRef, In.Arg & 15});
+  }
+}
+
+void ContextTransfer::overwriteLocal(ContextState &S, uint32_t I,
+                                     uint32_t Local, ContextReport *R) const {
+  if (ContextLocal *L = S.findLocal(Local)) {
     if (L->S != LocalStatus::Exited)
       report(R, CheckId::ContextNotExited,
              L->S == LocalStatus::Entered ? Certainty::Definite
@@ -145,9 +182,9 @@ void ContextTransfer::stepStoreLocal(ContextState &S, uint32_t I,
              I, L->Ctx,
              llvm::formatv("{0} overwrites local '{1}', which holds {2}, "
                            "before its __exit__ is called",
-                           describe(I), localName(In.Arg), ctxName(L->Ctx)));
+                           describe(I), localName(Local), ctxName(L->Ctx)));
     S.removeActive(L->Ctx);
-    S.eraseLocal(In.Arg);
+    S.eraseLocal(Local);
   }
 }
 
@@ -171,7 +208,7 @@ void ContextTransfer::stepCopy(ContextState &S, uint32_t I) const {
 void ContextTransfer::stepOther(ContextState &S, uint32_t I, bool Jump,
                                 ContextReport *R) const {
   const Instruction &In = Insts[I];
-  StackIO E = getStackIO(In.op(), In.Arg, Jump);
+  StackIO E = getStackIO(In.info(), In.Arg, Jump);
   for (int64_t K = 0; K < E.Pops; ++K)
     dropped(S, pop(S), I, R);
   for (int64_t K = 0; K < E.Pushes && K < (1 << 20); ++K)
@@ -186,7 +223,8 @@ bool ContextTransfer::raisesHere(const ContextState &S, uint32_t I) const {
   RaiseFacts F;
   F.BackEdgeSeparately = true; // raises only at the back edge's target - 1
   // Assumption: a local holding a context is bound.
-  F.LocalBound = In.is(Opcode::LOAD_FAST) && tracked(S, In.Arg);
+  F.LocalBound = (In.is(Opcode::LOAD_FAST) || In.is(Opcode::LOAD_FAST_CHECK)) &&
+                 tracked(S, In.Arg);
   // Assumption: an entered manager has __enter__ and __exit__.
   F.ProtocolAttribute =
       (In.is(Opcode::LOAD_METHOD) || In.is(Opcode::LOAD_ATTR)) && N &&
@@ -434,6 +472,6 @@ std::string ContextTransfer::localName(uint32_t L) const {
 }
 
 llvm::StringRef ContextTransfer::nameArg(uint32_t I) const {
-  uint32_t A = Insts[I].Arg;
+  uint32_t A = Insts[I].nameIndex();
   return A < D.Code->Names.size() ? llvm::StringRef(D.Code->Names[A]) : "";
 }

@@ -114,6 +114,7 @@ private:
   // One helper per event of step().
   void stepEnterWith(ContextState &S, uint32_t I, ContextReport *R) const;
   void stepSend(ContextState &S, uint32_t I, bool Jump, ContextReport *R) const;
+  void stepEndSend(ContextState &S, uint32_t I, ContextReport *R) const;
   void stepWithExceptStart(ContextState &S, uint32_t I, ContextReport *R) const;
   void stepCall(ContextState &S, uint32_t I, ContextReport *R) const;
   /// Where an event happens: the state, the instruction, the slot the
@@ -138,6 +139,9 @@ private:
   void exitFault(EventSite &At, ExitVia Via, Fault K) const;
   void stepLoadAttr(ContextState &S, uint32_t I, ContextReport *R) const;
   void stepStoreLocal(ContextState &S, uint32_t I, ContextReport *R) const;
+  void stepStoreLocalPair(ContextState &S, uint32_t I, ContextReport *R) const;
+  void overwriteLocal(ContextState &S, uint32_t I, uint32_t Local,
+                      ContextReport *R) const;
   void stepCopy(ContextState &S, uint32_t I) const;
   void stepOther(ContextState &S, uint32_t I, bool Jump,
                  ContextReport *R) const;

@@ -169,7 +169,9 @@ void ContextTransfer::stepEnterWith(ContextState &S, uint32_t I,
 
 void ContextTransfer::stepSend(ContextState &S, uint32_t I, bool Jump,
                                ContextReport *R) const {
-  if (!Jump) {
+  // From 3.12 a returning SEND keeps the receiver and jumps to END_SEND,
+  // where the await completes (stepEndSend).
+  if (!Jump || Insts[I].Ver != PythonVersion::V3_11) {
     pop(S);
     push(S);
     return;
@@ -181,6 +183,15 @@ void ContextTransfer::stepSend(ContextState &S, uint32_t I, bool Jump,
   F.JumpEdge = true;
   EventSite At{S, I, R};
   onEvent(recogniseContextEvent(Insts[I], F), At);
+}
+
+void ContextTransfer::stepEndSend(ContextState &S, uint32_t I,
+                                  ContextReport *R) const {
+  ContextSlot Value = pop(S);
+  dropped(S, pop(S), I, R); // the receiver
+  push(S, Value);
+  EventSite At{S, I, R};
+  onEvent(recogniseContextEvent(Insts[I], SlotFacts{}), At);
 }
 
 void ContextTransfer::stepWithExceptStart(ContextState &S, uint32_t I,

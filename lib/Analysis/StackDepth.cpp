@@ -11,42 +11,40 @@
 using namespace pyverify;
 
 int64_t pyverify::entryStackDepth(const CodeObject &C) {
-  return C.isGeneratorLike() ? 1 : 0;
+  return C.isGeneratorLike() && C.Version != PythonVersion::V3_13 ? 1 : 0;
 }
 
 namespace {
 
 /// Opcode facts the analysis asks about every instruction (at least twice:
-/// the fixpoint and the replay), read from the opcode table once: the real
-/// stack effects (getStackIO) of opcodes whose counts do not depend on the
-/// argument are cached per byte.
+/// the fixpoint and the replay), read from each version's opcode table once:
+/// the real stack effects (getStackIO) of opcodes whose counts do not depend
+/// on the argument are cached per version and byte.
 class OpcodeFacts {
 public:
   OpcodeFacts() {
-    for (unsigned B = 0; B < 256; ++B) {
-      Infos[B] = getOpcodeInfo(uint8_t(B));
-      if (!Infos[B])
-        continue;
-      const OpcodeInfo &I = *Infos[B];
-      Const[B] = I.Pops.Formula == CountFormula::Zero &&
-                 I.Pushes.Formula == CountFormula::Zero &&
-                 I.JumpPops.Formula == CountFormula::Zero &&
-                 I.JumpPushes.Formula == CountFormula::Zero &&
-                 I.Reads.Formula == CountFormula::Zero;
-      if (Const[B])
-        for (bool J : {false, true}) {
-          StackIO E = getStackIO(Opcode(B), 0, J);
-          Cached[J][B] = {int8_t(E.Pops), int8_t(E.net()), int8_t(E.Reads)};
-        }
-    }
+    for (unsigned V = 0; V < NumVersions; ++V)
+      for (unsigned B = 0; B < 256; ++B) {
+        const OpcodeInfo *Info = getVersionOpcodeInfo(PythonVersion(V), B);
+        if (!Info)
+          continue;
+        const OpcodeInfo &I = *Info;
+        Const[V][B] = I.Pops.Formula == CountFormula::Zero &&
+                      I.Pushes.Formula == CountFormula::Zero &&
+                      I.JumpPops.Formula == CountFormula::Zero &&
+                      I.JumpPushes.Formula == CountFormula::Zero &&
+                      I.Reads.Formula == CountFormula::Zero;
+        if (Const[V][B])
+          for (bool J : {false, true}) {
+            StackIO E = getStackIO(I, 0, J);
+            Cached[V][J][B] = {int8_t(E.Pops), int8_t(E.net()),
+                               int8_t(E.Reads)};
+          }
+      }
   }
   static const OpcodeFacts &get() {
     static const OpcodeFacts F;
     return F;
-  }
-  const OpcodeInfo &info(const Instruction &I) const {
-    assert(I.Valid && "well-formed code has base opcodes only");
-    return *Infos[I.OpByte];
   }
   struct Effect {
     int64_t Pops, Net, Reads;
@@ -58,23 +56,25 @@ public:
       return std::max<int64_t>(D - Pops, 0) + Pops + Net;
     }
   };
-  /// getStackIO(I.op(), I.Arg, J), as pops, net and reads.
+  /// getStackIO(I.info(), I.Arg, J), as pops, net and reads.
   Effect effect(const Instruction &I, bool J) const {
-    if (Const[I.OpByte]) {
-      const Small &C = Cached[J][I.OpByte];
+    assert(I.Valid && "well-formed code has base opcodes only");
+    unsigned V = unsigned(I.Ver);
+    if (Const[V][I.OpByte]) {
+      const Small &C = Cached[V][J][I.OpByte];
       return {C.Pops, C.Net, C.Reads};
     }
-    StackIO E = getStackIO(I.op(), I.Arg, J);
+    StackIO E = getStackIO(I.info(), I.Arg, J);
     return {E.Pops, E.net(), E.Reads};
   }
 
 private:
+  static constexpr unsigned NumVersions = std::size(AllPythonVersions);
   struct Small {
     int8_t Pops, Net, Reads;
   };
-  std::array<const OpcodeInfo *, 256> Infos{};
-  std::array<bool, 256> Const{};
-  std::array<std::array<Small, 256>, 2> Cached{};
+  std::array<std::array<bool, 256>, NumVersions> Const{};
+  std::array<std::array<std::array<Small, 256>, 2>, NumVersions> Cached{};
 };
 
 /// Which edge effect applies to an edge leaving a block.
@@ -199,7 +199,7 @@ private:
   /// The block's last instruction \p I, entered at depth \p D:
   /// jump=false, then jump=true for a jump (a conditional one has both).
   void recordLast(uint32_t I, int64_t D) {
-    const OpcodeInfo &Info = F.info(Insts[I]);
+    const OpcodeInfo &Info = Insts[I].info();
     bool JumpEffect = Info.isJump();
     bool FallEffect = !JumpEffect || Info.isConditionalJump();
     std::optional<int64_t> MinAfter;

@@ -5,6 +5,8 @@
 #include "llvm/Support/Compiler.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <iterator>
+
 using namespace pyverify;
 
 llvm::StringRef Instruction::name() const {
@@ -67,6 +69,8 @@ public:
   void resolveJumps(const InstructionStream &S);
 
 private:
+  void checkSkipped(const InstructionStream &S, Instruction &I,
+                    const VersionOpcodeInfo &J);
   llvm::StringRef Code;
   size_t NumUnits;
   PythonVersion V;
@@ -189,6 +193,8 @@ const VersionOpcodeInfo *Decoder::decodeOpcode(Instruction &I, size_t U,
   if (!Info) {
     I.Valid = false;
     report(CheckId::BytecodeDecode, I.Offset, describeBadOpcode(I.OpByte, V));
+  } else {
+    I.Op = Info->Op;
   }
   if (I.Valid && !Info->HasArg) {
     if (Prefixes)
@@ -272,7 +278,46 @@ void Decoder::resolveJumps(const InstructionStream &S) {
              llvm::formatv("{0} {1} jumps to byte {2}, which is inside the "
                            "{3} at {4}, not on an instruction start",
                            J.Name, I.Arg, I.Target, In.name(), In.Offset));
+    } else if (J.JumpSkip) {
+      checkSkipped(S, I, J);
     }
+  }
+}
+
+/// The instructions a taken jump of \p I steps over at its (valid) target
+/// must be the ones the interpreter expects there (it asserts them only in a
+/// debug build): 3.12's exhausted FOR_ITER skips one END_FOR, 3.13's an
+/// END_FOR and a POP_TOP.
+void Decoder::checkSkipped(const InstructionStream &S, Instruction &I,
+                           const VersionOpcodeInfo &J) {
+  static constexpr Opcode Expected[] = {Opcode::END_FOR, Opcode::POP_TOP};
+  int64_t At = S.indexAtStart(uint64_t(I.Target));
+  unsigned Units = 0;
+  for (unsigned K = 0; Units < J.JumpSkip; ++K, ++At) {
+    const Instruction *In =
+        At < int64_t(Insts.size()) ? &Insts[size_t(At)] : nullptr;
+    if (!In || K >= std::size(Expected) || !In->is(Expected[K]) ||
+        In->NumPrefixes) {
+      I.TargetValid = false;
+      report(CheckId::JumpTargetInvalid, I.Offset,
+             llvm::formatv("{0} {1} jumps to byte {2}, where the interpreter "
+                           "steps over {3} code unit(s) it expects to be {4}; "
+                           "found {5}",
+                           J.Name, I.Arg, I.Target, unsigned(J.JumpSkip),
+                           J.JumpSkip == 1 ? "END_FOR" : "END_FOR, POP_TOP",
+                           In ? In->name()
+                              : llvm::StringRef("the end of the "
+                                                "code")));
+      return;
+    }
+    Units += In->units();
+  }
+  if (uint64_t(I.landing()) >= S.codeSize()) {
+    I.TargetValid = false;
+    report(CheckId::JumpTargetInvalid, I.Offset,
+           llvm::formatv("{0} {1} lands at byte {2} after stepping over its "
+                         "target, the end of the code",
+                         J.Name, I.Arg, I.landing()));
   }
 }
 

@@ -1,6 +1,7 @@
 //===- Opcode.cpp - CPython 3.11 base opcodes -----------------------------===//
 
 #include "pyverify/Bytecode/Opcode.h"
+#include "OpcodeInfoInit.h"
 
 #include "llvm/Support/ErrorHandling.h"
 
@@ -22,41 +23,37 @@ static constexpr detail::OpcodeTable makeOpcodeTable() {
   Num_##Name = Num,
 #include "pyverify/Bytecode/Opcodes.def"
   };
-#define PYV_COUNT(Formula, K)                                                  \
-  StackCount { CountFormula::Formula, K }
-#define PYV_OPCODE(Name, Num, Caches, JumpK, Term, RaisesK, EffectK, FT, JT,   \
-                   OperandK, Pops, Pushes, JPops, JPushes, Reads, NullIn,      \
-                   NullOut)                                                    \
-  T.Infos[Num] = OpcodeInfo{#Name,                                             \
-                            Num,                                               \
-                            Caches,                                            \
-                            JumpKind::JumpK,                                   \
-                            Term,                                              \
-                            RaiseKind::RaisesK,                                \
-                            EffectKind::EffectK,                               \
-                            FT,                                                \
-                            JT,                                                \
-                            OperandKind::OperandK,                             \
-                            PYV_COUNT Pops,                                    \
-                            PYV_COUNT Pushes,                                  \
-                            PYV_COUNT JPops,                                   \
-                            PYV_COUNT JPushes,                                 \
-                            PYV_COUNT Reads,                                   \
-                            PYV_COUNT NullIn,                                  \
-                            PYV_COUNT NullOut};                                \
-  T.Valid[Num] = true;
+#define PYV_OPCODE(...)                                                        \
+  T.Infos[PYV_OPCODE_NUM(__VA_ARGS__)] = PYV_OPCODE_INFO_311(__VA_ARGS__);     \
+  T.Valid[PYV_OPCODE_NUM(__VA_ARGS__)] = true;
+#define PYV_OPCODE_NUM(Name, Num, ...) Num
 #define PYV_SPECIALIZED(Name, Num, Base)                                       \
   T.Specialized[Num] = #Name;                                                  \
   T.Deopt[Num] = Num_##Base;
 #include "pyverify/Bytecode/Opcodes.def"
-#undef PYV_COUNT
+#undef PYV_OPCODE_NUM
   return T;
 }
 
 constinit const detail::OpcodeTable detail::TheOpcodeTable = makeOpcodeTable();
 
+static constexpr const char *NewOpcodeNames[] = {
+#define PYV_NEW_OPCODE(Name) #Name,
+#include "pyverify/Bytecode/OpcodeNames.def"
+};
+static_assert(std::size(NewOpcodeNames) == NumNewOpcodes);
+
 llvm::StringRef pyverify::getOpcodeName(Opcode Op) {
+  unsigned N = unsigned(Op);
+  if (N >= 256) {
+    assert(N - 256 < NumNewOpcodes && "an opcode enumerator");
+    return NewOpcodeNames[N - 256];
+  }
   return getOpcodeInfo(Op).Name;
+}
+
+int64_t OpcodeInfo::stackEffect(uint32_t Arg, bool JumpEdge) const {
+  return evalStackEffect(Effect, FallThroughEffect, JumpEffect, Arg, JumpEdge);
 }
 
 const OpcodeInfo *pyverify::getDeoptimizedOpcodeInfo(uint8_t Byte) {

@@ -17,7 +17,9 @@ bool pyverify::mayRaiseGiven(const Instruction &I, const OpcodeInfo &Info,
   case RaiseKind::Always:
     break;
   case RaiseKind::ArgDependent:
-    if (!mayRaise(I.op(), I.Arg))
+    // RESUME checks the eval breaker only at a function's start or after a
+    // yield (3.11, 3.12: arg < 2; 3.13 tests the location bits, arg & 3).
+    if ((I.Ver == PythonVersion::V3_13 ? (I.Arg & 3) : I.Arg) >= 2)
       return false;
     break;
   }
@@ -25,7 +27,8 @@ bool pyverify::mayRaiseGiven(const Instruction &I, const OpcodeInfo &Info,
       !I.is(Opcode::FOR_ITER))
     return false;
   switch (I.op()) {
-  case Opcode::LOAD_FAST:
+  case Opcode::LOAD_FAST: // 3.11; 3.12+ never (the table)
+  case Opcode::LOAD_FAST_CHECK:
     return !F.LocalBound;
   case Opcode::LOAD_ATTR:
   case Opcode::LOAD_METHOD:

@@ -1,6 +1,7 @@
 //===- VersionOpcodes.cpp - Each version's base opcodes -------------------===//
 
 #include "pyverify/Bytecode/VersionOpcodes.h"
+#include "OpcodeInfoInit.h"
 
 #include <array>
 #include <string_view>
@@ -20,21 +21,16 @@ constexpr void add(VersionTable &T, const VersionOpcodeInfo &I) {
 
 constexpr VersionTable make311() {
   VersionTable T{};
-#define PYV_OPCODE(Name, Num, Caches, JumpK, Term, RaisesK, EffectK, FT, JT,   \
-                   OperandK, Pops, Pushes, JPops, JPushes, Reads, NullIn,      \
-                   NullOut)                                                    \
-  add(T,                                                                       \
-      VersionOpcodeInfo{#Name, Num, Caches, Num >= HaveArgument,               \
-                        JumpKind::JumpK, Term, EffectKind::EffectK, FT, JT});
+#define PYV_OPCODE(...) add(T, PYV_OPCODE_INFO_311(__VA_ARGS__));
 #include "pyverify/Bytecode/Opcodes.def"
   return T;
 }
 
 // Each generated table #undefs PYV_VERSION_OPCODE at its end.
 #define PYV_ADD_VERSION_OPCODE(Name, Num, Caches, HasArg, JumpK, Term,         \
-                               EffectK, FT, JT)                                \
-  add(T, VersionOpcodeInfo{#Name, Num, Caches, HasArg, JumpKind::JumpK, Term,  \
-                           EffectKind::EffectK, FT, JT});
+                               RaisesK, EffectK, FT, JT, OperandK, Skip, ...)  \
+  add(T, PYV_OPCODE_INFO(Name, Num, Caches, HasArg, Skip, JumpK, Term,         \
+                         RaisesK, EffectK, FT, JT, OperandK, __VA_ARGS__));
 
 constexpr VersionTable make312() {
   VersionTable T{};

@@ -71,7 +71,7 @@ llvm::BitVector findLeaders(const DecodedCode &D, std::vector<int32_t> &Cover,
     if (R)
       Raises.set(I);
     if (Info.isJump()) {
-      MarkAt(uint64_t(In.Target));
+      MarkAt(uint64_t(In.landing()));
       Leader.set(I + 1);
     } else if (Info.Terminator) {
       Leader.set(I + 1);
@@ -150,11 +150,11 @@ void EdgeBuilder::addNormalEdges(const BasicBlock &B, const Instruction &Last,
   bool HasNext = B.Id + 1 < S.Blocks.size();
   if (Info.isJump()) {
     if (Info.isConditionalJump()) {
-      addEdge(S, {EdgeKind::BranchTaken, B.Id, blockAt(Last.Target)});
+      addEdge(S, {EdgeKind::BranchTaken, B.Id, blockAt(Last.landing())});
       if (HasNext)
         addEdge(S, {EdgeKind::BranchNotTaken, B.Id, B.Id + 1});
     } else {
-      addEdge(S, {EdgeKind::Jump, B.Id, blockAt(Last.Target)});
+      addEdge(S, {EdgeKind::Jump, B.Id, blockAt(Last.landing())});
     }
   } else if (!Info.Terminator && HasNext) {
     addEdge(S, {EdgeKind::FallThrough, B.Id, B.Id + 1});

@@ -32,7 +32,7 @@ public:
     WalkState S{Producer, {}, {}};
     // The producer itself: its pushes, the last of them the result.
     const Instruction &P = D.Insts[Producer];
-    StackIO IO = getStackIO(P.op(), P.Arg, false);
+    StackIO IO = getStackIO(P.info(), P.Arg, false);
     pop(S, IO.Pops);
     for (int64_t K = 0; K < IO.Pushes; ++K)
       S.Stack.push_back(K + 1 == IO.Pushes ? Slot::Break : Slot::Other);
@@ -157,7 +157,7 @@ private:
     }
     if (Info.isJump() && I.Target >= 0) {
       int64_t T = D.Insts.indexAtStart(uint32_t(I.Target));
-      StackIO J = getStackIO(I.op(), I.Arg, true);
+      StackIO J = getStackIO(I.info(), I.Arg, true);
       if (Info.isConditionalJump() && T >= 0) {
         WalkState Taken = W;
         pop(Taken, J.Pops);
@@ -171,7 +171,7 @@ private:
         return false;
       }
     }
-    StackIO IO = getStackIO(I.op(), I.Arg, false);
+    StackIO IO = getStackIO(I.info(), I.Arg, false);
     pop(W, IO.Pops);
     W.Stack.insert(W.Stack.end(), size_t(std::max<int64_t>(IO.Pushes, 0)),
                    Slot::Other);

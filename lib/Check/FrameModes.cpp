@@ -140,7 +140,7 @@ private:
     if (Info.isJump() && I.Target >= 0) {
       if (int64_t T = D.Insts.indexAtStart(uint32_t(I.Target)); T >= 0) {
         MState J = S;
-        StackIO IO = getStackIO(I.op(), I.Arg, true);
+        StackIO IO = getStackIO(I.info(), I.Arg, true);
         J.pop(IO.Pops);
         J.pushOther(IO.Pushes);
         propagate(size_t(T), std::move(J));
@@ -218,7 +218,7 @@ private:
     case Opcode::CALL:
       return call(Pc, S);
     default: {
-      StackIO IO = getStackIO(I.op(), I.Arg, false);
+      StackIO IO = getStackIO(I.info(), I.Arg, false);
       S.pop(IO.Pops);
       S.pushOther(IO.Pushes);
       return;

@@ -52,19 +52,6 @@ std::vector<Finding> pyverify::verifyCode(const CodeAnalysis &A,
   assert(A.contextOptions() == O.Balance &&
          "the analysis must run the context pass with O's options");
   const DecodedCode &D = A.decoded();
-  if (D.Code->Version != PythonVersion::V3_11) {
-    // The passes have 3.11's semantics (docs/versions.md): an error, never
-    // a clean report, rather than judge another version's opcodes by
-    // 3.11's -- whatever checks are enabled.
-    std::vector<Finding> Out;
-    Out.emplace_back(
-        CheckId::BytecodeDecode, 0,
-        llvm::formatv("CPython {0} bytecode: pyverify's checks are CPython "
-                      "3.11's (docs/versions.md); nothing was checked",
-                      pythonVersionName(D.Code->Version))
-            .str());
-    return Out;
-  }
   std::vector<Finding> All = D.Findings;
   if (const CFG *G = A.cfg())
     checkDataflow(A, *G, All);

@@ -88,8 +88,10 @@ bool suppressPathRaises(const InstructionStream &Insts, uint32_t Offset) {
   if (H < 0)
     return false;
   int64_t I = -1;
+  // PUSH_EXC_INFO; WITH_EXCEPT_START; [3.13: TO_BOOL;] the branch.
   for (int64_t K = H; K < H + 4 && K < int64_t(Insts.size()); ++K)
-    if (Insts[K].is(Opcode::POP_JUMP_FORWARD_IF_TRUE)) {
+    if (Insts[K].is(Opcode::POP_JUMP_FORWARD_IF_TRUE) ||
+        Insts[K].is(Opcode::POP_JUMP_IF_TRUE)) {
       I = Insts.indexAtStart(uint64_t(Insts[K].Target));
       break;
     }

@@ -22,7 +22,8 @@ namespace {
 
 Instruction inst(Opcode Op, uint32_t Arg = 0) {
   Instruction I{};
-  I.OpByte = uint8_t(Op);
+  I.OpByte = uint8_t(Op); // a 3.11 opcode
+  I.Op = Op;
   I.Arg = Arg;
   return I;
 }

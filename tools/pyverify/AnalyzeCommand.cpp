@@ -234,8 +234,15 @@ void analyzeText(const CodeObject &C) {
 } // namespace
 
 int runAnalyze() {
+  Expected<InputVersions> Versions = versionsFromOptions();
+  if (!Versions) {
+    WithColor::error(errs(), "pyverify")
+        << toString(Versions.takeError()) << "\n";
+    return ExitUsage;
+  }
   return forEachTarget(
-      AnalyzeInputs, [&](const std::string &Path, const CodeTarget &T) {
+      AnalyzeInputs,
+      [&](const std::string &Path, const CodeTarget &T) {
         if (AnalyzeFormat == Format::Json) {
           json::Object O{{"file", jsonSafe(Path)},
                          {"target", T.Target.empty() ? json::Value(nullptr)
@@ -255,7 +262,8 @@ int runAnalyze() {
         });
         if (!T.Target.empty())
           outs() << "\n";
-      });
+      },
+      *Versions);
 }
 
 } // namespace pyverify::tool

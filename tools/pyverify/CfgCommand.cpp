@@ -398,12 +398,20 @@ void showCode(const std::string &Path, const CodeTarget &T,
 } // namespace
 
 int runCfg() {
+  Expected<InputVersions> Versions = versionsFromOptions();
+  if (!Versions) {
+    WithColor::error(errs(), "pyverify")
+        << toString(Versions.takeError()) << "\n";
+    return ExitUsage;
+  }
   return forEachTarget(
-      CfgInputs, [&](const std::string &Path, const CodeTarget &T) {
+      CfgInputs,
+      [&](const std::string &Path, const CodeTarget &T) {
         forEachCodeObject(*T.Code, [&](const CodeObject &C, unsigned) {
           showCode(Path, T, C);
         });
-      });
+      },
+      *Versions);
 }
 
 } // namespace pyverify::tool

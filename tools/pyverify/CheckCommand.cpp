@@ -179,6 +179,12 @@ int runCheck() {
     WithColor::error(errs(), "pyverify") << toString(std::move(E)) << "\n";
     return ExitUsage;
   }
+  Expected<InputVersions> Versions = versionsFromOptions();
+  if (!Versions) {
+    WithColor::error(errs(), "pyverify")
+        << toString(Versions.takeError()) << "\n";
+    return ExitUsage;
+  }
   ExpandedInputs In = expandInputs(Inputs);
   CheckRun R;
   for (const std::string &M : In.Missing) {
@@ -186,7 +192,7 @@ int runCheck() {
     ++R.Unreadable;
   }
   reportInputs(In);
-  for (FileOutcome &O : checkFiles(In.Files, Opts, Jobs))
+  for (FileOutcome &O : checkFiles(In.Files, Opts, Jobs, *Versions))
     R.add(O);
   R.Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)

@@ -19,7 +19,8 @@ Error parseCheckSpecs(CheckOptions &Opts, ArrayRef<std::string> Specs) {
   return Error::success();
 }
 
-FileOutcome checkFile(const std::string &Path, const CheckOptions &Opts) {
+FileOutcome checkFile(const std::string &Path, const CheckOptions &Opts,
+                      InputVersions Versions) {
   FileOutcome O;
   O.Report.Path = Path;
   if (sys::path::extension(Path) == ".pvb") {
@@ -33,7 +34,7 @@ FileOutcome checkFile(const std::string &Path, const CheckOptions &Opts) {
     O.VersionNote = otherVersionNote(O.Targets);
     return O;
   }
-  Expected<CodeFile> F = loadInput(Path);
+  Expected<CodeFile> F = loadInput(Path, Versions);
   if (!F) {
     O.InputError = toString(F.takeError());
     return O;
@@ -46,18 +47,19 @@ FileOutcome checkFile(const std::string &Path, const CheckOptions &Opts) {
 }
 
 std::vector<FileOutcome> checkFiles(const std::vector<std::string> &Files,
-                                    const CheckOptions &Opts, unsigned Jobs) {
+                                    const CheckOptions &Opts, unsigned Jobs,
+                                    InputVersions Versions) {
   std::vector<FileOutcome> Outcomes(Files.size());
   unsigned Threads =
       Jobs == 0 ? hardware_concurrency().compute_thread_count() : Jobs;
   if (Threads <= 1 || Files.size() <= 1) {
     for (size_t I = 0; I < Files.size(); ++I)
-      Outcomes[I] = checkFile(Files[I], Opts);
+      Outcomes[I] = checkFile(Files[I], Opts, Versions);
     return Outcomes;
   }
   ThreadPool Pool(hardware_concurrency(Threads));
   for (size_t I = 0; I < Files.size(); ++I)
-    Pool.async([&, I] { Outcomes[I] = checkFile(Files[I], Opts); });
+    Pool.async([&, I] { Outcomes[I] = checkFile(Files[I], Opts, Versions); });
   Pool.wait();
   return Outcomes;
 }

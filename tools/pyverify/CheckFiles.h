@@ -34,10 +34,14 @@ struct FileOutcome {
 llvm::Error parseCheckSpecs(CheckOptions &Opts,
                             llvm::ArrayRef<std::string> Specs);
 
-FileOutcome checkFile(const std::string &Path, const CheckOptions &Opts);
+/// \p Versions: which .pyc versions are read (CodeInputs.h); a bundle is
+/// always 3.11.
+FileOutcome checkFile(const std::string &Path, const CheckOptions &Opts,
+                      InputVersions Versions = {});
 
 std::vector<FileOutcome> checkFiles(const std::vector<std::string> &Files,
-                                    const CheckOptions &Opts, unsigned Jobs);
+                                    const CheckOptions &Opts, unsigned Jobs,
+                                    InputVersions Versions = {});
 
 } // namespace pyverify::tool
 

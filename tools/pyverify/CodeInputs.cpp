@@ -26,6 +26,24 @@ cl::opt<std::string>
                         "python3.11 on PATH)"),
                cl::sub(*cl::AllSubCommands));
 
+cl::opt<std::string> PythonVersionOpt(
+    "python-version",
+    cl::desc("3.11, 3.12 or 3.13: the bytecode of raw marshal inputs (a "
+             ".pyc's magic says its own; dis: the table --list-opcodes "
+             "lists)"),
+    cl::init("3.11"), cl::sub(DisCmd), cl::sub(CheckCmd), cl::sub(AnalyzeCmd),
+    cl::sub(CfgCmd), cl::sub(StatsCmd));
+
+Expected<InputVersions> versionsFromOptions() {
+  std::optional<PythonVersion> V = parsePythonVersion(PythonVersionOpt);
+  if (!V)
+    return createStringError(inconvertibleErrorCode(),
+                             "--python-version=%s: pyverify has opcode tables "
+                             "for 3.11, 3.12 and 3.13",
+                             PythonVersionOpt.c_str());
+  return InputVersions{/*AnyPyc=*/true, *V};
+}
+
 Expected<CodeFile> loadInput(const std::string &Path, InputVersions Versions) {
   if (sys::path::extension(Path) == ".py") {
     auto Py = findPython(PythonPath);
@@ -46,7 +64,7 @@ Expected<CodeFile> loadInput(const std::string &Path, InputVersions Versions) {
         inconvertibleErrorCode(),
         Versions.AnyPyc
             ? "%s: at byte 0: not a CPython 3.11, 3.12 or 3.13 .pyc: %s; "
-              "`pyverify dis` reads those (magic 3495, 3531, 3571)"
+              "pyverify reads those (magic 3495, 3531, 3571)"
             : "%s: at byte 0: not a CPython 3.11 .pyc: %s; pyverify reads "
               "3.11 (magic 3495)",
         Path.c_str(),

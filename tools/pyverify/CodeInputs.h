@@ -37,6 +37,14 @@ struct InputVersions {
   PythonVersion Marshal = PythonVersion::V3_11;
 };
 
+/// --python-version (dis, check, analyze, cfg, stats): the bytecode of raw
+/// marshal inputs; those commands read a .pyc of any version with tables.
+extern llvm::cl::opt<std::string> PythonVersionOpt;
+
+/// What --python-version selects (every .pyc version, raw marshal as given),
+/// or an error naming the option.
+llvm::Expected<InputVersions> versionsFromOptions();
+
 llvm::Expected<CodeFile> loadInput(const std::string &Path,
                                    InputVersions Versions = {});
 

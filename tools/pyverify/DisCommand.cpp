@@ -61,11 +61,6 @@ cl::opt<bool> ListOpcodes(
     "list-opcodes",
     cl::desc("List the base opcodes of --python-version (VersionOpcodes.h)"),
     cl::sub(DisCmd));
-cl::opt<std::string> PythonVersionOpt(
-    "python-version",
-    cl::desc("3.11, 3.12 or 3.13: the bytecode of raw marshal inputs and "
-             "the table --list-opcodes lists (a .pyc's magic says its own)"),
-    cl::init("3.11"), cl::sub(DisCmd));
 
 std::string hex(StringRef S) { return toHex(S, /*LowerCase=*/true); }
 
@@ -254,15 +249,13 @@ json::Object codeToJSON(const CodeObject &Root) {
 } // namespace
 
 int runDis() {
-  std::optional<PythonVersion> V = parsePythonVersion(PythonVersionOpt);
+  Expected<InputVersions> V = versionsFromOptions();
   if (!V) {
-    WithColor::error(errs(), "pyverify")
-        << "--python-version=" << PythonVersionOpt
-        << ": pyverify has opcode tables for 3.11, 3.12 and 3.13\n";
+    WithColor::error(errs(), "pyverify") << toString(V.takeError()) << "\n";
     return 2;
   }
   if (ListOpcodes)
-    return listOpcodes(*V);
+    return listOpcodes(V->Marshal);
   if (Inputs.empty()) {
     WithColor::error(errs(), "pyverify")
         << "dis: no input (give files or directories, or --list-opcodes)\n";
@@ -291,7 +284,7 @@ int runDis() {
         if (!T.Target.empty())
           outs() << "\n";
       },
-      InputVersions{/*AnyPyc=*/true, *V});
+      *V);
 }
 
 } // namespace pyverify::tool

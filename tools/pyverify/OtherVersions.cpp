@@ -93,8 +93,9 @@ std::string otherVersionNote(ArrayRef<const CodeObject *> Roots) {
         continue;
       return formatv("this looks like CPython {0} bytecode, not 3.11: "
                      "every code object decodes as {0} opcodes and their "
-                     "inline caches, and {1}; pyverify reads 3.11 bytecode "
-                     "only",
+                     "inline caches, and {1}; a marshal stream is read as "
+                     "3.11 unless --python-version says otherwise (prove: "
+                     "3.11 only)",
                      pythonVersionName(V), Why);
     }
     return "";

@@ -119,10 +119,16 @@ int runStats() {
     WithColor::error(errs(), "pyverify") << toString(std::move(E)) << "\n";
     return ExitUsage;
   }
+  Expected<InputVersions> Versions = versionsFromOptions();
+  if (!Versions) {
+    WithColor::error(errs(), "pyverify")
+        << toString(Versions.takeError()) << "\n";
+    return ExitUsage;
+  }
   ExpandedInputs In = expandInputs(Inputs);
   int Status = reportInputs(In) ? ExitUsage : ExitClean;
   Totals T;
-  for (FileOutcome &O : checkFiles(In.Files, Opts, Jobs)) {
+  for (FileOutcome &O : checkFiles(In.Files, Opts, Jobs, *Versions)) {
     if (!O.InputError.empty()) {
       WithColor::error(errs(), "pyverify") << O.InputError << "\n";
       ++T.Unreadable;

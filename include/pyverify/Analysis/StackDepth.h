@@ -74,7 +74,9 @@ struct StackDepthResult {
   uint64_t Visits = 0;
 };
 
-/// The depth on entry: 1 for generator-like code, else 0.
+/// The depth on entry: 1 for generator-like code of 3.11 and 3.12 (the
+/// value RETURN_GENERATOR leaves, which the POP_TOP after it drops), else 0
+/// (3.13's RETURN_GENERATOR pushes that value itself).
 int64_t entryStackDepth(const CodeObject &C);
 
 /// How computeStackDepth() reaches the fixpoint. Both give the same result

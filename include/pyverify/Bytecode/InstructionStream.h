@@ -12,7 +12,9 @@
 //
 // Jump targets are resolved to byte offsets (the unit after the opcode's
 // inline caches +/- arg, direction from the opcode; 3.11's jumps have no
-// caches).
+// caches), as `dis` shows them; landing() is where a taken jump really goes
+// (3.12's and 3.13's exhausted FOR_ITER steps over the END_FOR at its target,
+// which must be there: jump-target-invalid otherwise).
 //
 // The stream is decoded as one CPython version's bytecode (PythonVersion.h,
 // VersionOpcodes.h: which bytes are opcodes, their caches, jumps and
@@ -50,32 +52,47 @@ struct Instruction {
   uint32_t Start;
   uint32_t Offset;
   uint32_t End;
-  uint32_t Arg;           ///< Folded argument; 0 for argument-less opcodes.
-  uint32_t PrefixArg = 0; ///< What the EXTENDED_ARG prefixes accumulated.
-  int64_t Target = -1;    ///< Jump target byte offset, or -1 (not a jump).
-  uint8_t OpByte;         ///< The raw opcode byte.
+  uint32_t Arg;              ///< Folded argument; 0 for argument-less opcodes.
+  uint32_t PrefixArg = 0;    ///< What the EXTENDED_ARG prefixes accumulated.
+  int64_t Target = -1;       ///< Jump target byte offset, or -1 (not a jump).
+  uint8_t OpByte;            ///< The raw opcode byte.
+  Opcode Op = Opcode::CACHE; ///< OpByte's opcode in Ver (when Valid).
   /// The bytecode version the stream was decoded as.
   PythonVersion Ver = PythonVersion::V3_11;
   uint32_t NumPrefixes = 0;
   bool Valid = true;       ///< OpByte is a base opcode (not CACHE).
   bool TargetValid = true; ///< Target is an instruction start inside the code.
 
-  /// The 3.11 opcode (3.11 streams only: the analyses' semantics).
+  /// The opcode's identity (any version; valid instructions only).
   Opcode op() const {
-    assert(Valid && Ver == PythonVersion::V3_11);
-    return static_cast<Opcode>(OpByte);
+    assert(Valid);
+    return Op;
   }
-  const OpcodeInfo &info() const { return getOpcodeInfo(op()); }
-  bool is(Opcode Op) const {
-    return Valid && OpByte == uint8_t(Op) && Ver == PythonVersion::V3_11;
-  }
-  /// The opcode as its own version has it (any version).
-  const VersionOpcodeInfo &versionInfo() const {
+  /// Its version's facts (valid instructions only).
+  const OpcodeInfo &info() const {
     assert(Valid);
     return *getVersionOpcodeInfo(Ver, OpByte);
   }
+  bool is(Opcode O) const { return Valid && Op == O; }
+  const VersionOpcodeInfo &versionInfo() const { return info(); }
+  /// Where a taken jump lands: the target, after what the interpreter skips
+  /// there (OpcodeInfo::JumpSkip); -1 for a non-jump.
+  int64_t landing() const {
+    return Target < 0 ? Target : Target + 2 * int64_t(info().JumpSkip);
+  }
   bool hasArg() const { return Valid && versionInfo().HasArg; }
   llvm::StringRef name() const;
+  /// The co_names index the argument names: LOAD_GLOBAL's and (3.12+)
+  /// LOAD_ATTR's argument is index << 1 | flag, 3.12+ LOAD_SUPER_ATTR's
+  /// index << 2 | flags; other name opcodes' is the index.
+  uint32_t nameIndex() const {
+    if (is(Opcode::LOAD_GLOBAL) ||
+        (is(Opcode::LOAD_ATTR) && Ver != PythonVersion::V3_11))
+      return Arg >> 1;
+    if (is(Opcode::LOAD_SUPER_ATTR))
+      return Arg >> 2;
+    return Arg;
+  }
   /// The argument `dis` shows on prefix row \p P (0 = first prefix).
   uint32_t prefixRowArg(unsigned P) const {
     uint64_t Shift = 8 * uint64_t(NumPrefixes - 1 - P);

@@ -34,12 +34,22 @@
 
 namespace pyverify {
 
-enum class Opcode : uint8_t {
+/// Every version's opcodes, each name once. A 3.11 name's value is its 3.11
+/// number (3.11 code can be read as `Opcode(byte)`); the names 3.12 and 3.13
+/// added (OpcodeNames.def) count up from 256. What an opcode does in a version
+/// is that version's table (VersionOpcodes.h); the enumerator is its identity
+/// for the passes (Instruction::is()).
+enum class Opcode : uint16_t {
 #define PYV_OPCODE(Name, Num, Caches, Jump, Term, Raises, Effect, FT, JT, Op,  \
                    Pops, Pushes, JPops, JPushes, Reads, NullIn, NullOut)       \
   Name = Num,
 #include "pyverify/Bytecode/Opcodes.def"
+  LastOf311 = 255,
+#define PYV_NEW_OPCODE(Name) Name,
+#include "pyverify/Bytecode/OpcodeNames.def"
+  EndOfOpcodes
 };
+constexpr unsigned NumNewOpcodes = unsigned(Opcode::EndOfOpcodes) - 256;
 
 constexpr uint8_t HaveArgument = 90;
 
@@ -83,14 +93,15 @@ int64_t evalStackEffect(EffectKind Effect, int8_t FT, int8_t JT, uint32_t Arg,
 
 /// A count of stack slots as a function of the argument: Formula(arg) + K.
 enum class CountFormula : uint8_t {
-  Zero,      ///< 0
-  Arg,       ///< arg
-  TwoArg,    ///< 2 * arg
-  ArgBit0,   ///< arg & 1
-  ArgBit2,   ///< (arg >> 2) & 1
-  Popcount4, ///< the number of bits set in arg & 0xF
-  UnpackEx,  ///< (arg & 0xFF) + (arg >> 8)
-  ArgIs3,    ///< arg == 3
+  Zero,       ///< 0
+  Arg,        ///< arg
+  TwoArg,     ///< 2 * arg
+  ArgBit0,    ///< arg & 1
+  ArgBit2,    ///< (arg >> 2) & 1
+  Popcount4,  ///< the number of bits set in arg & 0xF
+  UnpackEx,   ///< (arg & 0xFF) + (arg >> 8)
+  ArgIs3,     ///< arg == 3
+  TwoArgBit0, ///< 2 * (arg & 1) (3.13: a NULL pushed above the value)
 };
 
 struct StackCount {
@@ -115,6 +126,8 @@ struct StackCount {
       return (A & 0xFF) + (A >> 8) + K;
     case CountFormula::ArgIs3:
       return (A == 3 ? 1 : 0) + K;
+    case CountFormula::TwoArgBit0:
+      return 2 * (A & 1) + K;
     }
     llvm_unreachable("unknown count formula");
   }
@@ -136,10 +149,17 @@ enum class OperandKind : uint8_t {
   Raw,          ///< A count or enum with no table to look up.
 };
 
+/// One version's facts about one base opcode.
 struct OpcodeInfo {
   const char *Name;
   uint8_t Number;
   uint8_t Caches; ///< Inline cache units after the opcode unit.
+  bool HasArg;    ///< Takes an argument (3.11: Number >= HaveArgument).
+  Opcode Op;      ///< The opcode's identity across versions.
+  /// Code units the interpreter steps over after taking the jump (3.12's
+  /// exhausted FOR_ITER skips the END_FOR at its target, 3.13's also the
+  /// POP_TOP after it); 0 elsewhere.
+  uint8_t JumpSkip;
   JumpKind Jump;
   bool Terminator; ///< No fall-through successor.
   RaiseKind Raises;
@@ -152,7 +172,7 @@ struct OpcodeInfo {
   /// the deepest popped / pushed value).
   StackCount Pops, Pushes, JumpPops, JumpPushes, Reads, NullIn, NullOut;
 
-  bool hasArg() const { return Number >= HaveArgument; }
+  bool hasArg() const { return HasArg; }
   bool isJump() const { return Jump != JumpKind::None; }
   bool isBackwardJump() const {
     return Jump == JumpKind::Backward || Jump == JumpKind::BackwardCond;
@@ -160,6 +180,8 @@ struct OpcodeInfo {
   bool isConditionalJump() const {
     return Jump == JumpKind::ForwardCond || Jump == JumpKind::BackwardCond;
   }
+  /// Net stack effect (dis.stack_effect) with argument \p Arg.
+  int64_t stackEffect(uint32_t Arg, bool JumpEdge) const;
 };
 
 namespace detail {
@@ -181,11 +203,13 @@ inline const OpcodeInfo *getOpcodeInfo(uint8_t Byte) {
              ? &detail::TheOpcodeTable.Infos[Byte]
              : nullptr;
 }
+/// The 3.11 facts of a 3.11 opcode.
 inline const OpcodeInfo &getOpcodeInfo(Opcode Op) {
-  assert(detail::TheOpcodeTable.Valid[uint8_t(Op)] &&
-         "Opcode enumerators are base opcodes");
-  return detail::TheOpcodeTable.Infos[uint8_t(Op)];
+  assert(unsigned(Op) < 256 && detail::TheOpcodeTable.Valid[unsigned(Op)] &&
+         "a 3.11 base opcode");
+  return detail::TheOpcodeTable.Infos[unsigned(Op)];
 }
+/// The opcode's name (any version's).
 llvm::StringRef getOpcodeName(Opcode Op);
 
 /// Stack effect of \p Op with argument \p Arg on the fall-through edge
@@ -204,11 +228,12 @@ struct StackIO {
   int64_t net() const { return Pushes - Pops; }
 };
 
-/// The real stack effect of \p Op with \p Arg on the fall-through (\p Jump
-/// false) or the jump edge. Differs from getStackEffect() only for PRECALL
-/// (pops nothing) and CALL (pops n + 2); the two sum to the same.
-inline StackIO getStackIO(Opcode Op, uint32_t Arg, bool Jump) {
-  const OpcodeInfo &I = detail::TheOpcodeTable.Infos[uint8_t(Op)];
+/// The real stack effect of an opcode whose facts are \p I (any version)
+/// with \p Arg on the fall-through (\p Jump false) or the jump edge. Differs
+/// from the net stack effect only for 3.11's PRECALL (pops nothing) and CALL
+/// (pops n + 2), which sum to the same, and for a jump that skips
+/// instructions (JumpSkip: their effect is included).
+inline StackIO getStackIO(const OpcodeInfo &I, uint32_t Arg, bool Jump) {
   StackIO R;
   R.Pops = (Jump ? I.JumpPops : I.Pops).eval(Arg);
   R.Pushes = (Jump ? I.JumpPushes : I.Pushes).eval(Arg);
@@ -217,9 +242,13 @@ inline StackIO getStackIO(Opcode Op, uint32_t Arg, bool Jump) {
   R.NullOut = uint64_t(I.NullOut.eval(Arg));
   return R;
 }
+/// The same for a 3.11 opcode.
+inline StackIO getStackIO(Opcode Op, uint32_t Arg, bool Jump) {
+  return getStackIO(getOpcodeInfo(Op), Arg, Jump);
+}
 
-/// Whether the instruction may raise, by the rules of the bytecode notes
-/// (section 1.3).
+/// Whether a 3.11 instruction may raise, by the rules of the bytecode notes
+/// (section 1.3). (RaiseModel.h: any version, with what a pass knows.)
 bool mayRaise(Opcode Op, uint32_t Arg);
 
 /// For a specialised opcode byte, the info of the base opcode it stands for

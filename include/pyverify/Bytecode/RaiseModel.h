@@ -22,7 +22,9 @@
 //                       it again does not raise; printed by the prover);
 //   BackEdgeSeparately  JUMP_BACKWARD: the eval breaker's exception is a
 //                       CFG edge of its own (looked up at the target - 1),
-//                       not a raise of the jump.
+//                       not a raise of the jump (every version: 3.12's
+//                       and 3.13's compilers, like 3.11's, leave a with
+//                       body's back jump outside the with's entry).
 //
 // The CFG (its raising edges), the context-balance pass and the prover all
 // decide "may this raise here" by it. A conditional branch may raise (the

@@ -1,14 +1,15 @@
 //===- VersionOpcodes.h - Each version's base opcodes -----------*- C++ -*-===//
 //
 // Contract: getVersionOpcodeInfo() gives, for a CPython version and an
-// opcode byte, that version's base opcode -- name, inline cache units,
-// whether it takes an argument, its jump kind, whether it is a terminator
-// and its net stack effect on both edges -- or null when the byte is not a
-// base opcode of that version (CACHE included, as in Opcodes.def). The 3.11
-// entries are Opcodes.def's (Opcode.h has the rest of the 3.11 facts: the
-// real stack, raising); the 3.12 and 3.13 ones are Opcodes312.def and
-// Opcodes313.def, generated from those interpreters by
-// scripts/gen-version-opcodes.py and re-checked against them at test time
+// opcode byte, that version's base opcode -- every fact OpcodeInfo holds:
+// name and identity (enum Opcode), inline cache units, whether it takes an
+// argument, its jump kind and what a jump skips, whether it is a terminator,
+// whether it may raise, its net stack effect and its real stack on both
+// edges -- or null when the byte is not a base opcode of that version (CACHE
+// included). The 3.11 entries are Opcodes.def's; the 3.12 and 3.13 ones are
+// Opcodes312.def and Opcodes313.def, generated from those interpreters by
+// scripts/gen-version-opcodes.py (the facts `dis` lacks: scripts/stack_io.py)
+// and re-checked against them at test time
 // (tests/versions/check_version_opcodes.py, through `pyverify dis
 // --list-opcodes`). Tables are built at compile time; lookups are loads.
 //
@@ -25,26 +26,8 @@
 
 namespace pyverify {
 
-struct VersionOpcodeInfo {
-  const char *Name;
-  uint8_t Number;
-  uint8_t Caches; ///< Inline cache units after the opcode unit.
-  bool HasArg;
-  JumpKind Jump;
-  bool Terminator;
-  EffectKind Effect;
-  int8_t FallThroughEffect; ///< Used when Effect == Const.
-  int8_t JumpEffect;        ///< Used when Effect == Const.
-
-  bool isJump() const { return Jump != JumpKind::None; }
-  bool isBackwardJump() const {
-    return Jump == JumpKind::Backward || Jump == JumpKind::BackwardCond;
-  }
-  /// Net stack effect (dis.stack_effect) with argument \p Arg.
-  int64_t stackEffect(uint32_t Arg, bool Jump) const {
-    return evalStackEffect(Effect, FallThroughEffect, JumpEffect, Arg, Jump);
-  }
-};
+/// A version's facts about one base opcode: the same record as 3.11's.
+using VersionOpcodeInfo = OpcodeInfo;
 
 namespace detail {
 /// One version's table, indexed by opcode byte, built at compile time

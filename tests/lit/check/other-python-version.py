@@ -9,13 +9,17 @@
 # The 3.12 code is Inputs/v312code.py, which python3.12 wrote, so the test
 # needs no 3.12 interpreter.
 
-# .pyc magic numbers: each version named, pre-releases too.
+# .pyc magic numbers: each version named, pre-releases too. check, analyze,
+# cfg, dis and stats read 3.12 and 3.13 .pyc files (their payload here is
+# None, not code); prove reads 3.11 only.
 # RUN: %mkcode raw cb0d0d0a0000000000000000000000004e %t.py312
 # RUN: %not --code 2 %pyverify check %t.py312 2>&1 | FileCheck %s --check-prefix=PYC312
-# PYC312: error: {{.*}}.py312: at byte 0: not a CPython 3.11 .pyc: magic 3531 is Python 3.12's; pyverify reads 3.11 (magic 3495)
+# PYC312: error: {{.*}}.py312: at byte 16: .pyc payload is not a code object
+# RUN: %not --code 2 %pyverify prove %t.py312 2>&1 | FileCheck %s --check-prefix=PROVE312
+# PROVE312: error: {{.*}}.py312: at byte 0: not a CPython 3.11 .pyc: magic 3531 is Python 3.12's; pyverify reads 3.11 (magic 3495)
 # RUN: %mkcode raw f30d0d0a0000000000000000000000004e %t.py313
 # RUN: %not --code 2 %pyverify analyze --print=stack-depth %t.py313 2>&1 | FileCheck %s --check-prefix=PYC313
-# PYC313: magic 3571 is Python 3.13's;
+# PYC313: .py313: at byte 16: .pyc payload is not a code object
 # RUN: %mkcode raw 6f0d0d0a0000000000000000000000004e %t.py310
 # RUN: %not --code 2 %pyverify prove %t.py310 2>&1 | FileCheck %s --check-prefix=PYC310
 # PYC310: magic 3439 is Python 3.10's;
@@ -44,10 +48,13 @@ if __name__ == "mkcode":
 # The note, then the 3.11 errors it explains; exit 1 as for any error.
 # RUN: %not --code 1 %pyverify check %t.v312 2> %t.v312.err | FileCheck %s --check-prefix=ERRORS
 # RUN: FileCheck %s --check-prefix=NOTE < %t.v312.err
-# NOTE: pyverify: note: {{.*}}.v312: this looks like CPython 3.12 bytecode, not 3.11: every code object decodes as 3.12 opcodes and their inline caches, and offset {{[0-9]+}} of {{.*}} holds 3.12's {{[A-Z_]+}} (byte {{[0-9]+}}){{.*}}; pyverify reads 3.11 bytecode only
+# NOTE: pyverify: note: {{.*}}.v312: this looks like CPython 3.12 bytecode, not 3.11: every code object decodes as 3.12 opcodes and their inline caches, and offset {{[0-9]+}} of {{.*}} holds 3.12's {{[A-Z_]+}} (byte {{[0-9]+}}){{.*}}; a marshal stream is read as 3.11 unless --python-version says otherwise (prove: 3.11 only)
 # ERRORS: error: {{.*}}[bytecode-decode]
-# The other commands say it too; SARIF carries it as a warning. (`dis`
-# reads it as 3.12 when told: dis/other-versions.py.)
+# The other commands say it too; SARIF carries it as a warning. Told the
+# version, check reads it as 3.12 and finds nothing (dis:
+# dis/other-versions.py).
+# RUN: %pyverify check --python-version=3.12 %t.v312 | FileCheck %s --check-prefix=AS312
+# AS312: 0 error(s), 0 warning(s)
 # RUN: %pyverify cfg %t.v312 2>&1 >/dev/null | FileCheck %s --check-prefix=NOTE
 # RUN: %not --code 1 %pyverify check --format=sarif %t.v312 | %python -m json.tool | FileCheck %s --check-prefix=SARIF
 # SARIF:      "level": "warning",
