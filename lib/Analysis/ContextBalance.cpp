@@ -10,6 +10,7 @@
 #include "ContextTransfer.h"
 #include "pyverify/Analysis/CFGFixpointGraph.h"
 #include "pyverify/Analysis/ContextWitness.h"
+#include "pyverify/Bytecode/RaiseModel.h"
 #include "pyverify/Fixpoint/FixpointIterator.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -234,7 +235,7 @@ void reportBlock(const ContextTransfer &T, unsigned Node,
     }
     const OpcodeInfo &Info = T.Insts[I].info();
     bool Jump = Info.isJump() && !Info.isConditionalJump();
-    if (I + 1 == B.End && Info.isBackwardJump())
+    if (I + 1 == B.End && breakerRaisesAtTarget(T.Insts[I]))
       T.escapesAtBackEdge(S, I, &R);
     T.step(S, I, Jump, &R);
   }

@@ -6,10 +6,16 @@
 
 using namespace pyverify;
 
+bool pyverify::breakerRaisesAtTarget(const Instruction &I) {
+  return I.Valid && I.Ver != PythonVersion::V3_13 &&
+         I.info().isBackwardJump() && !I.is(Opcode::JUMP_BACKWARD_NO_INTERRUPT);
+}
+
 bool pyverify::mayRaiseGiven(const Instruction &I, const OpcodeInfo &Info,
                              const RaiseFacts &F) {
   assert(I.Valid && "the facts of an invalid instruction are not known");
-  if (I.is(Opcode::JUMP_BACKWARD) && F.BackEdgeSeparately)
+  if (I.is(Opcode::JUMP_BACKWARD) && F.BackEdgeSeparately &&
+      breakerRaisesAtTarget(I))
     return false;
   switch (Info.Raises) { // mayRaise() without looking the opcode up again
   case RaiseKind::Never:

@@ -169,8 +169,7 @@ void EdgeBuilder::addExceptionEdges(const BasicBlock &B,
                                     const OpcodeInfo &Info) {
   int32_t Own = Cover[B.Begin];
   int32_t BackEntry = -1;
-  if (Last.is(Opcode::JUMP_BACKWARD) ||
-      (Info.isBackwardJump() && Info.isConditionalJump())) {
+  if (breakerRaisesAtTarget(Last)) {
     if (const ExceptionTableEntry *E = lookupHandler(D.Table, Last.Target - 2))
       BackEntry = int32_t(E - D.Table.data());
   }

@@ -3,6 +3,7 @@
 #include "pyverify/Check/Verifier.h"
 
 #include "pyverify/Check/StackChecks.h"
+#include "pyverify/Check/ValueChecks.h"
 #include "pyverify/Check/WithHandlerChecks.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -37,6 +38,8 @@ static void checkDataflow(const CodeAnalysis &A, const CFG &G,
     return;
   }
   checkStack(G, *Depth, All);
+  if (Depth->Underflows.empty() && Depth->Conflicts.empty())
+    checkValueKinds(G, All);
   auto Balance = A.contexts();
   if (!Balance) {
     All.emplace_back(CheckId::AnalysisLimit, 0,

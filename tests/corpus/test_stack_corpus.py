@@ -8,6 +8,16 @@ of every .pyc under PYC_DIR this test compares `max_depth` from
 marshal.loads reports it, then runs `pyverify check --format=json` over the
 directory and requires no error and no warning. Prints the counts; exits 1 on
 any disagreement.
+
+Run under python3.12 or python3.13 on that version's stdlib (tests
+included), it compares with that interpreter's co_stacksize; 3.13's compiler
+never writes a co_stacksize below 1, so a depth of 0 is compared as 1 there.
+With --soundness-only (how CMake runs it for 3.12 and 3.13) it fails only
+where pyverify's depth exceeds co_stacksize -- a false stacksize-too-small --
+and reports the rest: those compilers leave co_stacksize above the reachable
+depth where they removed dead handlers, and emit with-body back edges whose
+eval-breaker exception skips __exit__ (tests/versions/check_back_edge.py;
+docs/versions.md), which check reports.
 """
 import argparse
 import json
@@ -31,12 +41,15 @@ def main():
     ap.add_argument("--pyverify", required=True)
     ap.add_argument("--name", default="corpus")
     ap.add_argument("--jobs", default="0")
+    ap.add_argument("--soundness-only", action="store_true")
     ap.add_argument("pyc_dir")
     a = ap.parse_args()
     files = sorted(os.path.join(r, f) for r, _, fs in os.walk(a.pyc_dir)
                    for f in fs if f.endswith(".pyc"))
     total = equal = 0
     bad = []
+    unsound = []
+    floor = 1 if sys.version_info >= (3, 13) else 0
     for i in range(0, len(files), 200):
         part = files[i:i + 200]
         out = subprocess.run([a.pyverify, "analyze", "--print=stack-depth",
@@ -52,7 +65,11 @@ def main():
             walk(root, j["code"], pairs)
             for co, cj in pairs:
                 total += 1
-                if cj["max_depth"] == co.co_stacksize:
+                depth = max(cj["max_depth"], floor)
+                if depth > co.co_stacksize:
+                    unsound.append(f"{path}:{co.co_qualname}: max_depth {depth} > "
+                                   f"co_stacksize {co.co_stacksize}")
+                if depth == co.co_stacksize:
                     equal += 1
                 elif len(bad) < 30:
                     bad.append(f"{path}:{co.co_qualname}: max_depth "
@@ -69,6 +86,10 @@ def main():
     print(f"{a.name}: pyverify check: {s['files']} files, {s['code_objects']} "
           f"code objects, {s['errors']} errors, {s['warnings']} warnings, "
           f"{s['remarks']} remarks in {s['seconds']:.2f} s")
+    by_check = {}
+    for d in report["diagnostics"]:
+        by_check[d["check"]] = by_check.get(d["check"], 0) + 1
+    print(f"{a.name}: findings by check: {sorted(by_check.items())}")
     for d in report["diagnostics"][:20]:
         print(f"  {d['file']}:{d['line']}: {d['severity']}: {d['message']} "
               f"[{d['check']}]")
@@ -76,8 +97,14 @@ def main():
         print("MISMATCHES:")
         for b in bad:
             print("  " + b)
+    print(f"{a.name}: {len(unsound)} code objects where pyverify's depth exceeds "
+          f"co_stacksize")
+    for u in unsound[:30]:
+        print("  UNSOUND " + u)
     ok = not bad and equal == total and s["errors"] == 0 and s["warnings"] == 0 \
         and s["code_objects"] == total
+    if a.soundness_only:
+        ok = not unsound and s["code_objects"] == total
     print(f"{a.name}: {'PASS' if ok else 'FAIL'}")
     return 0 if ok else 1
 

@@ -20,11 +20,10 @@
 //   TestedBefore        a conditional branch on a value whose truth test
 //                       already succeeded on this path (assumption: testing
 //                       it again does not raise; printed by the prover);
-//   BackEdgeSeparately  JUMP_BACKWARD: the eval breaker's exception is a
-//                       CFG edge of its own (looked up at the target - 1),
-//                       not a raise of the jump (every version: 3.12's
-//                       and 3.13's compilers, like 3.11's, leave a with
-//                       body's back jump outside the with's entry).
+//   BackEdgeSeparately  JUMP_BACKWARD whose eval-breaker exception is
+//                       looked up at the target - 1 (breakerRaisesAtTarget:
+//                       3.11, 3.12): a CFG edge of its own, not a raise of
+//                       the jump. 3.13's raises at the jump.
 //
 // The CFG (its raising edges), the context-balance pass and the prover all
 // decide "may this raise here" by it. A conditional branch may raise (the
@@ -50,6 +49,14 @@ struct RaiseFacts {
   bool TestedBefore = false;
   bool BackEdgeSeparately = false;
 };
+
+/// Whether \p I's back edge checks the eval breaker with the instruction
+/// pointer already at its target, so that the exception is looked up at the
+/// target - 1 (3.11's JUMP_BACKWARD and POP_JUMP_BACKWARD_IF_*, 3.12's
+/// JUMP_BACKWARD), rather than at the jump (3.13's JUMP_BACKWARD checks
+/// before it jumps). Measured on each interpreter:
+/// tests/versions/check_back_edge.py.
+bool breakerRaisesAtTarget(const Instruction &I);
 
 /// Whether \p I (a valid instruction whose opcode's facts are \p Info) may
 /// raise, given what \p F rules out (see the contract). Callers that have

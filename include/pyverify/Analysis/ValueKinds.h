@@ -1,0 +1,58 @@
+//===- ValueKinds.h - NULL on the stack, unbound locals ---------*- C++ -*-===//
+//
+// Contract: analyzeValueKinds() runs a forward dataflow over a CFG whose
+// stack depths are consistent (no underflow, no conflict: the depth pass
+// reports those) and returns where a value that may be NULL is used, in any
+// version's bytecode:
+//
+//   NullTaken      an instruction pops a slot that may hold NULL where its
+//                  version's table (OpcodeInfo::NullIn) wants an object --
+//                  e.g. 3.13's CALL given 3.11's layout (NULL before the
+//                  callable), POP_TOP of a PUSH_NULL, a NULL returned; and
+//                  COPY of a slot that may be NULL (Py_NewRef(NULL));
+//   UnboundRead    3.12+'s LOAD_FAST (and 3.13's LOAD_FAST_LOAD_FAST) of a
+//                  local that may be unbound: from 3.12 LOAD_FAST does not
+//                  check (the compiler emits LOAD_FAST_CHECK where a local
+//                  may be unbound), so it pushes NULL;
+//   HandlerUnbound any version: code inside an exception handler (between
+//                  the exception edge and its POP_EXCEPT) reads a local that
+//                  no path to it assigns -- the handler raises
+//                  UnboundLocalError (or, 3.12+, reads NULL) instead of
+//                  doing its cleanup.
+//
+// The state is, per stack slot and per fast local, whether it may hold an
+// object and whether it may hold NULL. Slot values come from the table
+// (getStackIO: NullOut) and the local opcodes; a local is bound at entry iff
+// it is a parameter; LOAD_FAST_AND_CLEAR saves a local's state on the stack
+// and clears it, STORE_FAST restores what it pops; MAKE_CELL and
+// COPY_FREE_VARS bind. An exception edge cuts the stack to the entry's depth
+// and joins the locals over every raising instruction of the block.
+// Deterministic: issues come out in instruction order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_ANALYSIS_VALUEKINDS_H
+#define PYVERIFY_ANALYSIS_VALUEKINDS_H
+
+#include "pyverify/CFG/CFG.h"
+#include "pyverify/Support/Finding.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace pyverify {
+
+struct ValueIssue {
+  enum Kind : uint8_t { NullTaken, UnboundRead, HandlerUnbound } K;
+  uint32_t Inst;      ///< Instruction index.
+  Certainty Cert;     ///< Definite: NULL / unbound on every path.
+  uint32_t Which = 0; ///< NullTaken: popped slot (0 = deepest);
+                      ///< otherwise the local's index.
+};
+
+/// The issues of \p G's reachable code (see the contract).
+std::vector<ValueIssue> analyzeValueKinds(const CFG &G);
+
+} // namespace pyverify
+
+#endif

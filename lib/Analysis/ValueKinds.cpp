@@ -1,0 +1,331 @@
+//===- ValueKinds.cpp - NULL on the stack, unbound locals -----------------===//
+
+#include "pyverify/Analysis/ValueKinds.h"
+#include "pyverify/Analysis/StackDepth.h"
+
+#include <algorithm>
+#include <deque>
+#include <tuple>
+
+using namespace pyverify;
+
+namespace {
+
+/// What a slot or a local may hold.
+enum : uint8_t { Obj = 1, Null = 2, Either = Obj | Null };
+
+struct VState {
+  bool Reached = false;
+  bool Handler = false; ///< May be between an exception edge and POP_EXCEPT.
+  std::vector<uint8_t> Stack;
+  std::vector<uint8_t> Locals;
+
+  /// Joins \p O in; whether anything changed. False in \p Ok when the two
+  /// stacks differ in depth (a conflict the depth pass reports).
+  bool join(const VState &O, bool &Ok) {
+    if (!O.Reached)
+      return false;
+    if (!Reached) {
+      *this = O;
+      return true;
+    }
+    if (Stack.size() != O.Stack.size() || Locals.size() != O.Locals.size()) {
+      Ok = false;
+      return false;
+    }
+    bool Changed = false;
+    auto Merge = [&](uint8_t &A, uint8_t B) {
+      if ((A | B) != A) {
+        A |= B;
+        Changed = true;
+      }
+    };
+    for (size_t K = 0; K < Stack.size(); ++K)
+      Merge(Stack[K], O.Stack[K]);
+    for (size_t K = 0; K < Locals.size(); ++K)
+      Merge(Locals[K], O.Locals[K]);
+    if (O.Handler && !Handler)
+      Handler = Changed = true;
+    return Changed;
+  }
+};
+
+class ValueKinds {
+public:
+  explicit ValueKinds(const CFG &G) : G(G), D(G.code()), Insts(D.Insts) {}
+
+  std::vector<ValueIssue> run() {
+    if (Insts.size() == 0)
+      return {};
+    std::vector<VState> In(G.size());
+    In[0] = entryState();
+    std::deque<unsigned> Work{0};
+    std::vector<bool> Queued(G.size());
+    Queued[0] = true;
+    bool Ok = true;
+    while (!Work.empty() && Ok) {
+      unsigned B = Work.front();
+      Work.pop_front();
+      Queued[B] = false;
+      forEachOut(B, In[B], nullptr, [&](unsigned T, const VState &S) {
+        if (In[T].join(S, Ok) && !Queued[T]) {
+          Queued[T] = true;
+          Work.push_back(T);
+        }
+      });
+    }
+    if (!Ok)
+      return {};
+    std::vector<ValueIssue> Issues;
+    for (unsigned B = 0; B < G.size(); ++B)
+      if (In[B].Reached)
+        forEachOut(B, In[B], &Issues, [](unsigned, const VState &) {});
+    std::sort(Issues.begin(), Issues.end(),
+              [](const ValueIssue &A, const ValueIssue &B) {
+                return std::tie(A.Inst, A.K, A.Which) <
+                       std::tie(B.Inst, B.K, B.Which);
+              });
+    Issues.erase(std::unique(Issues.begin(), Issues.end(),
+                             [](const ValueIssue &A, const ValueIssue &B) {
+                               return A.Inst == B.Inst && A.K == B.K &&
+                                      A.Which == B.Which;
+                             }),
+                 Issues.end());
+    return Issues;
+  }
+
+private:
+  const CFG &G;
+  const DecodedCode &D;
+  const InstructionStream &Insts;
+
+  VState entryState() const {
+    const CodeObject &C = *D.Code;
+    VState S;
+    S.Reached = true;
+    S.Stack.assign(size_t(entryStackDepth(C)), Obj);
+    size_t N = C.LocalsPlusNames.size();
+    size_t Args = size_t(std::max(0, C.ArgCount)) +
+                  size_t(std::max(0, C.KwOnlyArgCount)) +
+                  ((C.Flags & CoVarArgs) ? 1 : 0) +
+                  ((C.Flags & CoVarKeywords) ? 1 : 0);
+    S.Locals.assign(N, Null);
+    for (size_t K = 0; K < std::min(Args, N); ++K)
+      S.Locals[K] = Obj;
+    return S;
+  }
+
+  /// Runs block \p B from \p In, reporting into \p R when given, and calls
+  /// \p Out with each successor and the state its edge brings.
+  template <class Fn>
+  void forEachOut(unsigned B, const VState &In, std::vector<ValueIssue> *R,
+                  Fn Out) const {
+    const BasicBlock &Blk = G.block(B);
+    if (Blk.size() == 0)
+      return;
+    VState S = In;
+    // The state before each raising instruction, joined (exception edges).
+    VState AtRaise;
+    for (uint32_t I = Blk.Begin; I < Blk.End; ++I) {
+      if (G.mayRaiseAt(I))
+        joinRaisePoint(AtRaise, S);
+      if (I + 1 < Blk.End)
+        step(S, I, /*Jump=*/false, R);
+    }
+    bool Reported = false;
+    for (unsigned EI : Blk.Succs) {
+      const CFGEdge &E = G.edge(EI);
+      if (E.isException()) {
+        VState X;
+        if (E.FromBackEdge) {
+          X = S;
+          step(X, Blk.last(), /*Jump=*/true, nullptr);
+        } else if (AtRaise.Reached) {
+          X = AtRaise;
+        } else {
+          continue; // nothing in the block raises
+        }
+        const ExceptionTableEntry &T = D.Table[E.Entry];
+        X.Stack.resize(std::min<size_t>(X.Stack.size(), T.Depth), Obj);
+        if (X.Stack.size() < T.Depth)
+          X.Stack.resize(T.Depth, Obj); // reported by the depth checks
+        if (T.Lasti)
+          X.Stack.push_back(Obj);
+        X.Stack.push_back(Obj);
+        X.Handler = true;
+        Out(E.Target, X);
+        continue;
+      }
+      VState X = S;
+      step(X, Blk.last(),
+           E.Kind == EdgeKind::Jump || E.Kind == EdgeKind::BranchTaken,
+           Reported ? nullptr : R);
+      Reported = true;
+      Out(E.Target, X);
+    }
+    // A block whose last instruction leaves (return, raise) has no normal
+    // successor: check it too.
+    if (R && !Reported) {
+      VState X = S;
+      step(X, Blk.last(), /*Jump=*/false, R);
+    }
+  }
+
+  /// Joins the state \p S before a raising instruction into \p R: the
+  /// locals, and the stack slots both hold (the edge keeps only those below
+  /// its entry's depth, which the block's raise points share).
+  static void joinRaisePoint(VState &R, const VState &S) {
+    if (!R.Reached) {
+      R = S;
+      return;
+    }
+    R.Stack.resize(std::min(R.Stack.size(), S.Stack.size()));
+    for (size_t K = 0; K < R.Stack.size(); ++K)
+      R.Stack[K] |= S.Stack[K];
+    for (size_t K = 0; K < R.Locals.size() && K < S.Locals.size(); ++K)
+      R.Locals[K] |= S.Locals[K];
+    R.Handler |= S.Handler;
+  }
+
+  static uint8_t pop(VState &S) {
+    if (S.Stack.empty())
+      return Obj; // an underflow: the depth pass reports it
+    uint8_t K = S.Stack.back();
+    S.Stack.pop_back();
+    return K;
+  }
+
+  static void report(std::vector<ValueIssue> *R, ValueIssue::Kind K, uint32_t I,
+                     uint8_t Kind, uint32_t Which) {
+    if (R)
+      R->push_back({K, I,
+                    Kind == Null ? Certainty::Definite : Certainty::Possible,
+                    Which});
+  }
+
+  bool validLocal(uint32_t L, const VState &S) const {
+    return L < S.Locals.size();
+  }
+
+  /// A load of local \p L; \p Checks: the instruction raises when it is
+  /// unbound (3.11's LOAD_FAST, LOAD_FAST_CHECK) instead of pushing NULL.
+  void loadLocal(VState &S, uint32_t L, bool Checks, uint32_t I,
+                 std::vector<ValueIssue> *R) const {
+    if (!validLocal(L, S)) {
+      S.Stack.push_back(Obj);
+      return;
+    }
+    uint8_t K = S.Locals[L];
+    if (K & Null) {
+      if (S.Handler && K == Null)
+        report(R, ValueIssue::HandlerUnbound, I, K, L);
+      else if (!Checks)
+        report(R, ValueIssue::UnboundRead, I, K, L);
+    }
+    if (Checks) {
+      S.Locals[L] = Obj; // past it, the local is bound
+      S.Stack.push_back(Obj);
+    } else {
+      S.Stack.push_back(K);
+    }
+  }
+
+  void store(VState &S, uint32_t L) const {
+    uint8_t K = pop(S);
+    if (validLocal(L, S))
+      S.Locals[L] = K;
+  }
+
+  void step(VState &S, uint32_t I, bool Jump,
+            std::vector<ValueIssue> *R) const {
+    const Instruction &In = Insts[I];
+    bool Checks311 = In.Ver == PythonVersion::V3_11;
+    switch (In.op()) {
+    case Opcode::LOAD_FAST:
+      return loadLocal(S, In.Arg, Checks311, I, R);
+    case Opcode::LOAD_FAST_CHECK:
+      return loadLocal(S, In.Arg, /*Checks=*/true, I, R);
+    case Opcode::LOAD_FAST_LOAD_FAST:
+      loadLocal(S, In.Arg >> 4, false, I, R);
+      return loadLocal(S, In.Arg & 15, false, I, R);
+    case Opcode::LOAD_FAST_AND_CLEAR:
+      if (!validLocal(In.Arg, S)) {
+        S.Stack.push_back(Either);
+        return;
+      }
+      S.Stack.push_back(S.Locals[In.Arg]);
+      S.Locals[In.Arg] = Null;
+      return;
+    case Opcode::STORE_FAST:
+      return store(S, In.Arg);
+    case Opcode::STORE_FAST_LOAD_FAST:
+      store(S, In.Arg >> 4);
+      return loadLocal(S, In.Arg & 15, false, I, R);
+    case Opcode::STORE_FAST_STORE_FAST:
+      store(S, In.Arg >> 4);
+      return store(S, In.Arg & 15);
+    case Opcode::DELETE_FAST:
+      if (validLocal(In.Arg, S))
+        S.Locals[In.Arg] = Null;
+      return;
+    case Opcode::MAKE_CELL:
+      if (validLocal(In.Arg, S))
+        S.Locals[In.Arg] = Obj;
+      return;
+    case Opcode::COPY_FREE_VARS:
+      for (size_t K = 0; K < In.Arg && K < S.Locals.size(); ++K)
+        S.Locals[S.Locals.size() - 1 - K] = Obj;
+      return;
+    case Opcode::COPY: {
+      size_t N = S.Stack.size();
+      uint8_t K = In.Arg >= 1 && In.Arg <= N ? S.Stack[N - In.Arg] : Obj;
+      if (K & Null)
+        report(R, ValueIssue::NullTaken, I, K, 0);
+      S.Stack.push_back(K);
+      return;
+    }
+    case Opcode::SWAP: {
+      size_t N = S.Stack.size();
+      if (In.Arg >= 2 && In.Arg <= N)
+        std::swap(S.Stack[N - 1], S.Stack[N - In.Arg]);
+      return;
+    }
+    case Opcode::PUSH_NULL:
+      S.Stack.push_back(Null);
+      return;
+    case Opcode::POP_EXCEPT:
+      pop(S);
+      S.Handler = false;
+      return;
+    default:
+      return generic(S, In, I, Jump, R);
+    }
+  }
+
+  /// The table's effect: pops checked against NullIn, pushes from NullOut
+  /// (LOAD_GLOBAL's NULL is certain, the others' may be either).
+  void generic(VState &S, const Instruction &In, uint32_t I, bool Jump,
+               std::vector<ValueIssue> *R) const {
+    StackIO E = getStackIO(In.info(), In.Arg, Jump);
+    size_t N = S.Stack.size();
+    size_t Pops = size_t(std::min<int64_t>(E.Pops, int64_t(N)));
+    for (size_t K = 0; K < Pops; ++K) {
+      uint8_t Kind = S.Stack[N - Pops + K];
+      bool MayBeNull = K < 64 && ((E.NullIn >> K) & 1);
+      if ((Kind & Null) && !MayBeNull)
+        report(R, ValueIssue::NullTaken, I, Kind, uint32_t(K));
+    }
+    S.Stack.resize(N - Pops);
+    bool CertainNull = In.is(Opcode::LOAD_GLOBAL);
+    for (int64_t K = 0; K < E.Pushes && K < (1 << 20); ++K) {
+      bool MayBeNull = K < 64 && ((E.NullOut >> K) & 1);
+      S.Stack.push_back(!MayBeNull ? Obj : CertainNull ? Null : Either);
+    }
+  }
+};
+
+} // namespace
+
+std::vector<ValueIssue> pyverify::analyzeValueKinds(const CFG &G) {
+  return ValueKinds(G).run();
+}

@@ -1,0 +1,82 @@
+//===- ValueChecks.cpp - Findings about NULL and unbound locals -----------===//
+
+#include "pyverify/Check/ValueChecks.h"
+#include "pyverify/Analysis/ValueKinds.h"
+#include "pyverify/Check/StackChecks.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace pyverify;
+
+/// Where a call of \p I's version wants its NULL, when \p I is a call.
+static std::string callLayout(const Instruction &I) {
+  if (!I.is(Opcode::CALL) && !I.is(Opcode::CALL_KW) &&
+      !I.is(Opcode::CALL_FUNCTION_EX))
+    return "";
+  if (I.Ver == PythonVersion::V3_13)
+    return "; CPython 3.13 calls take the callable first and its NULL (or "
+           "self) second: NULL before the callable is 3.11's and 3.12's "
+           "layout";
+  return llvm::formatv("; CPython {0} calls take the NULL (or method) first "
+                       "and the callable second: the callable before its "
+                       "NULL is 3.13's layout",
+                       pythonVersionName(I.Ver))
+      .str();
+}
+
+static std::string localName(const CodeObject &C, uint32_t L) {
+  return L < C.LocalsPlusNames.size() ? C.LocalsPlusNames[L]
+                                      : "#" + std::to_string(L);
+}
+
+void pyverify::checkValueKinds(const CFG &G, std::vector<Finding> &Out) {
+  const DecodedCode &D = G.code();
+  for (const ValueIssue &V : analyzeValueKinds(G)) {
+    const Instruction &I = D.Insts[V.Inst];
+    std::string At = std::to_string(I.Offset) + " " + describeInstruction(I);
+    std::string Where = V.Cert == Certainty::Possible ? " on some paths" : "";
+    std::string Text;
+    CheckId Id = CheckId::LocalUnbound;
+    switch (V.K) {
+    case ValueIssue::NullTaken:
+      Id = CheckId::NullStackValue;
+      Text =
+          I.is(Opcode::COPY)
+              ? llvm::formatv("{0} copies a stack slot that holds NULL{1}: "
+                              "the interpreter increments its reference "
+                              "count",
+                              At, Where)
+                    .str()
+              : llvm::formatv("{0} takes the value it pops {1} from the "
+                              "deepest, which is NULL{2}, where it needs "
+                              "an object{3}",
+                              At,
+                              V.Which == 0 ? std::string("first")
+                                           : "#" + std::to_string(V.Which + 1),
+                              Where, callLayout(I))
+                    .str();
+      break;
+    case ValueIssue::UnboundRead:
+      Text = llvm::formatv("{0} reads local '{1}', which is unbound{2}: from "
+                           "3.12 LOAD_FAST does not check and pushes NULL "
+                           "(the compiler emits LOAD_FAST_CHECK here)",
+                           At, localName(*D.Code, V.Which), Where)
+                 .str();
+      break;
+    case ValueIssue::HandlerUnbound:
+      Text = llvm::formatv("{0} in an exception handler reads local '{1}', "
+                           "which no path to here assigns: the handler {2} "
+                           "instead of doing its work",
+                           At, localName(*D.Code, V.Which),
+                           I.Ver == PythonVersion::V3_11 ||
+                                   I.is(Opcode::LOAD_FAST_CHECK)
+                               ? "raises UnboundLocalError"
+                               : "pushes NULL")
+                 .str();
+      break;
+    }
+    Finding F(Id, I.Offset, std::move(Text));
+    F.Cert = V.Cert;
+    Out.push_back(std::move(F));
+  }
+}

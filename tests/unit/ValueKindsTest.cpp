@@ -1,0 +1,210 @@
+//===- ValueKindsTest.cpp - NULL on the stack, unbound locals -------------===//
+//
+// Hand-assembled code of each version (opcode numbers and caches from that
+// version's table): a call laid out for another version, a NULL popped, a
+// CALL_FUNCTION_EX without its slots, 3.12+'s unchecked LOAD_FAST of an
+// unbound local -- each an error, and the correct layout clean. The stdlib
+// corpora of 3.11, 3.12 and 3.13 are the no-false-alarm oracle
+// (tests/corpus/test_stack_corpus.py runs `check` on each).
+//
+//===----------------------------------------------------------------------===//
+
+#include "pyverify/Bytecode/VersionOpcodes.h"
+#include "pyverify/Check/Verifier.h"
+
+#include "gtest/gtest.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace pyverify;
+
+namespace {
+
+uint8_t opByte(PythonVersion V, llvm::StringRef Name) {
+  for (unsigned B = 1; B < 256; ++B)
+    if (const OpcodeInfo *I = getVersionOpcodeInfo(V, uint8_t(B)))
+      if (Name == I->Name)
+        return uint8_t(B);
+  ADD_FAILURE() << Name.str() << " is not a " << pythonVersionName(V).str()
+                << " opcode";
+  return 0;
+}
+
+/// Assembles (name, arg) pairs as \p V's bytecode, caches zeroed.
+CodeObject assemble(PythonVersion V,
+                    std::vector<std::pair<llvm::StringRef, uint8_t>> Ops,
+                    int32_t StackSize, std::vector<std::string> Locals = {},
+                    int32_t ArgCount = 0) {
+  CodeObject C;
+  C.Version = V;
+  C.QualName = "f";
+  C.Name = "f";
+  C.Flags = CoOptimized | CoNewLocals;
+  C.StackSize = StackSize;
+  C.ArgCount = ArgCount;
+  C.Names = {"g"};
+  C.Consts = {Value(NoneValue{})};
+  C.LocalsPlusNames = Locals;
+  C.LocalsPlusKinds.assign(Locals.size(), char(CoFastLocal));
+  for (auto &[Name, Arg] : Ops) {
+    uint8_t B = opByte(V, Name);
+    C.Code += char(B);
+    C.Code += char(Arg);
+    C.Code.append(2 * getVersionOpcodeInfo(V, B)->Caches, '\0');
+  }
+  // The location table: "no location" entries of up to 8 units.
+  for (size_t Units = C.Code.size() / 2; Units;) {
+    size_t N = std::min<size_t>(Units, 8);
+    C.LineTable += char(0x80 | (15 << 3) | (N - 1));
+    Units -= N;
+  }
+  return C;
+}
+
+std::vector<std::string> checksOf(const CodeObject &C) {
+  std::vector<std::string> Out;
+  for (const Finding &F : verifyCode(DecodedCode::decode(C), CheckOptions()))
+    Out.push_back(getCheckInfo(F.Check).Name.str() + ": " + F.Message);
+  return Out;
+}
+
+bool has(const std::vector<std::string> &Fs, llvm::StringRef Check,
+         llvm::StringRef Text = "") {
+  for (const std::string &F : Fs)
+    if (llvm::StringRef(F).startswith(Check) &&
+        llvm::StringRef(F).contains(Text))
+      return true;
+  return false;
+}
+
+constexpr PythonVersion V311 = PythonVersion::V3_11,
+                        V312 = PythonVersion::V3_12,
+                        V313 = PythonVersion::V3_13;
+
+TEST(ValueKinds, CallLayoutOfAnotherVersion) {
+  // 3.13: the callable first, its NULL after (LOAD_GLOBAL g + NULL).
+  auto Good13 = checksOf(assemble(
+      V313,
+      {{"RESUME", 0}, {"LOAD_GLOBAL", 1}, {"CALL", 0}, {"RETURN_VALUE", 0}},
+      2));
+  EXPECT_TRUE(Good13.empty()) << (Good13.empty() ? "" : Good13[0]);
+  // 3.11's and 3.12's layout given to 3.13: the callable slot is NULL.
+  auto Bad13 = checksOf(assemble(V313,
+                                 {{"RESUME", 0},
+                                  {"PUSH_NULL", 0},
+                                  {"LOAD_GLOBAL", 0},
+                                  {"CALL", 0},
+                                  {"RETURN_VALUE", 0}},
+                                 2));
+  EXPECT_TRUE(has(Bad13, "null-stack-value",
+                  "CPython 3.13 calls take the callable first"))
+      << (Bad13.empty() ? "" : Bad13[0]);
+  // 3.12: NULL first is right; 3.13's order is the error.
+  auto Good12 = checksOf(assemble(V312,
+                                  {{"RESUME", 0},
+                                   {"PUSH_NULL", 0},
+                                   {"LOAD_GLOBAL", 0},
+                                   {"CALL", 0},
+                                   {"RETURN_VALUE", 0}},
+                                  2));
+  EXPECT_TRUE(Good12.empty()) << (Good12.empty() ? "" : Good12[0]);
+  auto Bad12 = checksOf(assemble(V312,
+                                 {{"RESUME", 0},
+                                  {"LOAD_GLOBAL", 0},
+                                  {"PUSH_NULL", 0},
+                                  {"CALL", 0},
+                                  {"RETURN_VALUE", 0}},
+                                 2));
+  EXPECT_TRUE(has(Bad12, "null-stack-value", "is 3.13's layout"))
+      << (Bad12.empty() ? "" : Bad12[0]);
+}
+
+TEST(ValueKinds, CallFunctionExWithoutItsSlots) {
+  // 3.12: NULL, func, args. Without the NULL the stack underflows; with a
+  // NULL where the function goes, the function is NULL.
+  auto Good = checksOf(assemble(V312,
+                                {{"RESUME", 0},
+                                 {"PUSH_NULL", 0},
+                                 {"LOAD_GLOBAL", 0},
+                                 {"LOAD_FAST", 0},
+                                 {"CALL_FUNCTION_EX", 0},
+                                 {"RETURN_VALUE", 0}},
+                                3, {"args"}, 1));
+  EXPECT_TRUE(Good.empty()) << (Good.empty() ? "" : Good[0]);
+  auto NoNull = checksOf(assemble(V312,
+                                  {{"RESUME", 0},
+                                   {"LOAD_GLOBAL", 0},
+                                   {"LOAD_FAST", 0},
+                                   {"CALL_FUNCTION_EX", 0},
+                                   {"RETURN_VALUE", 0}},
+                                  3, {"args"}, 1));
+  EXPECT_TRUE(has(NoNull, "stack-underflow"));
+  auto NullFunc = checksOf(assemble(V313,
+                                    {{"RESUME", 0},
+                                     {"PUSH_NULL", 0},
+                                     {"PUSH_NULL", 0},
+                                     {"LOAD_FAST", 0},
+                                     {"CALL_FUNCTION_EX", 0},
+                                     {"RETURN_VALUE", 0}},
+                                    3, {"args"}, 1));
+  EXPECT_TRUE(
+      has(NullFunc, "null-stack-value", "takes the value it pops first"))
+      << (NullFunc.empty() ? "" : NullFunc[0]);
+}
+
+TEST(ValueKinds, NullPoppedOrReturned) {
+  auto Ret = checksOf(assemble(
+      V311, {{"RESUME", 0}, {"PUSH_NULL", 0}, {"RETURN_VALUE", 0}}, 1));
+  EXPECT_TRUE(has(Ret, "null-stack-value", "RETURN_VALUE"));
+  auto Copy = checksOf(assemble(V312,
+                                {{"RESUME", 0},
+                                 {"PUSH_NULL", 0},
+                                 {"COPY", 1},
+                                 {"POP_TOP", 0},
+                                 {"POP_TOP", 0},
+                                 {"RETURN_CONST", 0}},
+                                2));
+  EXPECT_TRUE(has(Copy, "null-stack-value", "copies a stack slot"));
+}
+
+TEST(ValueKinds, UncheckedLoadOfAnUnboundLocal) {
+  // x is not a parameter: 3.12's LOAD_FAST reads NULL; LOAD_FAST_CHECK
+  // raises UnboundLocalError (no finding outside a handler); 3.11's
+  // LOAD_FAST checks.
+  std::vector<std::pair<llvm::StringRef, uint8_t>> Ops = {
+      {"RESUME", 0}, {"LOAD_FAST", 0}, {"RETURN_VALUE", 0}};
+  EXPECT_TRUE(has(checksOf(assemble(V312, Ops, 1, {"x"})), "local-unbound",
+                  "LOAD_FAST does not check"));
+  EXPECT_TRUE(has(checksOf(assemble(V313, Ops, 1, {"x"})), "local-unbound"));
+  EXPECT_TRUE(checksOf(assemble(V311, Ops, 1, {"x"})).empty());
+  EXPECT_TRUE(checksOf(assemble(V312, Ops, 1, {"x"}, /*ArgCount=*/1)).empty());
+  Ops[1].first = "LOAD_FAST_CHECK";
+  EXPECT_TRUE(checksOf(assemble(V312, Ops, 1, {"x"})).empty());
+  // Bound on one path only: a possible finding.
+  auto Maybe = checksOf(assemble(V312,
+                                 {{"RESUME", 0},
+                                  {"LOAD_FAST", 0},
+                                  {"POP_JUMP_IF_FALSE", 2},
+                                  {"LOAD_CONST", 0},
+                                  {"STORE_FAST", 1},
+                                  {"LOAD_FAST", 1},
+                                  {"RETURN_VALUE", 0}},
+                                 1, {"c", "y"}, 1));
+  EXPECT_TRUE(has(Maybe, "local-unbound", "unbound on some paths"))
+      << (Maybe.empty() ? "" : Maybe[0]);
+  // LOAD_FAST_AND_CLEAR saves and clears, STORE_FAST restores: clean.
+  auto Saved = checksOf(assemble(V312,
+                                 {{"RESUME", 0},
+                                  {"LOAD_FAST_AND_CLEAR", 0},
+                                  {"LOAD_CONST", 0},
+                                  {"STORE_FAST", 0},
+                                  {"STORE_FAST", 0},
+                                  {"LOAD_FAST", 0},
+                                  {"RETURN_VALUE", 0}},
+                                 2, {"x"}, 1));
+  EXPECT_TRUE(Saved.empty()) << (Saved.empty() ? "" : Saved[0]);
+}
+
+} // namespace

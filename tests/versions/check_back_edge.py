@@ -1,0 +1,157 @@
+"""Where the interpreter looks up the exception its eval breaker raises at a
+loop's back edge, against pyverify's model of it (RaiseModel.h,
+breakerRaisesAtTarget: 3.11 and 3.12 at the jump target - 1, 3.13 at the
+jump).
+
+    python3.X tests/versions/check_back_edge.py build/tools/pyverify/pyverify
+
+The running interpreter compiles
+
+    with cm:
+        while n:
+            n = n + 0
+
+whose only eval-breaker check is the back edge, and the test makes variants
+of its exception table: as compiled; the with's entry extended over the back
+jump; the entry started at the loop head (the target - 1 uncovered). For
+each variant it runs the code while another thread interrupts the main one
+(KeyboardInterrupt raised by the eval breaker at the back edge) and records
+whether __exit__ ran, and runs `pyverify check --python-version=X.Y` on the
+marshalled code. pyverify must report context-not-exited exactly for the
+variants whose interrupt skipped __exit__, and at least one variant of each
+outcome must occur. Exits 1 with the disagreements listed.
+"""
+import _thread
+import dis
+import json
+import marshal
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import types
+
+VERSION = "%d.%d" % sys.version_info[:2]
+
+
+class CM:
+    exited = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        CM.exited += 1
+        return False
+
+
+def spin(cm, n):
+    with cm:
+        while n:
+            n = n + 0
+
+
+def varint(v, first):
+    chunks = []
+    while True:
+        chunks.append(v & 63)
+        v >>= 6
+        if not v:
+            break
+    chunks.reverse()
+    out = bytearray(c | (64 if i < len(chunks) - 1 else 0) for i, c in enumerate(chunks))
+    if first:
+        out[0] |= 128
+    return bytes(out)
+
+
+def encode(entries):
+    out = b""
+    for e in entries:
+        out += (varint(e.start // 2, True) + varint((e.end - e.start) // 2, False) +
+                varint(e.target // 2, False) + varint(e.depth << 1 | e.lasti, False))
+    return out
+
+
+def variants():
+    co = spin.__code__
+    table = list(dis._parse_exception_table(co))
+    insts = list(dis.get_instructions(co))
+    # 3.11 closes the loop with POP_JUMP_BACKWARD_IF_TRUE, later versions
+    # with JUMP_BACKWARD; both check the eval breaker when they jump back.
+    jump = next(i for i in insts
+                if "BACKWARD" in i.opname and "NO_INTERRUPT" not in i.opname)
+    end_of_jump = insts[insts.index(jump) + 1].offset
+    head = jump.argval
+    # The with body's entry: the one whose handler starts with PUSH_EXC_INFO;
+    # WITH_EXCEPT_START.
+    handler_of = {i.offset: i for i in insts}
+    body = [k for k, e in enumerate(table)
+            if handler_of[e.target].opname == "PUSH_EXC_INFO"
+            and insts[insts.index(handler_of[e.target]) + 1].opname == "WITH_EXCEPT_START"]
+    assert len(body) == 1, table
+    k = body[0]
+    e = table[k]
+    out = {"as compiled": co}
+    if e.end < end_of_jump and all(t.start >= end_of_jump or t is e or t.end <= e.start
+                                   for t in table):
+        extended = list(table)
+        extended[k] = e._replace(end=end_of_jump)
+        out["entry extended over the back jump"] = co.replace(
+            co_exceptiontable=encode(extended))
+    if e.start < head:
+        shrunk = list(table)
+        shrunk[k] = e._replace(start=head)
+        out["entry starts at the loop head"] = co.replace(co_exceptiontable=encode(shrunk))
+    return out
+
+
+def exit_ran(code):
+    """Runs \\p code until the main thread is interrupted; whether __exit__ ran."""
+    CM.exited = 0
+    f = types.FunctionType(code, globals())
+    t = threading.Thread(target=lambda: (time.sleep(0.2), _thread.interrupt_main()))
+    t.start()
+    try:
+        f(CM(), 1)
+    except KeyboardInterrupt:
+        pass
+    t.join()
+    return CM.exited == 1
+
+
+def pyverify_finds(pyverify, code, tmp):
+    path = os.path.join(tmp, "spin.marshal")
+    with open(path, "wb") as f:
+        f.write(marshal.dumps(code))
+    out = subprocess.run([pyverify, "check", "--format=json", "--python-version=" + VERSION,
+                          path], capture_output=True, text=True)
+    report = json.loads(out.stdout)
+    return [d["check"] for d in report["diagnostics"]]
+
+
+def main():
+    pyverify = sys.argv[1]
+    errors, outcomes = [], set()
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, code in variants().items():
+            ran = exit_ran(code)
+            checks = pyverify_finds(pyverify, code, tmp)
+            found = "context-not-exited" in checks
+            outcomes.add(ran)
+            print(f"{VERSION} {name}: __exit__ {'ran' if ran else 'skipped'}; pyverify: "
+                  f"{', '.join(checks) or 'clean'}")
+            if found == ran or (ran and checks):
+                errors.append(f"{name}: __exit__ {'ran' if ran else 'skipped'} but pyverify "
+                              f"reported {checks or 'nothing'}")
+    if len(outcomes) < 2:
+        errors.append("every variant had the same outcome: the test shows nothing")
+    for e in errors:
+        print("FAIL:", e)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
