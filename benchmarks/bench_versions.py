@@ -1,21 +1,23 @@
-"""Reading and decoding 3.12 and 3.13 bytecode, as ratios to that version's
-own marshal.loads, measured in one run (issue 15).
+"""Reading, decoding and checking 3.11, 3.12 and 3.13 bytecode, as ratios to
+that version's own marshal.loads, measured in one run (issue 15).
 
-For each version whose interpreter is found (pyenv's python3.12 and
-python3.13), on that version's standard library compiled by it
-(build/corpus/stdlib-3.X, compiled here when missing):
+For each version whose interpreter is found (python3.11, pyenv's python3.12
+and python3.13), on that version's standard library compiled by it
+(build/corpus/stdlib for 3.11, build/corpus/stdlib-3.X, compiled here when
+missing):
 
   marshal   python3.X: marshal.loads of every .pyc's payload, the bytes read
             into memory first (the peer);
   read      pyverify-corpus-bench -only=read: readPyc of every file;
   pipeline  pyverify-corpus-bench -only=pipeline: readPyc and
             DecodedCode::decode of every code object (instructions with the
-            version's caches and jumps, exception table, location table).
+            version's caches and jumps, exception table, location table);
+  check     pyverify-corpus-bench -only=check: the whole `check` of every
+            code object (CFG, depth, values, block stack, context balance).
 
 Times are medians of --repeat rounds of process CPU time; the ratios are
-marshal / read and marshal / pipeline (above 1: pyverify is faster). The
-checks are 3.11's only (docs/versions.md), so nothing beyond decoding is
-timed. Nothing is asserted.
+marshal / read, marshal / pipeline and marshal / check (above 1: pyverify
+is faster). Nothing is asserted.
 
     python3.11 benchmarks/bench_versions.py --build build [--repeat 5] [--json F]
 """
@@ -51,6 +53,8 @@ print(json.dumps({"files": len(data), "cpu_seconds_median": cpu[len(cpu) // 2]})
 
 
 def find_python(minor):
+    if minor == 11:
+        return sys.executable if sys.version_info[:2] == (3, 11) else None
     for p in sorted(glob.glob(os.path.expanduser(
             "~/.pyenv/versions/3.%d.*/bin/python3.%d" % (minor, minor)))):
         return p
@@ -65,39 +69,44 @@ def main():
     a = ap.parse_args()
     bench = os.path.join(a.build, "benchmarks", "pyverify-corpus-bench")
     results = {}
-    for minor in (12, 13):
+    for minor in (11, 12, 13):
         py = find_python(minor)
         name = "3.%d" % minor
         if not py:
             print(f"bench_versions: {name}: no python{name} found (pyenv); "
                   "skipped")
             continue
-        corpus = os.path.join(a.build, "corpus", "stdlib-" + name)
+        corpus = os.path.join(a.build, "corpus",
+                              "stdlib" if minor == 11 else "stdlib-" + name)
         stdlib = subprocess.run(
             [py, "-c", "import sysconfig; "
              "print(sysconfig.get_paths()['stdlib'])"],
             capture_output=True, text=True, check=True).stdout.strip()
-        subprocess.run([py, os.path.join(ROOT, "tests", "corpus",
-                                         "compile_corpus.py"), stdlib, corpus],
-                       check=True, capture_output=True)
+        if minor != 11:  # 3.11's corpus is `make corpus`'s
+            subprocess.run([py, os.path.join(ROOT, "tests", "corpus",
+                                             "compile_corpus.py"), stdlib,
+                            corpus], check=True, capture_output=True)
         peer = json.loads(subprocess.run(
             [py, "-c", MARSHAL_PEER, corpus, str(a.repeat)],
             capture_output=True, text=True, check=True).stdout)
         mine = json.loads(subprocess.run(
-            [bench, corpus, "-only=read,pipeline", f"-repeat={a.repeat}",
+            [bench, corpus, "-only=read,pipeline,check", f"-repeat={a.repeat}",
              "-warmup=1"], capture_output=True, text=True,
             check=True).stdout)
         m = peer["cpu_seconds_median"]
         r = {"files": peer["files"], "marshal_cpu_s": m,
              "read_cpu_s": mine["read_cpu_seconds_median"],
-             "pipeline_cpu_s": mine["pipeline_cpu_seconds_median"]}
+             "pipeline_cpu_s": mine["pipeline_cpu_seconds_median"],
+             "check_cpu_s": mine["check_cpu_seconds_median"]}
         r["marshal/read"] = m / r["read_cpu_s"]
         r["marshal/pipeline"] = m / r["pipeline_cpu_s"]
+        r["marshal/check"] = m / r["check_cpu_s"]
         results[name] = r
         print(f"bench_versions: {name}: {r['files']} files; CPU medians of "
               f"{a.repeat}: marshal.loads {m:.3f} s, read {r['read_cpu_s']:.3f}"
               f" s ({r['marshal/read']:.2f}x), read+decode "
-              f"{r['pipeline_cpu_s']:.3f} s ({r['marshal/pipeline']:.2f}x)")
+              f"{r['pipeline_cpu_s']:.3f} s ({r['marshal/pipeline']:.2f}x), "
+              f"check {r['check_cpu_s']:.3f} s ({r['marshal/check']:.2f}x)")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(results, f, indent=1)

@@ -3,8 +3,10 @@
 #include "pyverify/Analysis/ValueKinds.h"
 #include "pyverify/Analysis/StackDepth.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
 #include <algorithm>
-#include <deque>
 #include <tuple>
 
 using namespace pyverify;
@@ -17,8 +19,8 @@ enum : uint8_t { Obj = 1, Null = 2, Either = Obj | Null };
 struct VState {
   bool Reached = false;
   bool Handler = false; ///< May be between an exception edge and POP_EXCEPT.
-  std::vector<uint8_t> Stack;
-  std::vector<uint8_t> Locals;
+  llvm::SmallVector<uint8_t, 24> Stack;
+  llvm::SmallVector<uint8_t, 24> Locals;
 
   /// Joins \p O in; whether anything changed. False in \p Ok when the two
   /// stacks differ in depth (a conflict the depth pass reports).
@@ -59,15 +61,20 @@ public:
       return {};
     std::vector<VState> In(G.size());
     In[0] = entryState();
-    std::deque<unsigned> Work{0};
+    // A stack of blocks to visit (the lattice is finite; order only changes
+    // how soon the fixpoint is reached).
+    llvm::SmallVector<unsigned, 32> Work{0};
     std::vector<bool> Queued(G.size());
     Queued[0] = true;
     bool Ok = true;
+    // A block is visited again whenever its entry state grows, so its last
+    // visit sees its final state: the issues of that visit are the block's.
+    std::vector<std::vector<ValueIssue>> PerBlock(G.size());
     while (!Work.empty() && Ok) {
-      unsigned B = Work.front();
-      Work.pop_front();
+      unsigned B = Work.pop_back_val();
       Queued[B] = false;
-      forEachOut(B, In[B], nullptr, [&](unsigned T, const VState &S) {
+      PerBlock[B].clear();
+      forEachOut(B, In[B], &PerBlock[B], [&](unsigned T, const VState &S) {
         if (In[T].join(S, Ok) && !Queued[T]) {
           Queued[T] = true;
           Work.push_back(T);
@@ -77,9 +84,8 @@ public:
     if (!Ok)
       return {};
     std::vector<ValueIssue> Issues;
-    for (unsigned B = 0; B < G.size(); ++B)
-      if (In[B].Reached)
-        forEachOut(B, In[B], &Issues, [](unsigned, const VState &) {});
+    for (const std::vector<ValueIssue> &P : PerBlock)
+      Issues.insert(Issues.end(), P.begin(), P.end());
     std::sort(Issues.begin(), Issues.end(),
               [](const ValueIssue &A, const ValueIssue &B) {
                 return std::tie(A.Inst, A.K, A.Which) <
@@ -126,8 +132,11 @@ private:
     VState S = In;
     // The state before each raising instruction, joined (exception edges).
     VState AtRaise;
+    bool Unwinds = llvm::any_of(Blk.Succs, [&](unsigned EI) {
+      return G.edge(EI).isException() && !G.edge(EI).FromBackEdge;
+    });
     for (uint32_t I = Blk.Begin; I < Blk.End; ++I) {
-      if (G.mayRaiseAt(I))
+      if (Unwinds && G.mayRaiseAt(I))
         joinRaisePoint(AtRaise, S);
       if (I + 1 < Blk.End)
         step(S, I, /*Jump=*/false, R);
