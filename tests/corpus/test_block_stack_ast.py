@@ -212,12 +212,14 @@ def main():
                             elif sys.version_info >= (3, 13) and \
                                     inside(pos, span(item.context_expr)) and \
                                     isinstance(offs[j], int) and \
-                                    ins["offset"] == offs[j] + 2:
+                                    ins["offset"] == offs[j] + 2 and \
+                                    ins["opname"] != "GET_AWAITABLE":
                                 # 3.13: the POP_TOP (or STORE) of the enter
                                 # result right after the item's BEFORE_WITH
                                 # carries the item's span and is protected
                                 # by it; its exit sequence carries it too
-                                # and is not.
+                                # and is not (nor is an async with's await
+                                # of __aenter__).
                                 expected += offs[:j + 1]
                             elif j and inside(pos, span(item.context_expr)):
                                 expected += offs[:j]

@@ -33,6 +33,10 @@ import threading
 import time
 import types
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "lit", "Inputs"))
+import breakcode as bc  # noqa: E402  (the exception-table codec)
+
 VERSION = "%d.%d" % sys.version_info[:2]
 
 
@@ -53,31 +57,9 @@ def spin(cm, n):
             n = n + 0
 
 
-def varint(v, first):
-    chunks = []
-    while True:
-        chunks.append(v & 63)
-        v >>= 6
-        if not v:
-            break
-    chunks.reverse()
-    out = bytearray(c | (64 if i < len(chunks) - 1 else 0) for i, c in enumerate(chunks))
-    if first:
-        out[0] |= 128
-    return bytes(out)
-
-
-def encode(entries):
-    out = b""
-    for e in entries:
-        out += (varint(e.start // 2, True) + varint((e.end - e.start) // 2, False) +
-                varint(e.target // 2, False) + varint(e.depth << 1 | e.lasti, False))
-    return out
-
-
 def variants():
     co = spin.__code__
-    table = list(dis._parse_exception_table(co))
+    table = bc.entries(co)
     insts = list(dis.get_instructions(co))
     # 3.11 closes the loop with POP_JUMP_BACKWARD_IF_TRUE, later versions
     # with JUMP_BACKWARD; both check the eval breaker when they jump back.
@@ -97,14 +79,9 @@ def variants():
     out = {"as compiled": co}
     if e.end < end_of_jump and all(t.start >= end_of_jump or t is e or t.end <= e.start
                                    for t in table):
-        extended = list(table)
-        extended[k] = e._replace(end=end_of_jump)
-        out["entry extended over the back jump"] = co.replace(
-            co_exceptiontable=encode(extended))
+        out["entry extended over the back jump"] = bc.set_entry(co, k, end=end_of_jump)
     if e.start < head:
-        shrunk = list(table)
-        shrunk[k] = e._replace(start=head)
-        out["entry starts at the loop head"] = co.replace(co_exceptiontable=encode(shrunk))
+        out["entry starts at the loop head"] = bc.set_entry(co, k, start=head)
     return out
 
 
