@@ -2,8 +2,9 @@
 //
 // Contract: analyzeValueKinds() runs a forward dataflow over a CFG whose
 // stack depths are consistent (no underflow, no conflict: the depth pass
-// reports those) and returns where a value that may be NULL is used, in any
-// version's bytecode:
+// reports those) and bounded (the state holds every slot: the caller keeps
+// the maximum depth within what it models, as the context pass does) and
+// returns where a value that may be NULL is used, in any version's bytecode:
 //
 //   NullTaken      an instruction pops a slot that may hold NULL where its
 //                  version's table (OpcodeInfo::NullIn) wants an object --
