@@ -325,6 +325,11 @@ std::shared_ptr<const CodeObject> Reader::readCode(PyObject *Obj,
 }
 
 bool Reader::fillCode(PyObject *Obj, CodeObject &C, unsigned Depth) {
+  // A live code object is the running interpreter's bytecode. This reader
+  // reads 3.11's PyCodeObject (other versions' layouts differ).
+  static_assert(PY_MAJOR_VERSION == 3 && PY_MINOR_VERSION == 11,
+                "the live-code reader knows 3.11's PyCodeObject");
+  C.Version = PythonVersion(PY_MINOR_VERSION - 11);
   auto *Code = reinterpret_cast<PyCodeObject *>(Obj);
   C.ArgCount = Code->co_argcount;
   C.PosOnlyArgCount = Code->co_posonlyargcount;
