@@ -123,7 +123,8 @@ def check_raises(flags, name):
         return
     header_never = "ERROR_FLAG" not in flags[name] and "EVAL_BREAK" not in flags[name]
     ours = stack_io.raises(VERSION, name) == "Never"
-    if ours != header_never and name not in stack_io.ALLOCATION_ONLY:
+    if ours != header_never and name not in stack_io.ALLOCATION_ONLY | \
+            stack_io.RAISES_WITHOUT_ERROR_FLAG:
         raise SystemExit(f"{name}: stack_io says never-raises={ours}, the interpreter's "
                          f"metadata {flags[name]}")
 

@@ -233,10 +233,14 @@ _NEVER312 = (_NEVER311 - {"POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_N
 # raises instead), UNARY_NOT negates a bool.
 _NEVER313 = (_NEVER312 - {"KW_NAMES", "LOAD_CLOSURE"}) | {
     "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "UNARY_NOT", "MATCH_MAPPING", "MATCH_SEQUENCE",
-    "YIELD_VALUE", "LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST",
+    "LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST",
     "SET_FUNCTION_ATTRIBUTE"}
 NEVER_RAISE = {(3, 11): _NEVER311, (3, 12): _NEVER312, (3, 13): _NEVER313}
 ALLOCATION_ONLY = {"MAKE_CELL", "RETURN_GENERATOR"}
+# Raise points the metadata's flags do not show: YIELD_VALUE itself cannot fail, but a frame
+# suspended there is resumed by throw(), whose exception is looked up at the yield (every
+# await loop's YIELD_VALUE has an entry of its own to a CLEANUP_THROW for that).
+RAISES_WITHOUT_ERROR_FLAG = {"YIELD_VALUE"}
 ARG_DEPENDENT_RAISE = {"RESUME"}
 
 
