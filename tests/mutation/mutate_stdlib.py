@@ -1,6 +1,9 @@
 #!/usr/bin/python3.11
 """Mutation corpus: plant context-balance bugs into stdlib code objects.
 
+Runs under python3.11, 3.12 or 3.13 and mutates that interpreter's bytecode
+(its stdlib corpus; pyverify gets --python-version for 3.12 / 3.13).
+
 For every code object of every .pyc under --pyc-dir, find the with sites
 (BEFORE_WITH / BEFORE_ASYNC_WITH), their body entries, handlers and normal
 exits, and apply each mutation class of README.md through CodeType.replace.
@@ -28,19 +31,33 @@ import sys
 import time
 import types
 
-if sys.version_info[:2] != (3, 11):
-    sys.exit("mutate_stdlib.py needs python3.11 (CPython 3.11 bytecode)")
+PY = sys.version_info[:2]
+if PY not in ((3, 11), (3, 12), (3, 13)):
+    sys.exit("mutate_stdlib.py needs python3.11, 3.12 or 3.13 (it mutates the "
+             "bytecode of the interpreter it runs under)")
 
 # --- Opcodes -----------------------------------------------------------------
+# Everything comes from the running interpreter's `opcode` module; what the
+# module does not say (the real stack, what may raise) is written below for
+# 3.11 and read from scripts/stack_io.py for 3.12 and 3.13.
 
 OPMAP = opcode.opmap
 OPNAME = opcode.opname
-CACHES = opcode._inline_cache_entries
 HAVE_ARGUMENT = opcode.HAVE_ARGUMENT
+if isinstance(opcode._inline_cache_entries, dict):  # 3.13: by name
+    CACHES = [opcode._inline_cache_entries.get(OPNAME[op], 0) for op in range(256)]
+else:  # 3.11, 3.12: by opcode
+    CACHES = opcode._inline_cache_entries
+# 3.12+ says which opcodes take an argument (3.13's WITH_EXCEPT_START is at
+# HAVE_ARGUMENT and takes none); 3.11: those at or above HAVE_ARGUMENT.
+HASARG = (set(opcode.hasarg) if hasattr(opcode, "hasarg")
+          else set(range(HAVE_ARGUMENT, 256)))
 
 
 def _op(name):
-    return OPMAP[name]
+    """The opcode of `name`, or -1 if this version has no such (real) one."""
+    op = OPMAP.get(name, -1)
+    return op if op < 256 else -1
 
 
 EXTENDED_ARG = _op("EXTENDED_ARG")
@@ -50,55 +67,111 @@ POP_TOP = _op("POP_TOP")
 SWAP = _op("SWAP")
 COPY = _op("COPY")
 LOAD_CONST = _op("LOAD_CONST")
-PRECALL = _op("PRECALL")
+PRECALL = _op("PRECALL")                  # 3.11 only
 CALL = _op("CALL")
 BEFORE_WITH = _op("BEFORE_WITH")
 BEFORE_ASYNC_WITH = _op("BEFORE_ASYNC_WITH")
 GET_AWAITABLE = _op("GET_AWAITABLE")
 SEND = _op("SEND")
+END_SEND = _op("END_SEND")                # 3.12+
 YIELD_VALUE = _op("YIELD_VALUE")
 RESUME = _op("RESUME")
 PUSH_EXC_INFO = _op("PUSH_EXC_INFO")
 WITH_EXCEPT_START = _op("WITH_EXCEPT_START")
-LOAD_METHOD = _op("LOAD_METHOD")
+LOAD_METHOD = _op("LOAD_METHOD")          # 3.11 only (a pseudo opcode after)
 FOR_ITER = _op("FOR_ITER")
 RETURN_VALUE = _op("RETURN_VALUE")
+RETURN_CONST = _op("RETURN_CONST")        # 3.12+
 RAISE_VARARGS = _op("RAISE_VARARGS")
 RERAISE = _op("RERAISE")
 JUMP_FORWARD = _op("JUMP_FORWARD")
 JUMP_BACKWARD = _op("JUMP_BACKWARD")
 JUMP_BACKWARD_NO_INTERRUPT = _op("JUMP_BACKWARD_NO_INTERRUPT")
-JUMP_IF_TRUE_OR_POP = _op("JUMP_IF_TRUE_OR_POP")
-JUMP_IF_FALSE_OR_POP = _op("JUMP_IF_FALSE_OR_POP")
+JUMP_IF_TRUE_OR_POP = _op("JUMP_IF_TRUE_OR_POP")    # 3.11 only
+JUMP_IF_FALSE_OR_POP = _op("JUMP_IF_FALSE_OR_POP")  # 3.11 only
 
-JREL = set(opcode.hasjrel)
+# 3.11's with exit is LOAD_CONST None x3; PRECALL 2; CALL 2; 3.12+ has no
+# PRECALL: LOAD_CONST None x3; CALL 2.
+HAS_PRECALL = PRECALL >= 0
+
+JREL = {op for op in opcode.hasjrel if op < 256}  # 3.12+ lists pseudo jumps too
 BACKWARD_JUMPS = {op for op in JREL if "BACKWARD" in OPNAME[op]}
 UNCONDITIONAL_JUMPS = {JUMP_FORWARD, JUMP_BACKWARD, JUMP_BACKWARD_NO_INTERRUPT}
 # Jumps a jump-into-with mutant may retarget (not the await loop's SEND /
 # JUMP_BACKWARD_NO_INTERRUPT, not FOR_ITER, whose jump pops the iterator).
-PLANTABLE_JUMPS = JREL - {SEND, FOR_ITER, JUMP_BACKWARD_NO_INTERRUPT}
+# 3.12+: see await_machinery(), which also excludes the jumps into an
+# await loop from its CLEANUP_THROW (3.13 also ends with handlers in loops
+# with a JUMP_BACKWARD_NO_INTERRUPT, which stays plantable there).
+if PY == (3, 11):
+    PLANTABLE_JUMPS = JREL - {SEND, FOR_ITER, JUMP_BACKWARD_NO_INTERRUPT}
+else:
+    PLANTABLE_JUMPS = JREL - {SEND, FOR_ITER}
 NO_FALLTHROUGH = {RETURN_VALUE, RAISE_VARARGS, RERAISE} | UNCONDITIONAL_JUMPS
-# Taken backward jumps run the eval breaker (lookup key: target - 1 unit).
-EVAL_BREAKER_JUMPS = BACKWARD_JUMPS - {JUMP_BACKWARD_NO_INTERRUPT}
-VALID_OPS = {op for op, name in enumerate(OPNAME)
-             if not name.startswith("<") and op != CACHE}
+if RETURN_CONST >= 0:
+    NO_FALLTHROUGH.add(RETURN_CONST)
+# Taken backward jumps run the eval breaker. 3.11 and 3.12 check it with the
+# instruction pointer already at the target (lookup key: target - 1 unit);
+# 3.13's JUMP_BACKWARD checks it before jumping, and the lookup key is its own
+# cache unit: it raises at the jump (measured on each interpreter with a
+# SIGALRM handler that raises in a `while True: pass` loop in a with body).
+if PY == (3, 13):
+    EVAL_BREAKER_JUMPS = set()
+else:
+    EVAL_BREAKER_JUMPS = BACKWARD_JUMPS - {JUMP_BACKWARD_NO_INTERRUPT}
+VALID_OPS = {op for op, name in enumerate(OPNAME[:256])
+             if not name.startswith("<") and op != CACHE and
+             not name.startswith("INSTRUMENTED_") and
+             name not in ("ENTER_EXECUTOR", "RESERVED")}
 
 # Bytecode notes section 1.3: instructions that cannot raise at their own
 # lookup key (JUMP_BACKWARD and the backward *_IF_[NOT_]NONE jumps raise only
 # through the eval breaker at target - 1; RESUME 2|3 never).
-NEVER_RAISE = {OPMAP[n] for n in (
-    "NOP", "LOAD_CONST", "SWAP", "COPY", "PUSH_NULL", "POP_TOP", "STORE_FAST",
-    "STORE_DEREF", "IS_OP", "KW_NAMES", "EXTENDED_ARG", "POP_EXCEPT",
-    "PUSH_EXC_INFO", "JUMP_FORWARD", "POP_JUMP_FORWARD_IF_NONE",
-    "POP_JUMP_FORWARD_IF_NOT_NONE", "RETURN_VALUE", "LOAD_ASSERTION_ERROR",
-    "COPY_FREE_VARS", "LOAD_CLOSURE", "MAKE_CELL", "RETURN_GENERATOR",
-    "JUMP_BACKWARD", "POP_JUMP_BACKWARD_IF_NONE",
-    "POP_JUMP_BACKWARD_IF_NOT_NONE")}
+if PY == (3, 11):
+    NEVER_RAISE = {OPMAP[n] for n in (
+        "NOP", "LOAD_CONST", "SWAP", "COPY", "PUSH_NULL", "POP_TOP", "STORE_FAST",
+        "STORE_DEREF", "IS_OP", "KW_NAMES", "EXTENDED_ARG", "POP_EXCEPT",
+        "PUSH_EXC_INFO", "JUMP_FORWARD", "POP_JUMP_FORWARD_IF_NONE",
+        "POP_JUMP_FORWARD_IF_NOT_NONE", "RETURN_VALUE", "LOAD_ASSERTION_ERROR",
+        "COPY_FREE_VARS", "LOAD_CLOSURE", "MAKE_CELL", "RETURN_GENERATOR",
+        "JUMP_BACKWARD", "POP_JUMP_BACKWARD_IF_NONE",
+        "POP_JUMP_BACKWARD_IF_NOT_NONE")}
+    STACK_IO = None
+    SKIPPED_AFTER_TARGET = {}
+else:
+    # 3.12, 3.13: the real stack effects and the never-raising instructions
+    # of scripts/stack_io.py (read only), with the eval breaker and throw()
+    # as this tool models them: 3.12's JUMP_BACKWARD raises only through the
+    # eval breaker edge at target - 1 (as in 3.11), 3.13's at itself; 3.13's
+    # YIELD_VALUE stays a raise point (the opcode itself cannot fail, but
+    # generator.throw() unwinds from its lookup key: the CLEANUP_THROW entries
+    # of every await loop cover it).
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    os.pardir, os.pardir, "scripts"))
+    import stack_io  # noqa: E402
+    _never = set(stack_io.NEVER_RAISE[PY]) - {"YIELD_VALUE", "JUMP_BACKWARD"}
+    if PY == (3, 12):
+        _never.add("JUMP_BACKWARD")
+    NEVER_RAISE = {_op(n) for n in _never} - {-1}
+    STACK_IO = {_op(n): e for n, e in stack_io.STACK_IO[PY].items() if _op(n) >= 0}
+    # An exhausted FOR_ITER lands after the END_FOR (3.13: END_FOR; POP_TOP)
+    # at its target.
+    SKIPPED_AFTER_TARGET = {_op(n): tuple(_op(m) for m in names) for n, names
+                            in stack_io.SKIPPED_AFTER_TARGET[PY].items()}
 
 ONE_UNIT_STORES = {OPMAP[n] for n in (
     "POP_TOP", "STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")}
 
+# An outside NOP becomes a one-unit jump: JUMP_FORWARD, or backward
+# JUMP_BACKWARD (3.13's has a cache unit: JUMP_BACKWARD_NO_INTERRUPT, which
+# 3.13's compiler also emits at the end of with handlers in loops).
+NOP_JUMPS = (JUMP_FORWARD, JUMP_BACKWARD if CACHES[JUMP_BACKWARD] == 0
+             else JUMP_BACKWARD_NO_INTERRUPT)
+assert CACHES[JUMP_FORWARD] == 0 and CACHES[NOP_JUMPS[1]] == 0
+
 GENERATOR_FLAGS = 0x20 | 0x80 | 0x200
+# A generator's frame starts with the sent None on the stack, dropped by the
+# POP_TOP after RETURN_GENERATOR; 3.13's tables have RETURN_GENERATOR push it.
+GEN_ENTRY_DEPTH = 0 if PY == (3, 13) else 1
 
 
 class Inst:
@@ -113,18 +186,21 @@ class Inst:
         return OPNAME[self.op]
 
     def target(self):
+        """The jump's target as dis shows it: counted in code units from
+        the end of its inline caches (3.11's relative jumps have none)."""
         if self.op not in JREL:
             return None
         if self.op in BACKWARD_JUMPS:
-            return self.off + 2 - 2 * self.arg
-        return self.off + 2 + 2 * self.arg
+            return self.end - 2 * self.arg
+        return self.end + 2 * self.arg
 
     def may_raise(self):
-        """May raise with lookup key = this instruction's opcode unit."""
+        """May raise with lookup key = this instruction's opcode unit (3.13's
+        JUMP_BACKWARD: its cache unit, in the same entry)."""
         if self.op in NEVER_RAISE:
             return False
         if self.op == RESUME:
-            return self.arg in (0, 1)
+            return (self.arg & 3 if PY == (3, 13) else self.arg) in (0, 1)
         return True
 
     def text(self):
@@ -147,8 +223,8 @@ def decode(code):
             ext = (ext | a) << 8
             i += 2
             continue
-        arg = (ext | a) if op >= HAVE_ARGUMENT else None
-        if op < HAVE_ARGUMENT and a:
+        arg = (ext | a) if op in HASARG else None
+        if op not in HASARG and a:
             raise ValueError("argument byte on %s at %d" % (OPNAME[op], i))
         end = i + 2 + 2 * CACHES[op]
         if end > len(code):
@@ -246,7 +322,7 @@ class Flow:
         self.state = [None] * len(self.insts)
         self.conflicts = set()
         self.max_depth = 0
-        self.entry_depth = 1 if co.co_flags & GENERATOR_FLAGS else 0
+        self.entry_depth = GEN_ENTRY_DEPTH if co.co_flags & GENERATOR_FLAGS else 0
         self._run()
         self._raise_points()
 
@@ -254,8 +330,26 @@ class Flow:
         u = key // 2
         return self.cover[u] if 0 <= u < len(self.cover) else -1
 
+    def landing(self, ins):
+        """Index of the instruction a taken jump of ins runs next: its
+        target, or (3.12+'s exhausted FOR_ITER) the instruction after the
+        END_FOR (3.13: END_FOR; POP_TOP) there, which the jump skips."""
+        i = self.at.get(ins.target())
+        skip = SKIPPED_AFTER_TARGET.get(ins.op)
+        if i is None or not skip:
+            return i
+        if [x.op for x in self.insts[i:i + len(skip)]] != list(skip):
+            return None  # malformed: no landing
+        return i + len(skip)
+
+    def landing_offset(self, ins):
+        i = self.landing(ins)
+        return self.insts[i].start if i is not None and i < len(self.insts) else None
+
     # Transfer on the fall-through (jump=False) or jump edge.
     def step(self, s, ins, jump):
+        if STACK_IO is not None:
+            return self.step_io(s, ins, jump)
         s = list(s)
         op, arg = ins.op, ins.arg
 
@@ -310,6 +404,48 @@ class Flow:
                 pop(-eff)
             else:
                 s += [None] * eff
+        return tuple(s)
+
+    def step_io(self, s, ins, jump):
+        """3.12, 3.13: the real pops and pushes of scripts/stack_io.py, with
+        the tags of the with protocol: BEFORE_WITH / BEFORE_ASYNC_WITH push the
+        bound exit under the enter result; the await of __aenter__ ends at
+        the END_SEND that drops the receiver with the pending __aexit__ right
+        under it (reached from the SEND's jump or from the CLEANUP_THROW of
+        a throw()); COPY does not copy a tag, SWAP moves it."""
+        s = list(s)
+        op, arg = ins.op, ins.arg
+
+        def pop(n=1):
+            for _ in range(n):
+                if s:
+                    s.pop()
+
+        if op in (BEFORE_WITH, BEFORE_ASYNC_WITH):
+            pop()
+            s.append(("X" if op == BEFORE_WITH else "P", ins.off))
+            s.append(None)
+        elif op == END_SEND:
+            pending = len(s) >= 3 and isinstance(s[-3], tuple) and s[-3][0] == "P"
+            pop(2)
+            s.append(None)
+            if pending:
+                s[-2] = ("X", s[-2][1])
+        elif op == WITH_EXCEPT_START:
+            if len(s) >= 4 and is_x(s[-4]):
+                s[-4] = ("C", s[-4][1])
+            s.append(None)
+        elif op == COPY:
+            v = s[-arg] if 1 <= arg <= len(s) else None
+            s.append(None if isinstance(v, tuple) else v)
+        elif op == SWAP:
+            if 2 <= arg <= len(s):
+                s[-1], s[-arg] = s[-arg], s[-1]
+        else:
+            e = STACK_IO[op]
+            a = arg or 0
+            pop(stack_io.count(e["jpops" if jump else "pops"], a))
+            s += [None] * stack_io.count(e["jpushes" if jump else "pushes"], a)
         return tuple(s)
 
     @staticmethod
@@ -380,7 +516,7 @@ class Flow:
             out.append((ins.idx + 1, self.step(s, ins, False), None))
         if tgt is not None:
             sj = self.step(s, ins, True)
-            out.append((self.at.get(tgt), sj, None))
+            out.append((self.landing(ins), sj, None))
             if op in EVAL_BREAKER_JUMPS and tgt >= 2:
                 out.append((None, sj, tgt - 2))
         if ins.may_raise():
@@ -411,11 +547,14 @@ class Flow:
         return [(ins, key) for ins, key, st in self.raises if lo <= key < hi]
 
     def jump_targets_from_outside(self, lo, hi):
-        """Jump targets strictly inside (lo, hi) from instructions outside."""
+        """Jump targets (or landings) strictly inside (lo, hi) from
+        instructions outside."""
         bad = []
         for ins in self.insts:
             t = ins.target()
-            if t is not None and lo < t < hi and not lo <= ins.start < hi:
+            if t is None or lo <= ins.start < hi:
+                continue
+            if lo < t < hi or lo < (self.landing_offset(ins) or t) < hi:
                 bad.append(ins)
         return bad
 
@@ -454,6 +593,10 @@ def find_sites(flow, skipped):
                 skipped["async enter without await loop"] += 1
                 continue
             i = flow.at.get(seq[2].target())
+            # 3.12+: the SEND's target is the END_SEND that ends the await.
+            if (END_SEND >= 0 and i is not None and i < len(insts) and
+                    insts[i].op == END_SEND):
+                i += 1
         while i is not None and i < len(insts) and insts[i].op == NOP:
             i += 1
         if i is None or i >= len(insts):
@@ -475,37 +618,129 @@ def find_sites(flow, skipped):
         site.entries = [k for k, t in enumerate(table) if t[2] == target]
         sites.append(site)
     by_enter = {st.enter.off: st for st in sites}
-    # Normal exits: LOAD_CONST None x3; PRECALL 2; CALL 2 on X(site).
+    # Normal exits: LOAD_CONST None x3; PRECALL 2; CALL 2 on X(site)
+    # (3.12+: LOAD_CONST None x3; CALL 2).
+    npre = 1 if HAS_PRECALL else 0
     for ins in insts:
-        if ins.op != CALL or ins.arg != 2 or ins.idx < 4:
+        if ins.op != CALL or ins.arg != 2 or ins.idx < 3 + npre:
             continue
         s = flow.state[ins.idx]
         if s is None or len(s) < 4 or not is_x(s[-4]):
             continue
         j = ins.idx
         pre = insts[j - 1]
-        lcs = insts[j - 4:j - 1]
-        if pre.op != PRECALL or pre.arg != 2 or any(
+        lcs = insts[j - 3 - npre:j - npre]
+        if (HAS_PRECALL and (pre.op != PRECALL or pre.arg != 2)) or any(
                 c.op != LOAD_CONST or consts[c.arg] is not None for c in lcs):
             continue
         site = by_enter.get(s[-4][1])
         if site is None:
             continue
         if site.is_async:
-            tail = insts[j + 1:j + 8]
-            names = [t.name for t in tail]
-            if names != ["GET_AWAITABLE", "LOAD_CONST", "SEND", "YIELD_VALUE",
-                         "RESUME", "JUMP_BACKWARD_NO_INTERRUPT", "POP_TOP"]:
+            for shape in ASYNC_EXIT_TAILS:
+                names = [t.name for t in insts[j + 1:j + 1 + len(shape)]]
+                if names == shape:
+                    break
+            else:
                 skipped["async exit of unexpected shape"] += 1
                 continue
-            end = j + 7
+            end = j + len(shape)
         else:
             if j + 1 >= len(insts) or insts[j + 1].op != POP_TOP:
                 skipped["exit call not followed by POP_TOP"] += 1
                 continue
             end = j + 1
-        site.exits.append((j - 4, j, end))
+        site.exits.append((j - 3 - npre, j, end))
     return sites
+
+
+# The await of __aexit__ after an async with's exit call, through the POP_TOP
+# of its result. 3.12+ ends the await at END_SEND, and inside an exception
+# handler places the throw() path's CLEANUP_THROW inline, right before it
+# (elsewhere it is out of line and jumps back to the END_SEND).
+ASYNC_EXIT_TAILS = [["GET_AWAITABLE", "LOAD_CONST", "SEND", "YIELD_VALUE",
+                     "RESUME", "JUMP_BACKWARD_NO_INTERRUPT", "POP_TOP"]]
+if END_SEND >= 0:
+    ASYNC_EXIT_TAILS = [
+        ["GET_AWAITABLE", "LOAD_CONST", "SEND", "YIELD_VALUE", "RESUME",
+         "JUMP_BACKWARD_NO_INTERRUPT"] + cleanup + ["END_SEND", "POP_TOP"]
+        for cleanup in ([], ["CLEANUP_THROW"])]
+
+
+# --- Code objects left out --------------------------------------------------
+# Two kinds of code object are neither mutated nor used as controls (neither
+# occurs in the 3.11 stdlib); each is listed with what pyverify reports on it.
+#
+# * The compiler's own back-edge fault: 3.11 and 3.12 look a backward jump's
+#   eval-breaker exception up at its target - 1, and 3.12's compiler can leave
+#   that unit uncovered, or covered by an entry of a with the jump is not in;
+#   3.13 looks it up at the jump itself, and 3.13's compiler can leave the
+#   jump uncovered (a `continue` in a for loop in a with body). Computed on
+#   the unmutated code: an eval-breaker raise that leaves the frame with a
+#   live __exit__, that finds an entry deeper than the stack there (the
+#   unwinder's unchecked assumption), or a with handler whose __exit__ slot
+#   holds no live exit. Such a code object is already wrong (measured:
+#   README.md); a finding there is true, and a planted bug would not be the
+#   only one.
+# * Explicit __enter__ / __exit__ (and the async ones) attribute loads:
+#   pyverify tracks those calls as contexts too (docs/checks.md), this tool's
+#   model does not, so it could not tell a planted bug from the code's own.
+
+EXPLICIT_PROTOCOL = ("__enter__", "__exit__", "__aenter__", "__aexit__")
+LOAD_ATTR = _op("LOAD_ATTR")
+LOAD_SUPER_ATTR = _op("LOAD_SUPER_ATTR")  # 3.12+
+
+
+def back_edge_faults(flow, sites):
+    handlers = {s.handler for s in sites}
+    out = []
+    for ins, key, st in flow.raises:
+        # Only the eval breaker's raises: at target - 1 (3.11, 3.12), at the
+        # jump (3.13's JUMP_BACKWARD).
+        if key == ins.off and not (PY == (3, 13) and ins.op == JUMP_BACKWARD):
+            continue
+        e = flow.lookup(key)
+        if e < 0:
+            if any(map(is_x, st)):
+                out.append("%s: lookup key %d has no entry, an __exit__ is "
+                           "live" % (ins.text(), key))
+            continue
+        t = flow.table[e]
+        if t[3] > len(st):
+            out.append("%s: lookup key %d finds entry %s, deeper than the "
+                       "stack (%d)" % (ins.text(), key, fmt_entry(t), len(st)))
+        elif t[2] in handlers and not (t[3] and is_x(st[t[3] - 1])):
+            out.append("%s: lookup key %d finds with-handler entry %s, no "
+                       "live __exit__ at depth %d" % (ins.text(), key,
+                                                      fmt_entry(t), t[3]))
+    return out
+
+
+def explicit_protocol_calls(co, insts):
+    names = set()
+    for i in insts:
+        if i.op == LOAD_ATTR and PY >= (3, 12):
+            k = i.arg >> 1
+        elif i.op == LOAD_SUPER_ATTR:
+            k = i.arg >> 2
+        elif i.op in (LOAD_ATTR, LOAD_METHOD):
+            k = i.arg
+        else:
+            continue
+        if co.co_names[k] in EXPLICIT_PROTOCOL:
+            names.add(co.co_names[k])
+    return sorted(names)
+
+
+def excluded_reason(co, flow, sites):
+    """(kind, detail) if the code object is left out (see above), else None."""
+    faults = back_edge_faults(flow, sites)
+    if faults:
+        return ("the compiler's own back-edge fault", "; ".join(faults))
+    names = explicit_protocol_calls(co, flow.insts)
+    if names:
+        return ("explicit __enter__/__exit__ calls", ", ".join(names))
+    return None
 
 
 # --- Mutations ---------------------------------------------------------------
@@ -514,11 +749,31 @@ class Mutant:
     __slots__ = ("cls", "variant", "src", "qualname", "firstlineno", "site",
                  "desc", "expected", "code_obj", "region", "harmless",
                  "stacksize_note", "path", "reported", "detected", "orig_co",
-                 "messages")
+                 "messages", "code", "table", "harmless_fn")
 
     def __init__(self, **kw):
         for k in self.__slots__:
             setattr(self, k, kw.get(k))
+
+    def finalize(self):
+        """Build the code object from the planted code and table, with the
+        mutant's own flow (the depth it needs, its harmless reason). Done
+        only for the mutants kept (--limit samples before it: the flow is
+        most of the cost)."""
+        co, code, table = self.orig_co, self.code, self.table
+        mflow = Flow(co, code, table)
+        stacksize = co.co_stacksize
+        need = mflow.max_depth
+        for t in table:  # a handler is entered at depth + lasti + 1
+            need = max(need, t[3] + t[4] + 1)
+        if need > stacksize:
+            self.stacksize_note = "co_stacksize %d -> %d" % (stacksize, need)
+            stacksize = need
+        self.code_obj = co.replace(co_code=code,
+                                   co_exceptiontable=encode_table(table),
+                                   co_stacksize=stacksize)
+        self.harmless = self.harmless_fn(mflow) if self.harmless_fn else None
+        self.code = self.table = self.harmless_fn = None
 
 
 EXPECTED = {
@@ -564,24 +819,13 @@ class Mutator:
              region=None, harmless_fn=None):
         code = self.code if code is None else code
         table = self.table if table is None else table
-        # The mutant's own flow: depth needed, harmless reasons.
-        mflow = Flow(self.co, code, table)
-        stacksize = self.co.co_stacksize
-        note = None
-        need = mflow.max_depth
-        for t in table:  # a handler is entered at depth + lasti + 1
-            need = max(need, t[3] + t[4] + 1)
-        if need > stacksize:
-            note = "co_stacksize %d -> %d" % (stacksize, need)
-            stacksize = need
-        new = self.co.replace(co_code=code, co_exceptiontable=encode_table(table),
-                              co_stacksize=stacksize)
-        harmless = harmless_fn(mflow) if harmless_fn else None
+        # The mutant's own flow (depth needed, harmless reason) comes later:
+        # Mutant.finalize().
         self.out.append(Mutant(
             cls=cls, variant=variant, src=self.src, qualname=self.co.co_qualname,
             firstlineno=self.co.co_firstlineno, site=site.enter.off, desc=desc,
-            expected=EXPECTED[cls], code_obj=new, region=region,
-            harmless=harmless, stacksize_note=note, orig_co=self.co))
+            expected=EXPECTED[cls], region=region, orig_co=self.co,
+            code=code, table=table, harmless_fn=harmless_fn))
 
     def entry_insts(self, t):
         return [i for i in self.insts if t[0] <= i.start < t[1]]
@@ -641,17 +885,38 @@ class Mutator:
 
     def drop_exit(self, site):
         for n, (lc, call, end) in enumerate(site.exits):
-            pre = self.insts[call - 1]
+            # From the PRECALL (3.12+: the CALL) through the POP_TOP.
+            pre = self.insts[call - 1] if HAS_PRECALL else self.insts[call]
             lo, hi = pre.start, self.insts[end].end
-            if pre.start != pre.off or self.flow.jump_targets_from_outside(lo, hi):
+            if pre.start != pre.off:
                 continue
             units = (hi - lo) // 2
             code = patch(self.code, lo, [(POP_TOP, 0)] * 4 + [(NOP, 0)] * (units - 4))
+            table, extra = None, ""
+            outside = self.flow.jump_targets_from_outside(lo, hi)
+            if site.is_async and not HAS_PRECALL:
+                # 3.12+: the await loop's YIELD_VALUE has an entry of its own
+                # to a CLEANUP_THROW (inline, or out of line jumping back to
+                # the loop's END_SEND). Rewritten, the entry covers NOPs only
+                # (never consulted): it is dropped, which leaves the
+                # CLEANUP_THROW and its jump back unreachable.
+                inside = [k for k, t in enumerate(self.table)
+                          if lo <= t[0] and t[1] <= hi]
+                if inside:
+                    table = [t for k, t in enumerate(self.table) if k not in inside]
+                    extra = "; entry %s inside it dropped" % ", ".join(
+                        fmt_entry(self.table[k]) for k in inside)
+                if outside:
+                    mflow = Flow(self.co, code, table or self.table)
+                    if any(mflow.state[i.idx] is not None for i in outside):
+                        continue
+            elif outside:
+                continue
             self.emit("drop-exit", "exit%d" % n, site,
-                      "exit of with@%d at %d: %s..%s -> POP_TOP x4 + NOP x%d" % (
+                      "exit of with@%d at %d: %s..%s -> POP_TOP x4 + NOP x%d%s" % (
                           site.enter.off, self.insts[lc].off, pre.text(),
-                          self.insts[end].text(), units - 4),
-                      code=code, region=(self.insts[lc].start, hi))
+                          self.insts[end].text(), units - 4, extra),
+                      code=code, table=table, region=(self.insts[lc].start, hi))
 
     def retarget(self, site):
         if len(self.sites) < 2:
@@ -710,8 +975,11 @@ class Mutator:
                   code=code, region=(site.enter.start, nxt.end))
 
     def jump_targets(self):
+        """Jump targets, and where 3.12+'s exhausted FOR_ITER lands."""
         if not hasattr(self, "_targets"):
-            self._targets = {i.target() for i in self.insts} - {None}
+            self._targets = ({i.target() for i in self.insts} |
+                             {self.flow.landing_offset(i) for i in self.insts
+                              if i.op in SKIPPED_AFTER_TARGET}) - {None}
         return self._targets
 
     def swap_exits(self, site):
@@ -769,13 +1037,14 @@ class Mutator:
                     s[-2] != mine or not is_x(s[-3])):
                 continue
             outer = s[-3]
-            nxt = insts[end + 1:end + 7]
-            if (len(nxt) < 6 or nxt[0].op != SWAP or nxt[0].arg != 2 or
+            k = 6 if HAS_PRECALL else 5  # SWAP 2; None x3; [PRECALL 2;] CALL 2
+            nxt = insts[end + 1:end + 1 + k]
+            if (len(nxt) < k or nxt[0].op != SWAP or nxt[0].arg != 2 or
                     nxt[0].start != nxt[0].off or nxt[0].start in targets or
-                    nxt[5].op != CALL or nxt[5].arg != 2 or
-                    not self.flow.state[nxt[5].idx] or
-                    self.flow.state[nxt[5].idx][-4] != outer or
-                    nxt[4].op != PRECALL or
+                    nxt[k - 1].op != CALL or nxt[k - 1].arg != 2 or
+                    not self.flow.state[nxt[k - 1].idx] or
+                    self.flow.state[nxt[k - 1].idx][-4] != outer or
+                    (HAS_PRECALL and nxt[4].op != PRECALL) or
                     any(c.op != LOAD_CONST or self.co.co_consts[c.arg] is not None
                         for c in nxt[1:4])):
                 continue
@@ -786,7 +1055,7 @@ class Mutator:
                       "with@%d and SWAP 2 -> NOP at %d before the exit of "
                       "with@%d: the outer exit is called first" % (
                           prev.off, site.enter.off, nxt[0].off, outer[1]),
-                      code=code, region=(prev.start, nxt[5].end))
+                      code=code, region=(prev.start, nxt[k - 1].end))
 
     def shrink_entry(self, site):
         for k in site.entries:
@@ -841,10 +1110,10 @@ class Mutator:
             if not self.outside_body(site, ins):
                 continue
             s = self.flow.state[ins.idx]
-            if ins.op in PLANTABLE_JUMPS:
+            if ins.op in PLANTABLE_JUMPS and not self.await_machinery(ins):
                 st, ops, how = self.flow.step(s, ins, True), (ins.op,), "retarget"
             elif ins.op == NOP and ins.start == ins.off:
-                st, ops, how = s, (JUMP_FORWARD, JUMP_BACKWARD), "nop"
+                st, ops, how = s, NOP_JUMPS, "nop"
             else:
                 continue
             # Another with's live __exit__ in this with's slot is, for the
@@ -855,12 +1124,23 @@ class Mutator:
             out.append((ins, ops, len(st), how))
         return out
 
+    def await_machinery(self, ins):
+        """3.12+: a jump back into an await loop (its SEND) or to its END_SEND
+        (the CLEANUP_THROW of a throw()); 3.11's are all
+        JUMP_BACKWARD_NO_INTERRUPT, not in PLANTABLE_JUMPS."""
+        if END_SEND < 0:
+            return False
+        i = self.flow.at.get(ins.target())
+        return i is not None and self.insts[i].op in (SEND, END_SEND)
+
     @staticmethod
     def jump_units(ins, op, target):
         """Units from ins.start making `op` jump to byte `target` with the
-        same number of EXTENDED_ARG prefixes, or None if it cannot."""
+        same number of EXTENDED_ARG prefixes, or None if it cannot (the
+        argument counts from the end of the inline caches: ins.end, as `op`
+        is ins's own opcode or, for a NOP, a jump without caches)."""
         back = op in BACKWARD_JUMPS
-        arg = (ins.off + 2 - target) // 2 if back else (target - ins.off - 2) // 2
+        arg = (ins.end - target) // 2 if back else (target - ins.end) // 2
         if arg < 0 or (back and arg == 0):
             return None
         k = (ins.off - ins.start) // 2
@@ -959,13 +1239,17 @@ def safe_name(s, n):
     return s[:n]
 
 
+# The marshal files hold this interpreter's bytecode (3.11: pyverify's default).
+VERSION_FLAG = [] if PY == (3, 11) else ["--python-version=%d.%d" % PY]
+
+
 def run_pyverify(pyverify, paths, batch=400):
     """path -> list of diagnostics; raises on pyverify failure (rc 2+)."""
     out = collections.defaultdict(list)
     for k in range(0, len(paths), batch):
         chunk = paths[k:k + batch]
         r = subprocess.run([pyverify, "check", "--format=json", "--jobs=0",
-                            *chunk], capture_output=True, text=True)
+                            *VERSION_FLAG, *chunk], capture_output=True, text=True)
         if r.returncode not in (0, 1):
             raise RuntimeError("pyverify exited %d: %s" % (r.returncode,
                                                            r.stderr[-2000:]))
@@ -1020,7 +1304,7 @@ def main():
         return 2
 
     skipped = collections.Counter()
-    mutants, controls = [], []
+    mutants, controls, excluded = [], [], []
     n_code = n_sites = n_code_with = 0
     site_kinds = collections.Counter()
     for path in pycs:
@@ -1050,6 +1334,11 @@ def main():
             sites = find_sites(flow, skipped)
             if not sites:
                 continue
+            why = excluded_reason(co, flow, sites)
+            if why:
+                skipped["code object: " + why[0]] += 1
+                excluded.append((rel, co, why))
+                continue
             n_code_with += 1
             n_sites += len(sites)
             for s in sites:
@@ -1062,6 +1351,8 @@ def main():
         rng = random.Random(a.seed)
         keep = sorted(rng.sample(range(len(mutants)), a.limit))
         mutants = [mutants[k] for k in keep]
+    for m in mutants:
+        m.finalize()
 
     # Write.
     mdir = os.path.join(a.out, "mutants")
@@ -1079,6 +1370,17 @@ def main():
         m.path = os.path.join(mdir, stem + ".marshal")
         with open(m.path, "wb") as f:
             f.write(marshal.dumps(m.code_obj))
+    excluded_paths = []
+    if excluded:
+        edir = os.path.join(a.out, "excluded")
+        shutil.rmtree(edir, ignore_errors=True)
+        os.makedirs(edir)
+        for k, (rel, co, why) in enumerate(excluded):
+            p = os.path.join(edir, "%s__%s__%05d.marshal" % (
+                safe_name(rel[:-4], 60), safe_name(co.co_qualname, 60), k))
+            with open(p, "wb") as f:
+                f.write(marshal.dumps(co))
+            excluded_paths.append((p, rel, co, why))
     control_paths = []
     for k, (rel, co) in enumerate(controls):
         p = os.path.join(cdir, "%s__%s__%05d.marshal" % (
@@ -1097,6 +1399,7 @@ def main():
     try:
         diags = run_pyverify(a.pyverify, [m.path for m in mutants])
         cdiags = run_pyverify(a.pyverify, [p for p, _ in control_paths])
+        ediags = run_pyverify(a.pyverify, [e[0] for e in excluded_paths])
     except RuntimeError as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2
@@ -1105,9 +1408,19 @@ def main():
         return [d for d in ds if d["code"] == co.co_qualname and
                 d["firstlineno"] == co.co_firstlineno]
 
+    def cdiags_in(ds, p, co):
+        return [d for d in in_code(ds.get(p, []), co)
+                if d["severity"] in ("error", "warning")]
+
+    # A control's file holds its nested code objects too; a nested one that
+    # is left out is judged there, not here.
+    left_out = {(rel, co.co_qualname, co.co_firstlineno)
+                for _, rel, co, _ in excluded_paths}
+    control_rel = {p: rel for (p, _), (rel, _) in zip(control_paths, controls)}
     control_bad = []
     for p, co in control_paths:
-        bad = [d for d in cdiags.get(p, []) if d["check"].startswith(CONTROL_IDS_PREFIXES)]
+        bad = [d for d in cdiags.get(p, []) if d["check"].startswith(CONTROL_IDS_PREFIXES)
+               and (control_rel[p], d["code"], d["firstlineno"]) not in left_out]
         if bad:
             control_bad.append((p, bad))
 
@@ -1141,6 +1454,8 @@ def main():
     n_det = sum(r[2] for r in rows)
     rate = 100.0 * n_det / n_live if n_live else 0.0
 
+    if PY != (3, 11):
+        print("bytecode: CPython %d.%d (pyverify check %s)" % (PY + (VERSION_FLAG[0],)))
     print("corpus: %d files, %d code objects, %d with sites (%d sync, %d async) in "
           "%d code objects" % (len(pycs), n_code, n_sites, site_kinds["sync"],
                                site_kinds["async"], n_code_with))
@@ -1239,6 +1554,24 @@ def main():
           "findings" % (len(control_paths), len(control_bad)))
     for p, bad in control_bad[:20]:
         print("  %s: %s" % (p, ", ".join(sorted({d["check"] for d in bad}))))
+    if excluded_paths:
+        # Each left-out code object with the ids pyverify reports on it.
+        lpath = os.path.join(a.out, "left_out.txt")
+        kinds = collections.Counter()
+        with open(lpath, "w") as f:
+            for p, rel, co, why in excluded_paths:
+                ids = ", ".join(sorted({
+                    d["check"] for d in cdiags_in(ediags, p, co)
+                    if d["check"].startswith(CONTROL_IDS_PREFIXES)})) or "-"
+                kinds[(why[0], ids)] += 1
+                f.write("%s  %s:%s (line %d)\n    %s\n    pyverify: %s\n" % (
+                    why[0], rel, co.co_qualname, co.co_firstlineno, why[1], ids))
+        print()
+        print("left out: %d code objects, neither mutated nor controls (each "
+              "listed in %s), by the ids pyverify reports on them:" % (
+                  len(excluded_paths), lpath))
+        for (kind, ids), cnt in sorted(kinds.items()):
+            print("  %4d  %-36s %s" % (cnt, kind, ids))
     print()
     print("%d mutants, %d detected (%.2f%% of %d non-harmless), %d harmless  "
           "[%.1fs]" % (n, n_det, rate, n_live, n_h, time.time() - t0))

@@ -4,6 +4,7 @@
 Each case compiles a few lines, plants one mutation with the machinery of
 mutate_stdlib.py (same classes, same expected ids), runs
 `pyverify check --format=json` on the mutant and prints what it reports.
+It runs under python3.11, 3.12 or 3.13 (the cases of that version).
 
     /usr/bin/python3.11 tests/mutation/repro_misses.py --pyverify PATH [--out DIR]
 
@@ -51,23 +52,62 @@ def f(a, b, xs):
                 g()
 '''
 
-# (name, source, class, variant prefix, what goes wrong)
+# Two withs at the same depth whose bodies never reach their normal exit
+# (they raise; importlib.metadata.FastPath.children's return): the first
+# body's entry retargeted to the second's handler (every version).
+SIBLING_NO_EXIT = '''
+def f(a, b):
+    with a:
+        raise E
+    with b:
+        raise E
+'''
+
+# An await in a with body: the throw() path's CLEANUP_THROW (reached from the
+# await loop's YIELD_VALUE) loses its with-body entry.
+AWAIT_THROW = '''
+async def f(cm, aw):
+    with cm:
+        await aw
+'''
+
+
+def covers(op_name):
+    """Pick the drop-entry / shrink-entry mutant whose uncovered range holds
+    an `op_name` instruction."""
+    def pick(m, co):
+        lo, hi = m.region
+        return any(i.name == op_name and lo <= i.start < hi
+                   for i in M.decode(co.co_code))
+    return pick
+
+
+# (name, source, class, variant prefix or pick(mutant, original code),
+#  what goes wrong, versions)
+ALL = {(3, 11), (3, 12), (3, 13)}
 CASES = [
     ("loop-depth-plus1", LOOP_WITH, "entry-depth", "plus1",
-     "body entry depth 2 -> 3 on a with inside a for loop"),
+     "body entry depth 2 -> 3 on a with inside a for loop", ALL),
     ("loop-depth-minus1", LOOP_WITH, "entry-depth", "minus1",
-     "body entry depth 2 -> 1 on a with inside a for loop"),
+     "body entry depth 2 -> 1 on a with inside a for loop", ALL),
     ("loop-dup-enter", LOOP_WITH, "dup-enter", "",
-     "POP_TOP after BEFORE_WITH -> BEFORE_WITH inside a for loop"),
+     "POP_TOP after BEFORE_WITH -> BEFORE_WITH inside a for loop", ALL),
     ("back-edge-drop", BACK_EDGE, "drop-entry", "entry0",
      "drop the body entry [POP_TOP; NOP(while)]: the back edge's eval-breaker "
-     "key (target - 1 = the while NOP) is uncovered"),
+     "key (target - 1 = the while NOP) is uncovered", {(3, 11), (3, 12)}),
     ("back-edge-shrink", BACK_EDGE, "shrink-entry", "entry0",
      "shrink the body entry so the while NOP (key of the back edge) is "
-     "uncovered"),
+     "uncovered", {(3, 11), (3, 12)}),
     ("loop-swap", LOOP_SWAP, "swap-exits", "nop",
      "the `continue` NOP before the inner exit becomes SWAP 3: the inner exit "
-     "calls the outer __exit__ on the first iteration"),
+     "calls the outer __exit__ on the first iteration", ALL),
+    ("sibling-no-exit-retarget", SIBLING_NO_EXIT, "retarget-handler", "",
+     "the first with's body entry retargeted to the second with's handler "
+     "(same depth, no normal exit): two withs share one handler", ALL),
+    ("await-throw-drop", AWAIT_THROW, "drop-entry", covers("CLEANUP_THROW"),
+     "drop the with-body entry of the CLEANUP_THROW that a throw() into the "
+     "await reaches (from the YIELD_VALUE's own entry): the exception leaves "
+     "the frame with the context active", {(3, 12), (3, 13)}),
 ]
 
 
@@ -88,14 +128,19 @@ def main():
     out = a.out or tempfile.mkdtemp(prefix="pyverify-repro-")
     os.makedirs(out, exist_ok=True)
     missed = 0
-    for name, src, cls, variant, what in CASES:
+    cases = [c for c in CASES if M.PY in c[5]]
+    for name, src, cls, variant, what, _ in cases:
         co, ms = mutants_of(src)
-        m = next(m for m in ms if m.cls == cls and m.variant.startswith(variant))
+        if callable(variant):
+            m = next(m for m in ms if m.cls == cls and variant(m, co))
+        else:
+            m = next(m for m in ms if m.cls == cls and m.variant.startswith(variant))
+        m.finalize()
         path = os.path.join(out, name + ".marshal")
         with open(path, "wb") as f:
             f.write(marshal.dumps(m.code_obj))
-        r = subprocess.run([a.pyverify, "check", "--format=json", path],
-                           capture_output=True, text=True)
+        r = subprocess.run([a.pyverify, "check", "--format=json", *M.VERSION_FLAG,
+                            path], capture_output=True, text=True)
         ds = json.loads(r.stdout)["diagnostics"]
         ok = any(d["check"] == m.expected for d in ds)
         missed += not ok
@@ -109,7 +154,7 @@ def main():
             print("     (no findings)")
         if a.dis:
             dis.dis(m.code_obj)
-    print("%d of %d cases missed; mutants in %s" % (missed, len(CASES), out))
+    print("%d of %d cases missed; mutants in %s" % (missed, len(cases), out))
     return 1 if missed else 0
 
 
