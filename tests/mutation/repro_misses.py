@@ -52,9 +52,8 @@ def f(a, b, xs):
                 g()
 '''
 
-# Two withs at the same depth whose bodies never reach their normal exit
-# (they raise; importlib.metadata.FastPath.children's return): the first
-# body's entry retargeted to the second's handler (every version).
+# Two withs at the same depth whose bodies always raise (no exit call): the
+# first body's entry retargeted to the second's handler (every version).
 SIBLING_NO_EXIT = '''
 def f(a, b):
     with a:
