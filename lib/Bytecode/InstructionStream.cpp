@@ -11,7 +11,7 @@ using namespace pyverify;
 
 llvm::StringRef Instruction::name() const {
   if (Valid)
-    return versionInfo().Name;
+    return info().Name;
   if (const VersionOpcodeInfo *I = getVersionOpcodeInfo(Ver, OpByte))
     return I->Name; // e.g. a truncated trailing EXTENDED_ARG
   if (Ver == PythonVersion::V3_11)

@@ -118,7 +118,7 @@ bool pyverify::mayRaise(Opcode Op, uint32_t Arg) {
   case RaiseKind::Always:
     return true;
   case RaiseKind::ArgDependent:
-    return Arg < 2;
+    return argDependentMayRaise(Arg, /*V313=*/false);
   }
   llvm_unreachable("unknown raise kind");
 }

@@ -23,9 +23,7 @@ bool pyverify::mayRaiseGiven(const Instruction &I, const OpcodeInfo &Info,
   case RaiseKind::Always:
     break;
   case RaiseKind::ArgDependent:
-    // RESUME checks the eval breaker only at a function's start or after a
-    // yield (3.11, 3.12: arg < 2; 3.13 tests the location bits, arg & 3).
-    if ((I.Ver == PythonVersion::V3_13 ? (I.Arg & 3) : I.Arg) >= 2)
+    if (!argDependentMayRaise(I.Arg, I.Ver == PythonVersion::V3_13))
       return false;
     break;
   }

@@ -34,8 +34,9 @@ namespace {
 /// one sweep that also fills, per instruction, the index of the table entry
 /// covering its opcode unit (CPython's lookup key; the table is sorted and
 /// non-overlapping, D being well-formed) and whether it may raise. Raises
-/// excludes an unconditional JUMP_BACKWARD, which raises only from the eval
-/// breaker, looked up at target - 1 (addExceptionEdges), not at the jump.
+/// excludes a JUMP_BACKWARD whose eval-breaker exception is looked up at its
+/// target - 1 (breakerRaisesAtTarget: 3.11, 3.12; addExceptionEdges adds
+/// that edge); 3.13's raises at the jump.
 /// A raising instruction does not end its block: the block's one exception
 /// edge per handler stands for every raise in it (CFG.h).
 llvm::BitVector findLeaders(const DecodedCode &D, std::vector<int32_t> &Cover,
@@ -120,7 +121,7 @@ public:
     const Instruction &Last = Insts[B.last()];
     const OpcodeInfo &Info = Last.info();
     addNormalEdges(B, Last, Info);
-    addExceptionEdges(B, Last, Info);
+    addExceptionEdges(B, Last);
   }
 
 private:
@@ -138,8 +139,7 @@ private:
   }
   void addNormalEdges(const BasicBlock &B, const Instruction &Last,
                       const OpcodeInfo &Info);
-  void addExceptionEdges(const BasicBlock &B, const Instruction &Last,
-                         const OpcodeInfo &Info);
+  void addExceptionEdges(const BasicBlock &B, const Instruction &Last);
 };
 
 } // namespace
@@ -165,8 +165,7 @@ void EdgeBuilder::addNormalEdges(const BasicBlock &B, const Instruction &Last,
 /// a block share one cover), and a backward jump's edge to the handler
 /// covering its target - 1.
 void EdgeBuilder::addExceptionEdges(const BasicBlock &B,
-                                    const Instruction &Last,
-                                    const OpcodeInfo &Info) {
+                                    const Instruction &Last) {
   int32_t Own = Cover[B.Begin];
   int32_t BackEntry = -1;
   if (breakerRaisesAtTarget(Last)) {

@@ -303,6 +303,14 @@ def is_x(t):
     return isinstance(t, tuple) and t[0] == "X"
 
 
+
+def pop_n(s, n):
+    """Pops up to \p n tags off the abstract stack \p s (an underflow is
+    the depth check's, not this tool's)."""
+    for _ in range(n):
+        if s:
+            s.pop()
+
 class Flow:
     """Fixpoint over instructions with normal and exception edges."""
 
@@ -354,9 +362,7 @@ class Flow:
         op, arg = ins.op, ins.arg
 
         def pop(n=1):
-            for _ in range(n):
-                if s:
-                    s.pop()
+            pop_n(s, n)
 
         if op in (BEFORE_WITH, BEFORE_ASYNC_WITH):
             pop()
@@ -417,9 +423,7 @@ class Flow:
         op, arg = ins.op, ins.arg
 
         def pop(n=1):
-            for _ in range(n):
-                if s:
-                    s.pop()
+            pop_n(s, n)
 
         if op in (BEFORE_WITH, BEFORE_ASYNC_WITH):
             pop()

@@ -74,13 +74,12 @@ struct Instruction {
     return *getVersionOpcodeInfo(Ver, OpByte);
   }
   bool is(Opcode O) const { return Valid && Op == O; }
-  const VersionOpcodeInfo &versionInfo() const { return info(); }
   /// Where a taken jump lands: the target, after what the interpreter skips
   /// there (OpcodeInfo::JumpSkip); -1 for a non-jump.
   int64_t landing() const {
     return Target < 0 ? Target : Target + 2 * int64_t(info().JumpSkip);
   }
-  bool hasArg() const { return Valid && versionInfo().HasArg; }
+  bool hasArg() const { return Valid && info().HasArg; }
   llvm::StringRef name() const;
   /// The co_names index the argument names: LOAD_GLOBAL's and (3.12+)
   /// LOAD_ATTR's argument is index << 1 | flag, 3.12+ LOAD_SUPER_ATTR's

@@ -247,6 +247,13 @@ inline StackIO getStackIO(Opcode Op, uint32_t Arg, bool Jump) {
   return getStackIO(getOpcodeInfo(Op), Arg, Jump);
 }
 
+/// Whether an ArgDependent opcode (RESUME) may raise with \p Arg: it checks
+/// the eval breaker only at a function's start or after a yield (3.11, 3.12:
+/// arg < 2; 3.13 tests the location bits, arg & 3). \p V313: 3.13's rule.
+inline bool argDependentMayRaise(uint32_t Arg, bool V313) {
+  return (V313 ? (Arg & 3) : Arg) < 2;
+}
+
 /// Whether a 3.11 instruction may raise, by the rules of the bytecode notes
 /// (section 1.3). (RaiseModel.h: any version, with what a pass knows.)
 bool mayRaise(Opcode Op, uint32_t Arg);
