@@ -4,9 +4,11 @@
 #include "pyverify/Analysis/ContextWitness.h"
 #include "pyverify/Check/StackChecks.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <optional>
 #include <string>
 
 using namespace pyverify;
@@ -110,16 +112,73 @@ bool suppressPathRaises(const InstructionStream &Insts, uint32_t Offset) {
   return false;
 }
 
+/// The sites whose context the context entered at site \p X becomes by a
+/// join, without an exit: from X's first protected instruction, along
+/// normal edges (no exception edge: at a shared handler every two sharing
+/// contexts meet), to the first instructions where X's context is no longer
+/// active; there, the active contexts of sites with X's exit slot (the join
+/// of two contexts in one slot keeps the smaller id). A resume prologue's
+/// with whose context flows into the original body (entered again by the
+/// loop around it) becomes the original's, or the other way round. Visits
+/// only instructions where X's context is active.
+llvm::SmallVector<uint32_t, 2> mergeTargets(const CFG &G, const BlockStack &BS,
+                                            const ContextBalanceResult &R,
+                                            uint32_t X) {
+  llvm::ArrayRef<WithSite> Sites = BS.withSites();
+  const WithSite &W = Sites[X];
+  llvm::SmallVector<uint32_t, 2> Targets;
+  if (W.ExitSlot < 0)
+    return Targets;
+  llvm::BitVector Seen(G.size());
+  llvm::SmallVector<uint32_t, 8> Work{W.FirstProtected};
+  while (!Work.empty()) {
+    uint32_t From = Work.pop_back_val();
+    const BasicBlock &B = G.block(G.blockOf(From));
+    bool Left = false;
+    for (uint32_t I = From; I < B.End && !Left; ++I) {
+      llvm::ArrayRef<uint32_t> Active = R.activeBefore(I);
+      if (llvm::is_contained(Active, W.EnterInst))
+        continue;
+      Left = true;
+      for (uint32_t Id : Active) {
+        int32_t Y = BS.siteIndexOfEnter(Id);
+        if (Y >= 0 && uint32_t(Y) != X && Sites[Y].ExitSlot == W.ExitSlot &&
+            !llvm::is_contained(Targets, uint32_t(Y)))
+          Targets.push_back(uint32_t(Y));
+      }
+    }
+    if (Left)
+      continue;
+    for (unsigned E : B.Succs) {
+      const CFGEdge &Edge = G.edge(E);
+      if (!Edge.isException() && !Seen.test(Edge.Target)) {
+        Seen.set(Edge.Target);
+        Work.push_back(G.block(Edge.Target).Begin);
+      }
+    }
+  }
+  return Targets;
+}
+
 /// Each with needs its own handler: the suppress path of a shared one
-/// continues after only one of the withs. Two sites are the same with -- a
-/// resume prologue re-entering the with the original loop body enters
-/// again, whose contexts meet in one slot -- when they share a normal exit
-/// (or one has none of its own, its context merged into the other's).
+/// continues after only one of the withs. Two sites are the same with --
+/// a resume prologue re-entering the with the original loop body enters
+/// again, whose contexts meet in one slot -- when they share a normal exit,
+/// or when one has none of its own and its context becomes the other's
+/// (mergeTargets).
 void checkSharedHandlers(const CFG &G, const BlockStack &BS,
                          const ContextBalanceResult &R,
                          std::vector<Finding> &Out) {
   const InstructionStream &Insts = G.code().Insts;
   llvm::ArrayRef<WithSite> Sites = BS.withSites();
+  // Per site without a normal exit, computed when first needed.
+  std::vector<std::optional<llvm::SmallVector<uint32_t, 2>>> Merges(
+      Sites.size());
+  auto MergesInto = [&](uint32_t X, uint32_t Y) {
+    if (!Merges[X])
+      Merges[X] = mergeTargets(G, BS, R, X);
+    return llvm::is_contained(*Merges[X], Y);
+  };
   for (size_t A = 0; A < Sites.size(); ++A) {
     if (!Sites[A].Handler)
       continue;
@@ -130,20 +189,36 @@ void checkSharedHandlers(const CFG &G, const BlockStack &BS,
       const WithSite &WA = Sites[A], &WB = Sites[B];
       llvm::ArrayRef<uint32_t> ExitsA = R.NormalExits[A],
                                ExitsB = R.NormalExits[B];
-      if (ExitsA.empty() || ExitsB.empty())
-        continue;
-      bool Shared = llvm::any_of(
-          ExitsA, [&](uint32_t X) { return llvm::is_contained(ExitsB, X); });
-      if (Shared || suppressPathRaises(Insts, *WA.Handler))
+      std::string Why;
+      if (!ExitsA.empty() && !ExitsB.empty()) {
+        if (llvm::any_of(ExitsA, [&](uint32_t X) {
+              return llvm::is_contained(ExitsB, X);
+            }))
+          continue;
+        Why = "they exit at different places";
+      } else {
+        if ((ExitsA.empty() && MergesInto(uint32_t(A), B)) ||
+            (ExitsB.empty() && MergesInto(B, uint32_t(A))))
+          continue;
+        if (ExitsA.empty() && ExitsB.empty())
+          Why = "neither exits normally, and neither's context becomes the "
+                "other's";
+        else
+          Why =
+              llvm::formatv("the one entered at {0} never exits normally, "
+                            "and its context does not become the other's",
+                            Insts[(ExitsA.empty() ? WA : WB).EnterInst].Offset);
+      }
+      if (suppressPathRaises(Insts, *WA.Handler))
         continue;
       Finding F(CheckId::WithHandlerMismatch, Insts[WB.FirstProtected].Offset,
                 llvm::formatv("the with bodies entered at {0} and {1} lead to "
-                              "the same handler {2} but exit at different "
-                              "places; each with needs its own handler (after "
-                              "a suppressed exception the shared one continues "
+                              "the same handler {2} but are different withs: "
+                              "{3}; each with needs its own handler (after a "
+                              "suppressed exception the shared one continues "
                               "after only one of them)",
                               Insts[WA.EnterInst].Offset,
-                              Insts[WB.EnterInst].Offset, *WA.Handler));
+                              Insts[WB.EnterInst].Offset, *WA.Handler, Why));
       F.note(Insts[WA.EnterInst].Offset, "the other with is entered here");
       F.note(*WA.Handler, "the shared handler");
       Out.push_back(std::move(F));

@@ -10,8 +10,11 @@
 //     with lasti, and whose handler starts PUSH_EXC_INFO; WITH_EXCEPT_START
 //     (notes: the enter, and the witness path when no entry covers it);
 //   * shared handlers: two with sites whose bodies lead to one handler but
-//     that exit at different places (the context-balance result's normal
-//     exits), unless the handler's suppress path raises (the resume shape);
+//     that are different withs: they exit at different places (the
+//     context-balance result's normal exits), or one never exits normally
+//     and its context does not become the other's along normal edges (a
+//     resume prologue's context flowing into the original body does);
+//     unless the handler's suppress path raises (the resume shape);
 //   * handler-entry depths: any other entry that covers reachable code and
 //     leads to a with's handler must have that depth too.
 //
