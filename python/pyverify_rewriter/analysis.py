@@ -14,8 +14,9 @@
 * ``liveness`` / ``definitely_assigned``: fast locals.
 """
 
-from .opcodes import (HASJREL, OP, TERMINATORS, UNCONDITIONAL_JUMPS,
-                      real_pops_pushes, stack_effect)
+from .opcodes import (CALL_OPS, HASJREL, LOCAL_READS, NULL_AFTER_CALLABLE,
+                      OP, TERMINATORS, UNCONDITIONAL_JUMPS, call_kw_names,
+                      method_load_pops, real_pops_pushes, stack_effect)
 
 
 def index_of(instrs):
@@ -201,15 +202,23 @@ def _transfer(res, instrs, k, st, is_jump):
     if op == OP["PUSH_NULL"]:
         st.append(Slot("N", k))
     elif op == OP["LOAD_GLOBAL"]:
-        if arg & 1:
+        # the NULL goes under the global (3.11, 3.12) or over it (3.13)
+        if arg & 1 and not NULL_AFTER_CALLABLE:
             st.append(Slot("N", k))
         st.append(Slot("V", k))
-    elif op == OP["LOAD_METHOD"]:
-        if not st:
+        if arg & 1 and NULL_AFTER_CALLABLE:
+            st.append(Slot("N", k))
+    elif method_load_pops(op, arg):
+        # 3.11 LOAD_METHOD, 3.12/3.13 LOAD_ATTR / LOAD_SUPER_ATTR with bit
+        # 0.  M0 is the half that may be NULL: [M0 = meth|NULL, M1 =
+        # self|attr] (3.11, 3.12) or [M1 = meth|attr, M0 = self|NULL] (3.13)
+        npop = method_load_pops(op, arg)
+        if npop > len(st):
             return None
-        st.pop()
-        st.append(Slot("M0", k))
-        st.append(Slot("M1", k))
+        del st[len(st) - npop:]
+        halves = ("M1", "M0") if NULL_AFTER_CALLABLE else ("M0", "M1")
+        st.append(Slot(halves[0], k))
+        st.append(Slot(halves[1], k))
     elif op in (OP["BEFORE_WITH"], OP["BEFORE_ASYNC_WITH"]):
         if not st:
             return None
@@ -224,16 +233,18 @@ def _transfer(res, instrs, k, st, is_jump):
         if arg > len(st):
             return None
         st.append(st[-arg])
-    elif op == OP["CALL"]:
+    elif op in CALL_OPS:
+        # calls[k] = (callable, NULL-or-self slot, args, kwnames const)
         n = arg
-        if n + 2 > len(st):
+        top = 1 if op == OP.get("CALL_KW") else 0     # 3.13's kwnames tuple
+        if n + 2 + top > len(st):
             return None
-        kw = None
-        if k >= 2 and instrs[k - 1].op == OP["PRECALL"] and \
-                instrs[k - 2].op == OP["KW_NAMES"]:
-            kw = instrs[k - 2].arg
-        res.calls[k] = (st[-n - 1], st[-n - 2], st[len(st) - n:], kw)
-        del st[len(st) - n - 2:]
+        kw = call_kw_names(instrs, k)
+        base = len(st) - top - n - 2
+        lo, hi = st[base], st[base + 1]
+        fn, selfslot = (lo, hi) if NULL_AFTER_CALLABLE else (hi, lo)
+        res.calls[k] = (fn, selfslot, st[base + 2:len(st) - top], kw)
+        del st[base:]
         st.append(Slot("V", k))
     elif op == OP["PUSH_EXC_INFO"]:
         if not st:
@@ -342,7 +353,7 @@ def liveness(instrs):
         ins = instrs[k]
         if ins.op == _STORE_FAST:
             out.discard(str(ins.arg))
-        elif ins.op in (_LOAD_FAST, _DELETE_FAST):
+        elif ins.op in LOCAL_READS or ins.op == _DELETE_FAST:
             out.add(str(ins.arg))
         new = frozenset(out)
         if new != live_in[k]:

@@ -1,4 +1,4 @@
-"""A small 3.11 assembler/disassembler (bytecode notes sections 1, 2 and 8).
+"""A small 3.11/3.12 assembler/disassembler (bytecode notes sections 1, 2 and 8).
 
 Instructions are symbolic: a jump's ``target`` is another ``Instr``, an
 exception-table entry is ``Entry(handler_instr, depth, lasti)`` attached per
@@ -12,7 +12,7 @@ location table with the LONG (14), NO_COLUMNS (13) and NONE (15) forms.
 """
 
 from .opcodes import (BACKWARD_JUMPS, CACHES, EXTENDED_ARG, HASFREE, HASJREL,
-                      HASLOCAL, HAVE_ARGUMENT, NAME, OP)
+                      HASARG, HASLOCAL, NAME, OP, SUPERINSTRUCTIONS)
 
 
 class Local(str):
@@ -229,7 +229,9 @@ def decode(code):
     Returns the list; each Instr has ``orig`` = its byte offset (first prefix),
     jump ``target`` resolved, ``entry`` from the exception table (looked up at
     the opcode unit), ``pos`` from co_positions (of the opcode unit) and local
-    operands as Local(name)."""
+    operands as Local(name).  A 3.13 superinstruction (two locals in one
+    argument) becomes its two plain instructions, the second with ``orig``
+    None."""
     raw = code.co_code
     names = localsplus_names(code)
     positions = list(code.co_positions())
@@ -250,17 +252,32 @@ def decode(code):
             ext = (ext << 8) | arg
             i += 2
             continue
-        full = (ext << 8) | arg if op >= HAVE_ARGUMENT else None
+        full = (ext << 8) | arg if op in HASARG else None
         ins = Instr(op, full, orig=start)
         ins.pos = _pos_or_none(positions[i // 2])
         ins.offset = start
         if op in HASJREL:
+            # counted from the unit after the inline caches (3.12's
+            # FOR_ITER and SEND have one; 3.11's jumps have none)
+            after = i + 2 + 2 * CACHES[op]
             if op in BACKWARD_JUMPS:
-                tgt = i + 2 - 2 * full
+                tgt = after - 2 * full
             else:
-                tgt = i + 2 + 2 * full
+                tgt = after + 2 * full
             pending_jumps.append((ins, tgt))
             ins.arg = None
+        elif op in SUPERINSTRUCTIONS:
+            first, second = SUPERINSTRUCTIONS[op]
+            ins.op, ins.arg = first, Local(names[full >> 4])
+            half = Instr(second, Local(names[full & 15]), pos=ins.pos)
+            instrs.append(ins)
+            instrs.append(half)
+            by_offset[start] = ins
+            opunit[id(ins)] = opunit[id(half)] = i
+            i += 2 + 2 * CACHES[op]
+            ext = 0
+            start = None
+            continue
         elif op in HASLOCAL or op in HASFREE:
             ins.arg = Local(names[full])
         instrs.append(ins)
@@ -304,7 +321,7 @@ def _pos_or_none(p):
 def instr_size_units(ins, arg):
     """Units of an instruction with argument ``arg`` (prefixes + opcode + caches)."""
     prefixes = 0
-    if ins.op >= HAVE_ARGUMENT and arg is not None:
+    if ins.op in HASARG and arg is not None:
         a = arg
         while a > 0xFF:
             prefixes += 1
@@ -383,7 +400,7 @@ def assemble(instrs, local_index, firstlineno):
                              "this code" % ins)
 
     def argval(ins):
-        if ins.op < HAVE_ARGUMENT:
+        if ins.op not in HASARG:
             return None
         if ins.op in HASJREL:
             return ins._jarg
@@ -402,7 +419,7 @@ def assemble(instrs, local_index, firstlineno):
         for ins in instrs:
             if ins.op in HASJREL:
                 a = jarg[id(ins)]
-            elif ins.op >= HAVE_ARGUMENT:
+            elif ins.op in HASARG:
                 a = ins.arg if not isinstance(ins.arg, Local) else local_index[ins.arg]
             else:
                 a = None
@@ -417,10 +434,11 @@ def assemble(instrs, local_index, firstlineno):
             pre = u - 1 - CACHES[ins.op]
             opunit = ins.offset // 2 + pre
             tgt = ins.target.offset // 2
+            after = opunit + 1 + CACHES[ins.op]
             if ins.op in BACKWARD_JUMPS:
-                a = opunit + 1 - tgt
+                a = after - tgt
             else:
-                a = tgt - (opunit + 1)
+                a = tgt - after
             if a < 0:
                 raise ValueError("%s at %d cannot reach %d" %
                                  (ins.name, ins.offset, ins.target.offset))
@@ -433,7 +451,7 @@ def assemble(instrs, local_index, firstlineno):
     for ins, u in zip(instrs, sizes):
         if ins.op in HASJREL:
             a = jarg[id(ins)]
-        elif ins.op >= HAVE_ARGUMENT:
+        elif ins.op in HASARG:
             a = argval(ins)
         else:
             a = 0

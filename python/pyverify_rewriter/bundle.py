@@ -2,9 +2,24 @@
 rewritten frame and resume functions, for ``pyverify check``."""
 
 import marshal
+import sys
 
 FORMAT = "pyverify-bundle"
 VERSION = 1
+# The bundle format and `pyverify prove` are 3.11's (docs/versions.md, "Not
+# done"); the format says nothing about the bytecode version of its code
+# objects, so only a 3.11 interpreter writes bundles.
+BYTECODE_VERSION = (3, 11)
+
+
+def check_bundle_interpreter():
+    if sys.version_info[:2] != BYTECODE_VERSION:
+        raise ValueError(
+            "bundles (.pvb) hold CPython 3.11 code objects only (pyverify "
+            "prove and the bundle format are 3.11's); this interpreter (%s) "
+            "emits its own bytecode: check its code objects with `pyverify "
+            "check --python-version=%d.%d` instead"
+            % (sys.version.split()[0], *sys.version_info[:2]))
 
 
 def to_bundle_dict(rewrite_or_dict):
@@ -67,6 +82,7 @@ def strip_locations(d):
 
 
 def write_bundle(path, rewrite_or_dict):
+    check_bundle_interpreter()
     d = to_bundle_dict(rewrite_or_dict)
     data = marshal.dumps(d)
     with open(path, "wb") as f:

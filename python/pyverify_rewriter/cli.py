@@ -29,7 +29,7 @@ import types
 from . import rewriter
 from .analysis import block_chain, handler_kind, index_of
 from .asm import decode
-from .bundle import strip_locations, write_bundle
+from .bundle import check_bundle_interpreter, strip_locations, write_bundle
 from .opcodes import OP
 from .rewriter import (VARIANTS, RewriteError, VariantNotApplicable,
                        break_points, check_function, rewrite)
@@ -218,6 +218,10 @@ def main(argv=None):
     s.add_argument("--pyc-dir", required=True)
     s.add_argument("--limit", type=int, default=None)
     a = p.parse_args(argv)
+    try:
+        check_bundle_interpreter()
+    except ValueError as e:
+        p.error(str(e))
     if a.cmd == "gen-fixtures":
         variants = tuple(v for v in a.variants.split(",") if v)
         for v in variants:

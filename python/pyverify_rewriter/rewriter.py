@@ -15,7 +15,10 @@ from .asm import (Entry, Instr, Local, assemble, decode,
                   ranges_to_entries)
 from .opcodes import (CO_VARARGS, CO_VARKEYWORDS, GENERATOR_LIKE, OP,
                       CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR,
-                      CO_ITERABLE_COROUTINE, may_raise)
+                      CO_ITERABLE_COROUTINE, COMPARE_ARGS, HAS_PRECALL,
+                      HAS_LOAD_METHOD, HAS_TO_BOOL, NULL_AFTER_CALLABLE,
+                      CALL_OPS, POP_JUMP_FORWARD_IF_TRUE, call_group_start,
+                      may_raise)
 
 VARIANTS = (
     "correct",
@@ -57,6 +60,10 @@ EXPECT = {
 # operand alone takes the two for the same operation).  Each rule maps an
 # argument to another with the same stack effect.
 _CMP_NEGATION = {0: 5, 1: 4, 2: 3, 3: 2, 4: 1, 5: 0}     # < <= == != > >=
+# COMPARE_OP's argument per comparison, as the running compiler writes it
+# (3.11: the index; 3.12: index << 4 | a result mask)
+_CMP_ARG_NEGATION = {args[i]: args[j] for args in COMPARE_ARGS
+                     for i, j in _CMP_NEGATION.items()}
 
 
 def _flip_binary_op(a):
@@ -67,9 +74,10 @@ def _flip_binary_op(a):
 OPERAND_FLIPS = {
     "IS_OP": lambda a: a ^ 1,                       # is <-> is not
     "CONTAINS_OP": lambda a: a ^ 1,                 # in <-> not in
-    "COMPARE_OP": lambda a: _CMP_NEGATION.get(a, a),
+    "COMPARE_OP": lambda a: _CMP_ARG_NEGATION.get(a, a),
     "BINARY_OP": _flip_binary_op,                   # + -> &, ... (same arity)
     "FORMAT_VALUE": lambda a: (a & 4) | (((a & 3) + 1) % 4),   # conversion
+    "CONVERT_VALUE": lambda a: a % 3 + 1,           # 3.13: !s -> !r -> !a
     "UNPACK_EX": lambda a: ((a & 0xFF) << 8) | (a >> 8),       # swap counts
 }
 
@@ -175,16 +183,13 @@ def analyze_break(code, break_offset, modes=(), assume_bound=False):
                            % break_offset, reason="bad-offset")
     kc = by_off[break_offset]
     call = instrs[kc]
-    if call.op != OP["CALL"]:
+    if call.op not in CALL_OPS:
         raise RewriteError("the instruction at %d is %s, not CALL"
                            % (break_offset, call.name), reason="not-a-call")
-    kp = kc - 1
-    if kp < 0 or instrs[kp].op != OP["PRECALL"] or instrs[kp].arg != call.arg:
+    kg = call_group_start(instrs, kc)
+    if kg is None:
         raise RewriteError("CALL at %d is not preceded by its PRECALL"
                            % break_offset, reason="no-precall")
-    kg = kp
-    if kp >= 1 and instrs[kp - 1].op == OP["KW_NAMES"]:
-        kg = kp - 1
     sim = simulate(instrs)
     if kg not in sim.states or kc not in sim.states:
         raise RewriteError("the CALL at %d is unreachable" % break_offset,
@@ -193,7 +198,7 @@ def analyze_break(code, break_offset, modes=(), assume_bound=False):
     chain = block_chain(instrs, kc, idx)
     for k in range(kg, kc):
         if instrs[k].entry is not call.entry:
-            raise RewriteError("the call's PRECALL and CALL are under "
+            raise RewriteError("the call's KW_NAMES/PRECALL and CALL are under "
                                "different handlers", reason="split-call")
     for ent in chain:
         kind = handler_kind(instrs, idx, ent)
@@ -203,7 +208,10 @@ def analyze_break(code, break_offset, modes=(), assume_bound=False):
                                % (break_offset, kind, ent.handler.orig),
                                reason="inside-try-or-handler")
     chain = list(reversed(chain))       # outermost first
-    state = sim.states[kc]
+    # the stack at the start of the call group (3.13's CALL_KW group starts
+    # with the LOAD_CONST of the keyword names; 3.11's KW_NAMES and PRECALL
+    # move nothing)
+    state = sim.states[kg]
     for s in state:
         if s.kind == "Q":
             raise RewriteError("a stack slot at the break is NULL on some "
@@ -280,7 +288,7 @@ def analyze_break(code, break_offset, modes=(), assume_bound=False):
     info.contexts = contexts
     info.argnames = argnames
     info.live_locals = live_locals
-    info.kwnames = instrs[kg].arg if kg != kp else None
+    info.kwnames = instrs[kg].arg if kg < kc else None
     info.assumed_bound = maybe_unbound if assume_bound else []
     return info
 
@@ -299,7 +307,7 @@ def _static_ctor(code, instrs, sim, bw):
     if mgr is None or mgr.kind != "V" or mgr.prov is None:
         return None
     c = mgr.prov
-    if instrs[c].op != OP["CALL"] or c not in sim.calls:
+    if instrs[c].op not in CALL_OPS or c not in sim.calls:
         return None
     fn, selfslot, args, kw = sim.calls[c]
     if selfslot.kind != "N" or fn.kind != "V" or fn.prov is None:
@@ -391,27 +399,68 @@ def build_code(base, instrs, *, varnames, freevars, argcount, posonly, kwonly,
     return code, sd
 
 
+def _call(n, kwnames=None):
+    """A call of n arguments (the last ``len(co_consts[kwnames])`` by
+    keyword): 3.11 ``[KW_NAMES k] PRECALL n; CALL n``, 3.12 ``[KW_NAMES k]
+    CALL n``, 3.13 ``CALL n`` or ``LOAD_CONST k; CALL_KW n``."""
+    if NULL_AFTER_CALLABLE:
+        if kwnames is not None:
+            return [I("LOAD_CONST", kwnames), I("CALL_KW", n)]
+        return [I("CALL", n)]
+    out = [I("KW_NAMES", kwnames)] if kwnames is not None else []
+    if HAS_PRECALL:
+        out.append(I("PRECALL", n))
+    return out + [I("CALL", n)]
+
+
+def _callee(load):
+    """Push a callable and the NULL of its call: 3.11/3.12 ``PUSH_NULL;
+    load``, 3.13 ``load; PUSH_NULL``."""
+    if NULL_AFTER_CALLABLE:
+        return [load, I("PUSH_NULL")]
+    return [I("PUSH_NULL"), load]
+
+
+def _pop_null_call(pools):
+    """Consume the NULL on top of the stack by calling a no-op global
+    (``POP_TOP`` of a NULL crashes): ``[NULL] -> []``."""
+    out = [load_global(pools, PREFIX + "pop_null")]
+    if NULL_AFTER_CALLABLE:
+        out.append(I("SWAP", 2))        # [pop_null, NULL]
+    return out + _call(0) + [I("POP_TOP")]
+
+
+def _load_method(pools, name):
+    """``[obj] -> [meth, obj] | [NULL, attr]``: 3.11 ``LOAD_METHOD``, 3.12
+    ``LOAD_ATTR`` with bit 0 of its argument set."""
+    if HAS_LOAD_METHOD:
+        return I("LOAD_METHOD", pools.name(name))
+    return I("LOAD_ATTR", (pools.name(name) << 1) | 1)
+
+
 def _exit_call(pools, local):
     """LOAD_FAST m; LOAD_METHOD __exit__; LOAD_CONST None; COPY 1; COPY 1;
     PRECALL 3; CALL 3; POP_TOP  -- __exit__(None, None, None)."""
     return [I("LOAD_FAST", Local(local)),
-            I("LOAD_METHOD", pools.name("__exit__")),
+            _load_method(pools, "__exit__"),
             I("LOAD_CONST", pools.const(None)), I("COPY", 1), I("COPY", 1),
-            I("PRECALL", 3), I("CALL", 3), I("POP_TOP")]
+            *_call(3), I("POP_TOP")]
 
 
 def _instantiate(pools, ctor):
-    """[class] -> [instance]: PUSH_NULL; SWAP 2; LOAD_CONST args; [KW_NAMES];
-    PRECALL n; CALL n (n = 0 for a ContextClass / NoEnterMode)."""
-    out = [I("PUSH_NULL"), I("SWAP", 2)]
+    """[class] -> [instance]: PUSH_NULL; SWAP 2 (3.13: PUSH_NULL); LOAD_CONST
+    args; the call (n = 0 for a ContextClass / NoEnterMode)."""
+    out = [I("PUSH_NULL")] if NULL_AFTER_CALLABLE else [I("PUSH_NULL"),
+                                                        I("SWAP", 2)]
     n = 0
+    kw = None
     if ctor is not None:
         for a in ctor.args:
             out.append(I("LOAD_CONST", pools.const(a)))
         n = len(ctor.args)
         if ctor.kwnames:
-            out.append(I("KW_NAMES", pools.const(tuple(ctor.kwnames))))
-    out += [I("PRECALL", n), I("CALL", n)]
+            kw = pools.const(tuple(ctor.kwnames))
+    out += _call(n, kw)
     return out
 
 
@@ -437,9 +486,13 @@ def build_graph_helper(info, variant):
     # LOAD_METHOD pairs live at the break become NULL + bound attribute
     for k in sorted(info.method_loads, reverse=True):
         lm = instrs[k]
-        lm.op = OP["LOAD_ATTR"]
-        extra = [I("PUSH_NULL", entry=lm.entry, pos=lm.pos),
-                 I("SWAP", 2, entry=lm.entry, pos=lm.pos)]
+        if HAS_LOAD_METHOD:
+            lm.op = OP["LOAD_ATTR"]
+        else:
+            lm.arg &= ~1        # 3.12: LOAD_ATTR / LOAD_SUPER_ATTR, bit 0 off
+        extra = [I("PUSH_NULL", entry=lm.entry, pos=lm.pos)]
+        if not NULL_AFTER_CALLABLE:     # 3.13: [attr, NULL] as it is
+            extra.append(I("SWAP", 2, entry=lm.entry, pos=lm.pos))
         instrs[k + 1:k + 1] = extra
     # the break group -> capture
     kg = instrs.index(m[id(info.instrs[info.k_group])])
@@ -451,19 +504,18 @@ def build_graph_helper(info, variant):
     caps = {}
     for j in range(slots - 1, -1, -1):
         if j in info.nulls:
-            cap += [load_global(pools, PREFIX + "pop_null"), I("PRECALL", 0),
-                    I("CALL", 0), I("POP_TOP")]
+            cap += _pop_null_call(pools)
         else:
             caps[j] = "___pyverify_cap_%d" % j
             cap.append(I("STORE_FAST", Local(caps[j])))
     ctx_by_slot = {c.stack_index: c for c in info.contexts}
     for c in reversed(info.contexts):
         if c.kind == "with":
-            cap += [I("PUSH_NULL"), I("LOAD_FAST", Local(caps[c.stack_index])),
+            cap += [*_callee(I("LOAD_FAST", Local(caps[c.stack_index]))),
                     I("LOAD_CONST", pools.const(None)),
                     I("LOAD_CONST", pools.const(None)),
                     I("LOAD_CONST", pools.const(None)),
-                    I("PRECALL", 3), I("CALL", 3), I("POP_TOP")]
+                    *_call(3), I("POP_TOP")]
     cap.append(load_global(pools, PREFIX + "capture", True))
     nout = 0
     for j in range(slots):
@@ -476,8 +528,7 @@ def build_graph_helper(info, variant):
             fn = ("mode_placeholder" if c.kind == "mode" else
                   "exit_class" if c.ctor is not None else "exit_factory")
             cap += [load_global(pools, PREFIX + fn, True),
-                    I("LOAD_FAST", Local(caps[j])), I("PRECALL", 1),
-                    I("CALL", 1)]
+                    I("LOAD_FAST", Local(caps[j])), *_call(1)]
         nout += 1
     for v in info.live_locals:
         cap.append(I("LOAD_FAST", Local(v)))
@@ -487,9 +538,9 @@ def build_graph_helper(info, variant):
             if c.kind == "mode":
                 cap += [load_global(pools, PREFIX + "exit_factory", True),
                         I("LOAD_FAST", Local(caps[c.stack_index])),
-                        I("PRECALL", 1), I("CALL", 1)]
+                        *_call(1)]
                 nout += 1
-    cap += [I("BUILD_TUPLE", nout), I("PRECALL", 1), I("CALL", 1),
+    cap += [I("BUILD_TUPLE", nout), *_call(1),
             I("RETURN_VALUE")]
     # mutate the group's first instruction in place (jumps may target it)
     head = cap[0]
@@ -504,6 +555,10 @@ def build_graph_helper(info, variant):
         flags=code.co_flags & ~(CO_VARARGS | CO_VARKEYWORDS),
         name=code.co_name, qualname=code.co_qualname + ".<pyverify graph>",
         pools=pools, min_stacksize=code.co_stacksize)
+    # where the capture is: it ends the with blocks outside the with protocol
+    # (each bound __exit__ is stored to a local; ordinary contexts are exited
+    # through it, TF modes not at all), which a per-code-object check sees
+    info.capture_offsets = (first.offset, instrs[kg + len(cap) - 1].offset)
     return helper
 
 
@@ -522,7 +577,7 @@ def build_frame(info, variant, graph_name, resume_name):
     out.append(load_global(pools, graph_name, True))
     for a in info.argnames:
         out.append(I("LOAD_FAST", Local(a)))
-    out += [I("PRECALL", len(info.argnames)), I("CALL", len(info.argnames))]
+    out += [*_call(len(info.argnames))]
     state = info.state
     slots = len(state)
     outs = []
@@ -548,13 +603,11 @@ def build_frame(info, variant, graph_name, resume_name):
     # side-effect replay: the traced TF-mode stack (the mode's one push)
     if modes:
         out += [load_global(pools, MODESTACK_GLOBAL),
-                I("LOAD_METHOD", pools.name("get_stack")), I("PRECALL", 0),
-                I("CALL", 0),
+                _load_method(pools, "get_stack"), *_call(0),
                 I("STORE_FAST", Local("___prev_torch_function_mode_stack")),
                 load_global(pools, MODESTACK_GLOBAL),
-                I("LOAD_METHOD", pools.name("set_stack")),
-                I("LOAD_FAST", Local("___pyverify_modes")), I("PRECALL", 1),
-                I("CALL", 1), I("POP_TOP")]
+                _load_method(pools, "set_stack"),
+                I("LOAD_FAST", Local("___pyverify_modes")), *_call(1), I("POP_TOP")]
     # 2. wrapper setup, outer first
     managers = []
     starts = {}
@@ -566,8 +619,7 @@ def build_frame(info, variant, graph_name, resume_name):
             out.append(I("LOAD_FAST", Local("___pyverify_out_%d" % c.stack_index)))
             out += _instantiate(pools, c.ctor)
             out += [I("STORE_FAST", Local(cm)), I("LOAD_FAST", Local(cm)),
-                    I("LOAD_METHOD", pools.name("__enter__")), I("PRECALL", 0),
-                    I("CALL", 0), I("POP_TOP")]
+                    _load_method(pools, "__enter__"), *_call(0), I("POP_TOP")]
             starts[c.index] = I("NOP", note="entry start")
             out.append(starts[c.index])
         else:
@@ -579,15 +631,15 @@ def build_frame(info, variant, graph_name, resume_name):
                 out.append(I("LOAD_FAST", Local("___pyverify_real_%d" % c.index)))
                 out += _instantiate(pools, None)
                 out += [I("STORE_FAST", Local(cm)), I("LOAD_FAST", Local(cm)),
-                        I("LOAD_METHOD", pools.name("__enter__")),
-                        I("PRECALL", 0), I("CALL", 0), I("POP_TOP")]
+                        _load_method(pools, "__enter__"),
+                        *_call(0), I("POP_TOP")]
                 twice_starts[c.index] = I("NOP", note="entry start")
                 out.append(twice_starts[c.index])
     # 3. the unsupported instruction: [KW_NAMES] PRECALL n; CALL n
     for k in range(info.k_group, info.k_call + 1):
         o = info.instrs[k]
         a = o.arg
-        if o.op == OP["KW_NAMES"]:
+        if o.op == OP.get("KW_NAMES"):
             a = pools.const(code.co_consts[o.arg])
         out.append(I(o.op, a, pos=o.pos, note="break" if k == info.k_call
                      else None))
@@ -613,8 +665,7 @@ def build_frame(info, variant, graph_name, resume_name):
                     h, I("POP_TOP")]
             if variant != "mode-leaked-on-exception":
                 out += [load_global(pools, MODESTACK_GLOBAL),
-                        I("LOAD_METHOD", pools.name("pop")), I("PRECALL", 0),
-                        I("CALL", 0), I("POP_TOP")]
+                        _load_method(pools, "pop"), *_call(0), I("POP_TOP")]
             # mode-leaked-on-exception: re-raise without popping (the
             # leaked-mode bug of emitted-code section 8)
             out += [raise0, cl, I("POP_EXCEPT"), I("RERAISE", 1),
@@ -629,18 +680,16 @@ def build_frame(info, variant, graph_name, resume_name):
         q = max(k for k, s in enumerate(stack) if s == "N")
         d = len(stack) - q
         out += _rot_to_top(d)
-        out += [load_global(pools, PREFIX + "pop_null"), I("PRECALL", 0),
-                I("CALL", 0), I("POP_TOP")]
+        out += _pop_null_call(pools)
         stack.pop(q)
     kvals = len(stack)
-    out.append(I("PUSH_NULL"))
-    out += _rot_to_depth(kvals + 1)
-    out.append(load_global(pools, resume_name))
-    out += _rot_to_depth(kvals + 1)
+    for callee in _callee(load_global(pools, resume_name)):
+        out.append(callee)
+        out += _rot_to_depth(kvals + 1)
     for v in info.live_locals:
         out.append(I("LOAD_FAST", Local(v)))
     nargs = kvals + len(info.live_locals)
-    out += [I("PRECALL", nargs), I("CALL", nargs), I("RETURN_VALUE")]
+    out += [*_call(nargs), I("RETURN_VALUE")]
     ranges_to_entries(out, ranges)
     varnames = list(code.co_varnames)
     for v in outs + extras + (["___pyverify_modes",
@@ -718,14 +767,17 @@ def build_resume(info, variant, name):
         cl = I("COPY", 3)
         seq = [end, I("LOAD_CONST", pools.const(None)),
                I("LOAD_CONST", pools.const(None)),
-               I("LOAD_CONST", pools.const(None)), I("PRECALL", 2),
-               I("CALL", 2), I("POP_TOP"), I("JUMP_FORWARD", target=done), h]
+               I("LOAD_CONST", pools.const(None)), *_call(2), I("POP_TOP"), I("JUMP_FORWARD", target=done), h]
         if variant == "handler-reads-first-frame-local" and c.kind == "mode":
             seq += [load_global(pools, MODESTACK_GLOBAL),
-                    I("LOAD_METHOD", pools.name("set_stack")),
-                    I("LOAD_FAST", Local("___prev_torch_function_mode_stack")),
-                    I("PRECALL", 1), I("CALL", 1), I("POP_TOP")]
-        seq += [I("WITH_EXCEPT_START"), I("POP_JUMP_FORWARD_IF_TRUE", target=sup),
+                    _load_method(pools, "set_stack"),
+                    # 3.12's LOAD_FAST does not check; LOAD_FAST_CHECK
+                    # raises UnboundLocalError as 3.11's LOAD_FAST does
+                    I("LOAD_FAST" if HAS_PRECALL else "LOAD_FAST_CHECK",
+                      Local("___prev_torch_function_mode_stack")),
+                    *_call(1), I("POP_TOP")]
+        seq += [I("WITH_EXCEPT_START")] + ([I("TO_BOOL")] if HAS_TO_BOOL else []) + [
+                I(POP_JUMP_FORWARD_IF_TRUE, target=sup),
                 rr2, cl, I("POP_EXCEPT"), I("RERAISE", 1),
                 sup, I("POP_EXCEPT"), I("POP_TOP"), I("POP_TOP"), done]
         out += seq
@@ -789,8 +841,10 @@ def build_resume(info, variant, name):
         argcount=len(argnames), posonly=0, kwonly=0, flags=flags,
         name=name, qualname=name, pools=pools,
         exc_edges=(variant != "stacksize-no-exc-edges"))
-    notes["body_offsets"] = {ins.orig: ins.offset for ins in body}
-    notes["redirected"] = sorted(ins.orig for ins in body if is_redirected(ins))
+    notes["body_offsets"] = {ins.orig: ins.offset for ins in body
+                             if ins.orig is not None}
+    notes["redirected"] = sorted(ins.orig for ins in body if is_redirected(ins)
+                                 and ins.orig is not None)
     if "uncovered" in notes:
         notes["uncovered"] = [i.offset for i in notes["uncovered"]]
     if "wrong_depth" in notes:
@@ -855,13 +909,14 @@ def _body_candidates(info, all_instrs, m, is_redirected):
         if not is_redirected(ins) or not sd.reachable(k):
             continue
         every.append(k)
-        if ins.op == OP["CALL"]:
+        if ins.op in CALL_OPS:
             callee = info.sim.calls.get(orig_index.get(id(ins)))
             if callee is not None and "X" in (callee[0].kind, callee[1].kind):
                 continue        # a with's own exit call
             calls.append(k)
-        elif may_raise(ins.op, ins.arg) and ins.op not in (
-                OP["PRECALL"], OP["KW_NAMES"], OP["CALL"], OP["LOAD_FAST"]):
+        elif may_raise(ins.op, ins.arg) and ins.name not in (
+                "PRECALL", "KW_NAMES", "CALL", "CALL_KW", "LOAD_FAST",
+                "LOAD_FAST_CHECK"):
             # LOAD_FAST is left out: it raises only for an unbound local, and
             # the locals of a resume function at its body are bound (passed
             # or stored), so uncovering one would change nothing
@@ -891,9 +946,7 @@ def _uncover(info, all_instrs, m, is_redirected, notes):
     calls, others, _ = _body_candidates(info, all_instrs, m, is_redirected)
     if calls:
         k = calls[0]
-        group = [k - 1, k]
-        if all_instrs[k - 2].op == OP["KW_NAMES"]:
-            group.insert(0, k - 2)
+        group = list(range(call_group_start(all_instrs, k), k + 1))
     elif others:
         group = [others[0]]
     else:
@@ -1060,6 +1113,7 @@ def rewrite(func, break_offset, *, modes=(), variant="correct",
         r.notes["stacksize"] = {"frame": (r.frame.co_stacksize, good_f),
                                 "resume": (r.resume.co_stacksize, good_r)}
     r.helper = build_graph_helper(info, variant)
+    r.helper_capture = info.capture_offsets
     if fobj is not None:
         helper_fn = types.FunctionType(r.helper, fobj.__globals__,
                                        code.co_name, None, fobj.__closure__)
@@ -1112,7 +1166,7 @@ def break_points(func, mode_names=frozenset()):
     check_function(code)
     out = []
     for ins in decode(code):
-        if ins.op != OP["CALL"]:
+        if ins.op not in CALL_OPS:
             continue
         try:
             info = analyze_break(code, ins.orig)

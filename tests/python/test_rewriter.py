@@ -35,89 +35,15 @@ sys.path.insert(0, HERE)
 
 import rewriter_cases as rc  # noqa: E402
 from pyverify_rewriter import (VARIANTS, RewriteError,  # noqa: E402
-                               VariantNotApplicable, break_points, modestack,
+                               VariantNotApplicable, break_points,
                                rewrite, write_bundle)
 from pyverify_rewriter import asm, analysis  # noqa: E402
 from pyverify_rewriter.bundle import read_bundle  # noqa: E402
-
-PYVERIFY = os.environ.get("PYVERIFY") or next(
-    (p for p in (os.path.join(ROOT, "build-dev/tools/pyverify/pyverify"),
-                 os.path.join(ROOT, "build/tools/pyverify/pyverify"))
-     if os.path.exists(p)), None)
-
-
-# ---------------------------------------------------------------------------
-# The oracle
-
-def normalize(log):
-    out = []
-    for ev in log:
-        if ev[0] == "enter" and out and out[-1][0] == "exit" and \
-                out[-1][1] == ev[1] and out[-1][2] is None:
-            out.pop()
-            continue
-        out.append(ev)
-    return out
-
-
-def run_once(name, fn, args, raise_at, break_code=None):
-    rc.reset(raise_at=raise_at, break_code=break_code)
-    try:
-        value = rc.call(name, fn, args)
-        outcome = ("return", repr(value))
-    except Exception as e:  # noqa: BLE001 - the outcome is what we compare
-        outcome = ("raise", type(e).__name__, str(e))
-    outcome = outcome + (modestack.depth(),)
-    return list(rc.LOG), outcome, rc.op_count()
-
-
-def logs_match(eager, rewritten, outcome):
-    """Compare normalised logs, allowing the documented wrapper deviation."""
-    a, b = normalize(eager), normalize(rewritten)
-    if a == b:
-        return True
-    if outcome[0] != "raise" or len(a) != len(b):
-        return False
-    tail = 0
-    while tail < len(a) and a[len(a) - 1 - tail][0] in ("exit", "pop"):
-        tail += 1
-    n = len(a) - tail
-    if a[:n] != b[:n]:
-        return False
-    for x, y in zip(a[n:], b[n:]):
-        if x == y:
-            continue
-        if x[0] == "exit" and y[0] == "exit" and x[1] == y[1] and \
-                y[2] is None and x[2] == outcome[1]:
-            continue
-        return False
-    return True
-
-
-def oracle_runs(name, fn, inputs, rewritten, break_code):
-    """Yield (args, raise_at, eager, rew) for every input and fault point."""
-    for args in inputs:
-        _, _, n = run_once(name, fn, args, None)
-        for k in list(range(n)) + [None]:
-            e_log, e_out, _ = run_once(name, fn, args, k)
-            r_log, r_out, _ = run_once(name, rewritten, args, k, break_code)
-            yield args, k, (e_log, e_out), (r_log, r_out), rc.break_stats()
-
-
-def all_break_points():
-    out = []
-    for name, (fn, inputs) in rc.CASES.items():
-        for bp in break_points(fn, rc.MODE_CLASS_NAMES):
-            if bp.eligible:
-                out.append((name, bp.offset, bp.modes))
-    return out
-
-
-BREAKS = all_break_points()
-
-
-def _id(p):
-    return "%s@%d" % (p[0], p[1])
+# the oracle and the fixture check, shared with rewriter_versions.py
+from rewriter_oracle import (BREAKS, NOT_RUN, PYVERIFY,  # noqa: E402,F401
+                             RUNTIME_INVISIBLE, _id, check_fixtures,
+                             classify, logs_match, normalize, oracle_runs,
+                             run_once, run_variant, _pyverify_json)
 
 
 # ---------------------------------------------------------------------------
@@ -371,218 +297,6 @@ def test_suppressing_context():
     assert "exceptions must derive from BaseException" in w[1][2]
 
 
-# ---------------------------------------------------------------------------
-# Buggy variants: run in a subprocess (some corrupt memory)
-
-WORKER = os.path.join(HERE, "test_rewriter.py")
-
-
-class Injector:
-    """Raise Boom when the n-th execution of the instruction at ``offset`` of
-    ``code`` is about to run (opcode tracing; CPython looks the handler up at
-    that instruction, as if it had raised)."""
-
-    def __init__(self, code, offset, nth=1):
-        self.code, self.offset, self.nth = code, offset, nth
-        self.count = 0
-        self.fired = False
-
-    def global_trace(self, frame, event, arg):
-        if frame.f_code is self.code:
-            frame.f_trace_opcodes = True
-            frame.f_trace_lines = False
-            return self.local_trace
-        return None
-
-    def local_trace(self, frame, event, arg):
-        if event == "opcode" and frame.f_lasti == self.offset and not self.fired:
-            self.count += 1
-            if self.count == self.nth:
-                self.fired = True
-                raise rc.Boom("injected")
-        return self.local_trace
-
-
-def run_injected(name, fn, args, code, offset, nth=1):
-    inj = Injector(code, offset, nth)
-    rc.reset()
-    sys.settrace(inj.global_trace)
-    try:
-        value = rc.call(name, fn, args)
-        outcome = ("return", repr(value))
-    except Exception as e:  # noqa: BLE001
-        outcome = ("raise", type(e).__name__, str(e))
-    finally:
-        sys.settrace(None)
-    return list(rc.LOG), outcome + (modestack.depth(),), inj.fired
-
-
-def injection_targets(good, bad):
-    """(code_good, off_good, code_bad, off_bad) pairs naming the same
-    instruction in the correct and the buggy rewrite: the unsupported
-    instruction in the frame, and every original-body instruction of the
-    resume function covered by a redirected entry."""
-    out = [(good.frame, good.frame_break_offset, bad.frame,
-            bad.frame_break_offset)]
-    for o in good.redirected:
-        if o in bad.body_offsets:
-            out.append((good.resume, good.body_offsets[o], bad.resume,
-                        bad.body_offsets[o]))
-    return out
-
-
-def _worker_main(variant, out_path):
-    """Run every (case, break point) with ``variant``; one JSON line each."""
-    results = open(out_path, "a", buffering=1)
-    done = set()
-    if os.path.exists(out_path):
-        with open(out_path) as f:
-            for line in f:
-                try:
-                    done.add(tuple(json.loads(line)["point"][:2]))
-                except (ValueError, KeyError, TypeError):
-                    pass
-    for name, off, modes in BREAKS:
-        if (name, off) in done:
-            continue
-        results.write(json.dumps({"point": [name, off], "status": "started"})
-                      + "\n")
-        # each point runs in a forked child, so a crash (memory corruption by
-        # a bad co_stacksize or table depth) is attributed to its own point
-        pid = os.fork()
-        if pid == 0:
-            code = 0
-            try:
-                _worker_point(variant, name, off, modes, results)
-            except BaseException:  # noqa: BLE001 - reported to the parent
-                import traceback
-                results.write(json.dumps({"point": [name, off],
-                                          "status": "error",
-                                          "traceback": traceback.format_exc()})
-                              + "\n")
-                code = 3
-            finally:
-                results.flush()
-                os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        if os.WIFSIGNALED(status):
-            results.write(json.dumps({"point": [name, off], "status": "crashed",
-                                      "signal": os.WTERMSIG(status)}) + "\n")
-        else:
-            with open(out_path) as f:
-                last = json.loads(f.read().splitlines()[-1])
-            if last["status"] == "started":
-                # the child died without a verdict: a corrupted interpreter
-                # (e.g. the exception object overwritten by a callee frame)
-                results.write(json.dumps({"point": [name, off],
-                                          "status": "crashed",
-                                          "exit": os.WEXITSTATUS(status)})
-                              + "\n")
-
-
-def _worker_point(variant, name, off, modes, results):
-    fn, inputs = rc.CASES[name]
-    try:
-        r = rewrite(fn, off, modes=modes, variant=variant)
-    except VariantNotApplicable as e:
-        results.write(json.dumps({"point": [name, off], "status": "n/a",
-                                  "reason": e.reason}) + "\n")
-        return
-    good = rewrite(fn, off, modes=modes)
-    g = r.make_function()
-    gg = good.make_function()
-    detected = []
-    hits = raised = 0
-    # 1. against eager, with op faults
-    for args, k, (e_log, e_out), (r_log, r_out), (bh, br) in oracle_runs(
-            name, fn, inputs, g, r.frame):
-        hits += bh
-        raised += br
-        if r_out != e_out or not logs_match(e_log, r_log, e_out):
-            detected.append({"how": "op-fault", "args": repr(args),
-                             "raise_at": k, "eager": repr(e_out),
-                             "rewritten": repr(r_out)})
-            break
-    # 2. against the correct rewrite, with an exception injected at the
-    #    same instruction (the two differ only in the changed code)
-    injected = 0
-    if not detected:
-        for args in inputs:
-            for cg, og, cb, ob in injection_targets(good, r):
-                lg, outg, fired = run_injected(name, gg, args, cg, og)
-                if not fired:
-                    continue
-                lb, outb, _ = run_injected(name, g, args, cb, ob)
-                injected += 1
-                if (lg, outg) != (lb, outb):
-                    detected.append({"how": "injected", "args": repr(args),
-                                     "offset": ob, "correct": repr(outg),
-                                     "buggy": repr(outb)})
-                    break
-            if detected:
-                break
-    results.write(json.dumps({"point": [name, off], "status": "done",
-                              "detected": detected, "break_hits": hits,
-                              "break_raised": raised, "injected": injected,
-                              "expect": r.expect,
-                              "notes": repr(r.notes)[:300]}) + "\n")
-
-
-def run_variant(variant, tmp_path):
-    out = str(tmp_path / ("%s.jsonl" % variant))
-    for _ in range(len(BREAKS) + 1):
-        p = subprocess.run([sys.executable, WORKER, "--worker", variant, out],
-                           capture_output=True, text=True, timeout=900)
-        if p.returncode == 0:
-            break
-        # a crash: mark the started point as crashed and continue after it
-        with open(out) as f:
-            lines = [json.loads(line) for line in f]
-        last = lines[-1]
-        assert last["status"] == "started", p.stderr[-2000:]
-        with open(out, "a") as f:
-            f.write(json.dumps({"point": last["point"], "status": "crashed",
-                                "returncode": p.returncode,
-                                "stderr": p.stderr[-300:]}) + "\n")
-    res = {}
-    with open(out) as f:
-        for line in f:
-            d = json.loads(line)
-            if d["status"] != "started":
-                res[tuple(d["point"])] = d
-    return res
-
-
-RUNTIME_INVISIBLE = {
-    "entries-not-redirected":
-        "the old handler is byte-identical to the new one and still reachable "
-        "(the body is copied verbatim), so the code behaves the same; it "
-        "differs only for a suppressing context (README, 'Buggy variants')",
-    "stacksize-no-exc-edges":
-        "the slots above co_stacksize are written only while no callee frame "
-        "occupies that memory, so the overrun is usually silent; pyverify "
-        "catches it statically",
-}
-
-
-def classify(variant, d):
-    """'seen', or the reason the runtime cannot see the variant here."""
-    if d["status"] == "crashed" or d.get("detected"):
-        return "seen"
-    if variant in RUNTIME_INVISIBLE:
-        return RUNTIME_INVISIBLE[variant]
-    if variant == "handler-reads-first-frame-local" and d["injected"] <= 1:
-        return "no instruction after the break is covered by the mode's " \
-               "handler (the with body ends at the break)"
-    return "NOT DETECTED"
-
-
-# operand-flipped is not run: a flipped comparison or operator can turn a
-# loop into one that never ends or grows without bound (`i < n` -> `i >= n`),
-# and what it changes is plain data flow, not a context; pyverify prove
-# refutes every one statically (tests/prove/test_prove.py).
-NOT_RUN = {"correct", "operand-flipped"}
-
 
 @pytest.mark.parametrize("variant", [v for v in VARIANTS if v not in NOT_RUN])
 def test_buggy_variant_detected(variant, tmp_path):
@@ -628,86 +342,12 @@ def test_bundle_roundtrip(tmp_path):
     assert d["frame"].co_code == r.frame.co_code
 
 
-def _pyverify_json(path):
-    p = subprocess.run([PYVERIFY, "check", "--format=json", path],
-                       capture_output=True, text=True)
-    return json.loads(p.stdout)
-
-
-def _dead_entry_at(code, offset):
-    ins = asm.decode(code)
-    sd = analysis.stack_depths(ins)
-    return any(i.offset == offset and not sd.reachable(k)
-               for k, i in enumerate(ins))
-
-
-def known_false_positive(diag, code):
-    """pyverify findings on correct outputs that we believe are wrong or too
-    strict (README, 'pyverify findings on correct outputs')."""
-    m = diag["message"]
-    if diag["check"] == "with-handler-mismatch" and "lead to the same handler" in m:
-        return "shared-handler"         # the documented remap, with in a loop
-    if diag.get("certainty") == "possible":
-        return "possibly"               # enter-site merge at a loop head
-    if diag["check"] == "exception-table-depth-exceeds-stacksize" and \
-            _dead_entry_at(code, diag["offset"]):
-        return "dead-entry-depth"
-    return None
-
-
-def check_fixtures(pairs):
-    """pairs: list of (key, expect, frame, resume).  Returns per key the
-    verdict and the known false positives seen."""
-    codes = []
-    for key, _, fr, rs in pairs:
-        codes += [fr.replace(co_qualname="F|" + key),
-                  rs.replace(co_qualname="R|" + key)]
-    import tempfile
-    with tempfile.NamedTemporaryFile(suffix=".bin", delete=False) as f:
-        marshal.dump(tuple(codes), f)
-        path = f.name
-    try:
-        diags = _pyverify_json(path)["diagnostics"]
-    finally:
-        os.unlink(path)
-    by = {}
-    code_of = {}
-    for key, _, fr, rs in pairs:
-        code_of["F|" + key], code_of["R|" + key] = fr, rs
-    for d in diags:
-        if d["severity"] not in ("error", "warning"):
-            continue
-        by.setdefault(d["code"].split("|", 1)[1], []).append(d)
-    out = {}
-    for key, expect, fr, rs in pairs:
-        ds = by.get(key, [])
-        fps = {}
-        real = []
-        for d in ds:
-            k = known_false_positive(d, code_of[d["code"]])
-            if k:
-                fps[k] = fps.get(k, 0) + 1
-            else:
-                real.append(d)
-        ids = {d["check"] for d in real}
-        if expect == "ok" or expect.startswith("smt:"):
-            verdict = "as expected" if not real else "unexpected: %s" % sorted(ids)
-        elif expect in ids or expect in {d["check"] for d in ds}:
-            verdict = "as expected"
-        elif not real and "dead-entry-depth" in fps:
-            verdict = "masked by dead-entry-depth"
-        else:
-            verdict = "missing %s (got %s)" % (expect, sorted(ids))
-        out[key] = (verdict, fps)
-    return out
-
-
 @pytest.mark.skipif(PYVERIFY is None, reason="pyverify is not built")
 def test_pyverify_on_all_fixtures():
     """Every correct and buggy output of every eligible break point, checked
     by pyverify (frame and resume function as single code objects): the
-    expected id is reported; "ok"/"smt:" outputs have no finding but the known
-    false positives; correct outputs are never 'masked'."""
+    expected id is reported; "ok"/"smt:" outputs have no error or warning
+    at all (pyverify has no known false positive on them)."""
     pairs = []
     for name, off, modes in BREAKS:
         for v in VARIANTS:
@@ -718,16 +358,9 @@ def test_pyverify_on_all_fixtures():
             pairs.append(("%s/%s@%d" % (v, name, off), r.expect, r.frame,
                           r.resume))
     res = check_fixtures(pairs)
-    bad = {k: v for k, (v, _) in res.items()
-           if v != "as expected" and not (v == "masked by dead-entry-depth"
-                                         and not k.startswith("correct/"))}
+    bad = {k: v for k, (v, _) in res.items() if v != "as expected"}
     assert not bad, bad
-    fp = {}
-    for k, (_, f) in res.items():
-        for c in f:
-            fp.setdefault(c, set()).add(k.split("/")[0])
-    print(json.dumps({"fixtures": len(res),
-                      "known false positives": {c: sorted(v) for c, v in fp.items()}}))
+    print(json.dumps({"fixtures": len(res)}))
     conflicts = [k for k in res if k.startswith("correct/") and
                  dict((p[0], p[1]) for p in pairs)[k] == "stack-depth-conflict"]
     assert len(conflicts) >= 2
@@ -735,8 +368,7 @@ def test_pyverify_on_all_fixtures():
 
 @pytest.mark.skipif(PYVERIFY is None, reason="pyverify is not built")
 def test_pyverify_frames_clean():
-    """No finding at all (not even a known false positive) on any correct
-    rewritten frame."""
+    """No finding at all on any correct rewritten frame."""
     codes = []
     for name, off, modes in BREAKS:
         r = rewrite(rc.CASES[name][0], off, modes=modes)
@@ -812,7 +444,3 @@ def test_graph_break_not_reached():
     from pyverify_rewriter import GraphBreakNotReached
     with pytest.raises(GraphBreakNotReached):
         r.make_function(guarded=False)(2)
-
-
-if __name__ == "__main__" and len(sys.argv) >= 4 and sys.argv[1] == "--worker":
-    _worker_main(sys.argv[2], sys.argv[3])
