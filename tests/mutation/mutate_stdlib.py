@@ -305,7 +305,7 @@ def is_x(t):
 
 
 def pop_n(s, n):
-    """Pops up to \p n tags off the abstract stack \p s (an underflow is
+    """Pops up to `n` tags off the abstract stack `s` (an underflow is
     the depth check's, not this tool's)."""
     for _ in range(n):
         if s:
@@ -753,7 +753,8 @@ class Mutant:
     __slots__ = ("cls", "variant", "src", "qualname", "firstlineno", "site",
                  "desc", "expected", "code_obj", "region", "harmless",
                  "stacksize_note", "path", "reported", "detected", "orig_co",
-                 "messages", "code", "table", "harmless_fn")
+                 "messages", "code", "table", "harmless_fn", "kills",
+                 "kills_fn")
 
     def __init__(self, **kw):
         for k in self.__slots__:
@@ -777,7 +778,13 @@ class Mutant:
                                    co_exceptiontable=encode_table(table),
                                    co_stacksize=stacksize)
         self.harmless = self.harmless_fn(mflow) if self.harmless_fn else None
-        self.code = self.table = self.harmless_fn = None
+        # A mutant that leaves another with unreachable changes which code
+        # runs, not the balance of what runs: see README.md, "Mutants that
+        # kill a with".
+        self.kills = self.kills_fn(mflow) if self.kills_fn else None
+        if self.kills is not None and not self.harmless:
+            self.expected = KILLED_WITH_EXPECTED
+        self.code = self.table = self.harmless_fn = self.kills_fn = None
 
 
 EXPECTED = {
@@ -791,6 +798,10 @@ EXPECTED = {
     "jump-into-with": "with-body-entered-without-enter",
 }
 CLASSES = list(EXPECTED)
+# What a mutant whose change leaves a with's BEFORE_WITH unreachable must get
+# instead: the remark naming the dead range that holds it (pyverify judges
+# only reachable code; the reachable code of such a mutant is balanced).
+KILLED_WITH_EXPECTED = "unreachable-code"
 
 
 def patch(code, start, units):
@@ -820,7 +831,7 @@ class Mutator:
         self.out = []
 
     def emit(self, cls, variant, site, desc, code=None, table=None,
-             region=None, harmless_fn=None):
+             region=None, harmless_fn=None, kills_fn=None):
         code = self.code if code is None else code
         table = self.table if table is None else table
         # The mutant's own flow (depth needed, harmless reason) comes later:
@@ -829,7 +840,8 @@ class Mutator:
             cls=cls, variant=variant, src=self.src, qualname=self.co.co_qualname,
             firstlineno=self.co.co_firstlineno, site=site.enter.off, desc=desc,
             expected=EXPECTED[cls], region=region, orig_co=self.co,
-            code=code, table=table, harmless_fn=harmless_fn))
+            code=code, table=table, harmless_fn=harmless_fn,
+            kills_fn=kills_fn))
 
     def entry_insts(self, t):
         return [i for i in self.insts if t[0] <= i.start < t[1]]
@@ -939,7 +951,9 @@ class Mutator:
                   "body entry %s of with@%d retargeted to %d (handler of with@%d)" % (
                       fmt_entry(t), site.enter.off, other.handler, other.enter.off),
                   table=table, region=(t[0], t[1]),
-                  harmless_fn=lambda m, t=t: self.unused_entry_reason(t))
+                  harmless_fn=lambda m, t=t: self.unused_entry_reason(t),
+                  kills_fn=lambda m, o=other: (
+                      o.enter.off if m.state[o.enter.idx] is None else None))
 
     def entry_depth(self, site):
         t = self.table[site.body_entry]
@@ -1247,13 +1261,14 @@ def safe_name(s, n):
 VERSION_FLAG = [] if PY == (3, 11) else ["--python-version=%d.%d" % PY]
 
 
-def run_pyverify(pyverify, paths, batch=400):
+def run_pyverify(pyverify, paths, batch=400, extra=()):
     """path -> list of diagnostics; raises on pyverify failure (rc 2+)."""
     out = collections.defaultdict(list)
     for k in range(0, len(paths), batch):
         chunk = paths[k:k + batch]
         r = subprocess.run([pyverify, "check", "--format=json", "--jobs=0",
-                            *VERSION_FLAG, *chunk], capture_output=True, text=True)
+                            *VERSION_FLAG, *extra, *chunk], capture_output=True,
+                           text=True)
         if r.returncode not in (0, 1):
             raise RuntimeError("pyverify exited %d: %s" % (r.returncode,
                                                            r.stderr[-2000:]))
@@ -1276,6 +1291,12 @@ def dis_region(co, lo, hi, pad=24):
                                          int(e.lasti))))
     lines.append("  co_stacksize %d" % co.co_stacksize)
     return "\n".join(lines)
+
+
+def dead_range_holds(d, off):
+    """Whether the unreachable-code remark d names a range holding `off`."""
+    r = re.search(r"from (\d+) to (\d+) are unreachable", d["message"])
+    return bool(r) and int(r.group(1)) <= off <= int(r.group(2))
 
 
 CONTROL_IDS_PREFIXES = ("context-", "with-", "stack-", "handler-", "block-",
@@ -1401,7 +1422,8 @@ def main():
 
     # Check.
     try:
-        diags = run_pyverify(a.pyverify, [m.path for m in mutants])
+        diags = run_pyverify(a.pyverify, [m.path for m in mutants],
+                             extra=["--checks=%s" % KILLED_WITH_EXPECTED])
         cdiags = run_pyverify(a.pyverify, [p for p, _ in control_paths])
         ediags = run_pyverify(a.pyverify, [e[0] for e in excluded_paths])
     except RuntimeError as exc:
@@ -1430,11 +1452,17 @@ def main():
 
     for m in mutants:
         ds = in_code(diags.get(m.path, []), m.code_obj)
+        dead = [d for d in ds if d["check"] == KILLED_WITH_EXPECTED]
         ds = [d for d in ds if d["severity"] in ("error", "warning")]
         m.reported = sorted({d["check"] for d in ds})
         m.messages = ["%s @%d: %s" % (d["check"], d["offset"], d["message"])
                       for d in ds]
-        m.detected = m.expected in m.reported
+        if m.kills is None:
+            m.detected = m.expected in m.reported
+        else:
+            m.detected = any(dead_range_holds(d, m.kills) for d in dead)
+            if m.detected:
+                m.reported = sorted(m.reported + [KILLED_WITH_EXPECTED])
 
     # Report.
     rows = []
@@ -1478,6 +1506,13 @@ def main():
     print("-" * len(hdr))
     print("%-17s %-22s %7d %8d %8d %6d %7.2f%%" % ("total", "", n, n_det, n_h,
                                                    len(missed_all), rate))
+    killed = [m for m in mutants if m.kills is not None and not m.harmless]
+    if killed:
+        print("of them, leaving another with unreachable (expected %s over its "
+              "BEFORE_WITH instead): %s" % (KILLED_WITH_EXPECTED, ", ".join(
+                  "%s %d (%d detected)" % (c, len(ks), sum(m.detected for m in ks))
+                  for c in CLASSES
+                  for ks in [[m for m in killed if m.cls == c]] if ks)))
     print()
     print("other ids reported (mutants per id):")
     for c, cnt, det, h, mi, r, other in rows:
