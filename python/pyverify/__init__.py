@@ -1,4 +1,4 @@
-"""Static verification of CPython 3.11 code objects.
+"""Static verification of CPython 3.11, 3.12 and 3.13 code objects.
 
 The pre-install check of a bytecode-rewriting compiler::
 
@@ -14,10 +14,15 @@ The pre-install check of a bytecode-rewriting compiler::
     import pyverify.dynamo                  # TorchDynamo's bytecode hook
     pyverify.dynamo.install(mode="raise")
 
+verify() reads a live code object as the running interpreter's bytecode
+(the module is built for 3.11, and for 3.12 / 3.13 where those interpreters
+are found). Bundles (verify_bundle, prove_bundle, dump_bundle) are 3.11's.
+
 See docs/python.md.
 """
 
 import marshal as _marshal
+import sys as _sys
 import types as _types
 
 from ._pyverify import Diagnostic, Note, Report, verify
@@ -33,6 +38,18 @@ __version__ = "0.1.0"
 
 BUNDLE_FORMAT = "pyverify-bundle"
 BUNDLE_VERSION = 1
+
+# Bundles pair a frame with its resume functions; the pair checks and the
+# prover model 3.11's calls (docs/versions.md), so they are 3.11's only.
+BUNDLES_SUPPORTED = _sys.version_info[:2] == (3, 11)
+
+
+def _require_bundles(what):
+    if not BUNDLES_SUPPORTED:
+        raise NotImplementedError(
+            "%s: bundles are CPython 3.11's (running %d.%d): the pair checks "
+            "and the prover model 3.11's bytecode; verify() each code object "
+            "instead" % ((what,) + tuple(_sys.version_info[:2])))
 
 
 class VerificationError(Exception):
@@ -156,7 +173,8 @@ def verify_bundle(bundle=None, *, checks=None, **fields):
                                           "handler": int,
                                           "stack_index": int}]}])
     or verify_bundle(bundle_dict). Returns a Report whose diagnostics carry
-    a target ("original", "frame", "resume:<i>")."""
+    a target ("original", "frame", "resume:<i>"). 3.11 only."""
+    _require_bundles("verify_bundle")
     original, frame, break_offset, resumes, _ = _bundle_fields(bundle, fields)
     return _verify_bundle(original, frame, break_offset,
                           _normalise_resumes(resumes), checks)
@@ -183,7 +201,8 @@ def prove_bundle(bundle=None, *, unroll=2, rlimit=2_000_000, timeout=5000,
                      "unknown": int, "seconds": float}}
 
     "verdict" is "proved", "refuted" or "unknown"; unknown is never proved.
-    The GIL is released while the prover runs."""
+    The GIL is released while the prover runs. 3.11 only."""
+    _require_bundles("prove_bundle")
     # The prover is a module of its own (it loads libz3): imported here, on
     # first use, not by `import pyverify`.
     from ._pyverify_prove import _prove_bundle
@@ -206,7 +225,8 @@ def _code(obj):
 def dump_bundle(path, bundle=None, **fields):
     """Writes a .pvb file (docs/bundle-format.md) that ``pyverify check``
     and ``pyverify prove`` read. Same arguments as verify_bundle, plus an
-    optional ``expect``. Returns the number of bytes written."""
+    optional ``expect``. Returns the number of bytes written. 3.11 only."""
+    _require_bundles("dump_bundle")
     original, frame, break_offset, resumes, expect = \
         _bundle_fields(bundle, fields)
     d = {

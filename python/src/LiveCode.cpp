@@ -105,18 +105,38 @@ bool Reader::readStrTuple(PyObject *Obj, std::vector<std::string> &Out,
   return true;
 }
 
-/// The elements of a frozenset in the order marshal writes them: 3.11's
-/// marshal sorts them by their own marshalled bytes (so that .pyc files are
-/// reproducible whatever the hash seed); elements that cannot be marshalled
+/// The elements of a frozenset in the order marshal writes them: marshal
+/// (3.11 to 3.13) sorts them by their own marshalled bytes (so that .pyc files
+/// are reproducible whatever the hash seed); elements that cannot be marshalled
 /// keep iteration order after the others.
 static bool frozenSetInMarshalOrder(PyObject *Set,
                                     std::vector<PyObject *> &Out) {
   std::vector<std::pair<std::string, PyObject *>> Keyed;
   std::vector<PyObject *> Unkeyed;
-  Py_ssize_t Pos = 0;
-  PyObject *Key;
-  Py_hash_t Hash;
-  while (_PySet_NextEntry(Set, &Pos, &Key, &Hash)) {
+  // An element's reference count decides whether its dump carries
+  // FLAG_REF, and so the sort order. 3.11's and 3.12's marshal dump each
+  // element through a borrowed reference (_PySet_NextEntry), 3.13's through
+  // a new one (_PySet_NextEntryRef): the keys are made the same way.
+  constexpr bool HoldWhileDumping = PY_VERSION_HEX >= 0x030D0000;
+  std::vector<PyObject *> Keys; // New references while HoldWhileDumping.
+  auto Release = [&] {
+    for (PyObject *Key : Keys)
+      Py_DECREF(Key);
+  };
+  PyObject *It = PyObject_GetIter(Set);
+  if (!It)
+    return false;
+  while (PyObject *Key = PyIter_Next(It))
+    Keys.push_back(Key);
+  Py_DECREF(It);
+  if (!HoldWhileDumping)
+    Release(); // The set holds its keys while the reader runs.
+  if (PyErr_Occurred()) {
+    if (HoldWhileDumping)
+      Release();
+    return false;
+  }
+  for (PyObject *Key : Keys) {
     PyObject *Bytes = PyMarshal_WriteObjectToString(Key, Py_MARSHAL_VERSION);
     if (!Bytes) {
       PyErr_Clear();
@@ -128,6 +148,8 @@ static bool frozenSetInMarshalOrder(PyObject *Set,
         Key);
     Py_DECREF(Bytes);
   }
+  if (HoldWhileDumping)
+    Release();
   std::stable_sort(
       Keyed.begin(), Keyed.end(),
       [](const auto &A, const auto &B) { return A.first < B.first; });
@@ -200,7 +222,12 @@ bool Reader::readValue(PyObject *Obj, unsigned Depth,
     std::vector<unsigned char> Buf((Bits + 7) / 8 + 1);
     int Rc = _PyLong_AsByteArray(reinterpret_cast<PyLongObject *>(Abs),
                                  Buf.data(), Buf.size(), /*little_endian=*/1,
-                                 /*is_signed=*/0);
+                                 /*is_signed=*/0
+#if PY_VERSION_HEX >= 0x030D0000
+                                 ,
+                                 /*with_exceptions=*/1
+#endif
+    );
     Py_DECREF(Abs);
     if (Rc < 0)
       return false;
@@ -325,10 +352,11 @@ std::shared_ptr<const CodeObject> Reader::readCode(PyObject *Obj,
 }
 
 bool Reader::fillCode(PyObject *Obj, CodeObject &C, unsigned Depth) {
-  // A live code object is the running interpreter's bytecode. This reader
-  // reads 3.11's PyCodeObject (other versions' layouts differ).
-  static_assert(PY_MAJOR_VERSION == 3 && PY_MINOR_VERSION == 11,
-                "the live-code reader knows 3.11's PyCodeObject");
+  // A live code object is the running interpreter's bytecode. The fields
+  // read here are PyCodeObject members in 3.11, 3.12 and 3.13 alike.
+  static_assert(PY_MAJOR_VERSION == 3 && PY_MINOR_VERSION >= 11 &&
+                    PY_MINOR_VERSION <= 13,
+                "the live-code reader knows the PyCodeObject of 3.11-3.13");
   C.Version = PythonVersion(PY_MINOR_VERSION - 11);
   auto *Code = reinterpret_cast<PyCodeObject *>(Obj);
   C.ArgCount = Code->co_argcount;

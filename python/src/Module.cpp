@@ -512,7 +512,11 @@ py::object compareWithMarshal(const py::object &Code,
 } // namespace
 
 PYBIND11_MODULE(_pyverify, M) {
-  M.doc() = "Static verification of CPython 3.11 code objects (native part).";
+  M.doc() = "Static verification of CPython code objects (native part): "
+            "live code objects are read as the bytecode of the interpreter "
+            "the module is built for (bytecode_version).";
+  M.attr("bytecode_version") =
+      std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
 
   py::class_<DiagnosticNote>(M, "Note",
                              "A note attached to a diagnostic (e.g. a step "
