@@ -356,101 +356,91 @@ class Flow:
 
     # Transfer on the fall-through (jump=False) or jump edge.
     def step(self, s, ins, jump):
-        if STACK_IO is not None:
-            return self.step_io(s, ins, jump)
+        """The with protocol's tags (BEFORE_WITH / BEFORE_ASYNC_WITH push the
+        bound exit under the enter result, WITH_EXCEPT_START calls it, COPY
+        does not copy a tag, SWAP moves it) in every version; the other
+        instructions by the version's own stack model (step_311 or
+        step_io)."""
         s = list(s)
         op, arg = ins.op, ins.arg
-
-        def pop(n=1):
-            pop_n(s, n)
-
         if op in (BEFORE_WITH, BEFORE_ASYNC_WITH):
-            pop()
+            pop_n(s, 1)
             s.append(("X" if op == BEFORE_WITH else "P", ins.off))
             s.append(None)
-        elif op == PRECALL:
+        elif op == WITH_EXCEPT_START:
+            if len(s) >= 4 and is_x(s[-4]):
+                s[-4] = ("C", s[-4][1])
+            s.append(None)
+        elif op == COPY:
+            v = s[-arg] if 1 <= arg <= len(s) else None
+            s.append(None if isinstance(v, tuple) else v)
+        elif op == SWAP:
+            if 2 <= arg <= len(s):
+                s[-1], s[-arg] = s[-arg], s[-1]
+        elif STACK_IO is not None:
+            self.step_io(s, ins, jump)
+        else:
+            self.step_311(s, ins, jump)
+        return tuple(s)
+
+    @staticmethod
+    def step_311(s, ins, jump):
+        """3.11, in place: the real stacks written by hand (the notes'
+        section 4.5); the await of __aenter__ ends at the SEND's jump, which
+        turns the pending __aexit__ under the receiver into a bound exit."""
+        op, arg = ins.op, ins.arg
+        if op == PRECALL:
             pass
         elif op == CALL:
-            pop(arg + 2)
+            pop_n(s, arg + 2)
             s.append(None)
         elif op == SEND:
             if jump:
-                pop(2)
+                pop_n(s, 2)
                 s.append(None)
                 if len(s) >= 2 and isinstance(s[-2], tuple) and s[-2][0] == "P":
                     s[-2] = ("X", s[-2][1])
             else:
-                pop()
+                pop_n(s, 1)
                 s.append(None)
-        elif op == WITH_EXCEPT_START:
-            if len(s) >= 4 and is_x(s[-4]):
-                s[-4] = ("C", s[-4][1])
-            s.append(None)
-        elif op == COPY:
-            v = s[-arg] if 1 <= arg <= len(s) else None
-            s.append(None if isinstance(v, tuple) else v)
-        elif op == SWAP:
-            if 2 <= arg <= len(s):
-                s[-1], s[-arg] = s[-arg], s[-1]
         elif op in (LOAD_METHOD, PUSH_EXC_INFO):
-            pop()
+            pop_n(s, 1)
             s += [None, None]
         elif op == FOR_ITER:
             if jump:
-                pop()
+                pop_n(s, 1)
             else:
                 s.append(None)
         elif op in (JUMP_IF_TRUE_OR_POP, JUMP_IF_FALSE_OR_POP):
             if not jump:
-                pop()
+                pop_n(s, 1)
         else:
             eff = dis.stack_effect(op, arg if op >= HAVE_ARGUMENT else None,
                                    jump=jump)
             if eff < 0:
-                pop(-eff)
+                pop_n(s, -eff)
             else:
                 s += [None] * eff
-        return tuple(s)
 
-    def step_io(self, s, ins, jump):
-        """3.12, 3.13: the real pops and pushes of scripts/stack_io.py, with
-        the tags of the with protocol: BEFORE_WITH / BEFORE_ASYNC_WITH push the
-        bound exit under the enter result; the await of __aenter__ ends at
-        the END_SEND that drops the receiver with the pending __aexit__ right
-        under it (reached from the SEND's jump or from the CLEANUP_THROW of
-        a throw()); COPY does not copy a tag, SWAP moves it."""
-        s = list(s)
+    @staticmethod
+    def step_io(s, ins, jump):
+        """3.12, 3.13, in place: the real pops and pushes of
+        scripts/stack_io.py; the await of __aenter__ ends at the END_SEND
+        that drops the receiver with the pending __aexit__ right under it
+        (reached from the SEND's jump or from the CLEANUP_THROW of a
+        throw())."""
         op, arg = ins.op, ins.arg
-
-        def pop(n=1):
-            pop_n(s, n)
-
-        if op in (BEFORE_WITH, BEFORE_ASYNC_WITH):
-            pop()
-            s.append(("X" if op == BEFORE_WITH else "P", ins.off))
-            s.append(None)
-        elif op == END_SEND:
+        if op == END_SEND:
             pending = len(s) >= 3 and isinstance(s[-3], tuple) and s[-3][0] == "P"
-            pop(2)
+            pop_n(s, 2)
             s.append(None)
             if pending:
                 s[-2] = ("X", s[-2][1])
-        elif op == WITH_EXCEPT_START:
-            if len(s) >= 4 and is_x(s[-4]):
-                s[-4] = ("C", s[-4][1])
-            s.append(None)
-        elif op == COPY:
-            v = s[-arg] if 1 <= arg <= len(s) else None
-            s.append(None if isinstance(v, tuple) else v)
-        elif op == SWAP:
-            if 2 <= arg <= len(s):
-                s[-1], s[-arg] = s[-arg], s[-1]
         else:
             e = STACK_IO[op]
             a = arg or 0
-            pop(stack_io.count(e["jpops" if jump else "pops"], a))
+            pop_n(s, stack_io.count(e["jpops" if jump else "pops"], a))
             s += [None] * stack_io.count(e["jpushes" if jump else "pushes"], a)
-        return tuple(s)
 
     @staticmethod
     def exit_events(s, ins):
