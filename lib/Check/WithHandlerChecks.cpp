@@ -182,8 +182,14 @@ void checkSharedHandlers(const CFG &G, const BlockStack &BS,
   for (size_t A = 0; A < Sites.size(); ++A) {
     if (!Sites[A].Handler)
       continue;
-    // The later sites with the same handler, in increasing order.
-    for (uint32_t B : BS.siteIndicesForHandler(*Sites[A].Handler)) {
+    // The sites with the same handler, in increasing order (A among them).
+    // A handler whose suppress path raises continues after no with: any
+    // sites may share it.
+    llvm::ArrayRef<uint32_t> Sharing =
+        BS.siteIndicesForHandler(*Sites[A].Handler);
+    if (Sharing.back() <= A || suppressPathRaises(Insts, *Sites[A].Handler))
+      continue;
+    for (uint32_t B : Sharing) {
       if (B <= A)
         continue;
       const WithSite &WA = Sites[A], &WB = Sites[B];
@@ -209,8 +215,6 @@ void checkSharedHandlers(const CFG &G, const BlockStack &BS,
                             "and its context does not become the other's",
                             Insts[(ExitsA.empty() ? WA : WB).EnterInst].Offset);
       }
-      if (suppressPathRaises(Insts, *WA.Handler))
-        continue;
       Finding F(CheckId::WithHandlerMismatch, Insts[WB.FirstProtected].Offset,
                 llvm::formatv("the with bodies entered at {0} and {1} lead to "
                               "the same handler {2} but are different withs: "
