@@ -1,4 +1,4 @@
-"""A small 3.11/3.12 assembler/disassembler (bytecode notes sections 1, 2 and 8).
+"""A small 3.11-3.13 assembler/disassembler (bytecode notes sections 1, 2 and 8).
 
 Instructions are symbolic: a jump's ``target`` is another ``Instr``, an
 exception-table entry is ``Entry(handler_instr, depth, lasti)`` attached per

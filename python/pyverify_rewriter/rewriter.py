@@ -607,7 +607,8 @@ def build_frame(info, variant, graph_name, resume_name):
                 I("STORE_FAST", Local("___prev_torch_function_mode_stack")),
                 load_global(pools, MODESTACK_GLOBAL),
                 _load_method(pools, "set_stack"),
-                I("LOAD_FAST", Local("___pyverify_modes")), *_call(1), I("POP_TOP")]
+                I("LOAD_FAST", Local("___pyverify_modes")), *_call(1),
+                I("POP_TOP")]
     # 2. wrapper setup, outer first
     managers = []
     starts = {}
@@ -767,13 +768,15 @@ def build_resume(info, variant, name):
         cl = I("COPY", 3)
         seq = [end, I("LOAD_CONST", pools.const(None)),
                I("LOAD_CONST", pools.const(None)),
-               I("LOAD_CONST", pools.const(None)), *_call(2), I("POP_TOP"), I("JUMP_FORWARD", target=done), h]
+               I("LOAD_CONST", pools.const(None)), *_call(2), I("POP_TOP"),
+               I("JUMP_FORWARD", target=done), h]
         if variant == "handler-reads-first-frame-local" and c.kind == "mode":
             seq += [load_global(pools, MODESTACK_GLOBAL),
                     _load_method(pools, "set_stack"),
                     # 3.12's LOAD_FAST does not check; LOAD_FAST_CHECK
-                    # raises UnboundLocalError as 3.11's LOAD_FAST does
-                    I("LOAD_FAST" if HAS_PRECALL else "LOAD_FAST_CHECK",
+                    # (3.12+) raises UnboundLocalError as 3.11's LOAD_FAST
+                    I("LOAD_FAST_CHECK" if "LOAD_FAST_CHECK" in OP
+                      else "LOAD_FAST",
                       Local("___prev_torch_function_mode_stack")),
                     *_call(1), I("POP_TOP")]
         seq += [I("WITH_EXCEPT_START")] + ([I("TO_BOOL")] if HAS_TO_BOOL else []) + [

@@ -1,4 +1,4 @@
-"""The rewriter's oracle under the running interpreter (3.11 or 3.12), without pytest.
+"""The rewriter's oracle under the running interpreter (3.11-3.13), without pytest.
 
     python3.12 tests/python/rewriter_versions.py --pyverify build/tools/pyverify/pyverify
 
