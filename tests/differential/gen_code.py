@@ -402,6 +402,9 @@ class Gen:
             if has("CALL_INTRINSIC_1"):
                 choices.append("intrinsic")
         kind = r.choice(choices)
+        if kind in ("const", "local") and r.random() < 0.5:
+            self.number()   # half the leaves are numbers: fewer TypeErrors
+            return
         if kind == "const":
             self.emit("LOAD_CONST", r.randrange(len(self.consts)))
         elif kind == "local":
@@ -418,7 +421,7 @@ class Gen:
                 self.emit("BINARY_OP", r.choice([8, 21]))
                 return
             self.pair(budget)
-            self.emit("BINARY_OP", r.choice(BINOPS))
+            self.emit("BINARY_OP", r.choice(BINOPS + [0, 10, 5, 13, 23] * 3))
         elif kind == "compare":
             self.pair(budget)
             self.emit("COMPARE_OP", r.choice(CMP)[0])
@@ -461,6 +464,13 @@ class Gen:
             self.expr(budget - 1)
             self.emit("CALL_INTRINSIC_1", 5)   # INTRINSIC_UNARY_POSITIVE
 
+    def number(self):
+        r = self.rng
+        if r.random() < 0.5:
+            self.emit("LOAD_FAST", r.choice([3, 4, FUEL]))   # 7, 2.5, fuel
+        else:
+            self.emit("LOAD_CONST", self.const(r.choice([0, 1, 2, -1, 7, 0.5])))
+
     def pair(self, budget):
         if has("LOAD_FAST_LOAD_FAST") and self.rng.random() < 0.15:
             a, b = (self.rng.choice(sorted(self.assigned)) for _ in range(2))
@@ -474,8 +484,10 @@ class Gen:
         r = self.rng
         if r.random() < 0.1 and has("LOAD_FAST_CHECK"):
             self.emit("LOAD_FAST_CHECK", r.randrange(len(self.varnames)))
-        else:
+        elif r.random() < 0.2:
             self.emit("LOAD_FAST", r.choice(sorted(self.assigned)))
+        else:   # mostly the numbers and strings, so that fewer operations raise
+            self.emit("LOAD_FAST", r.choice(sorted(self.assigned - {0, 1, 2})))
 
     def call_boom(self, nargs, budget=1):
         if V313:

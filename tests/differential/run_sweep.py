@@ -188,7 +188,7 @@ def run_shard(py, cases, workdir, name, timeout, out):
                     current, started = int(parts[1]), time.time()
                 elif parts[0] == "D":
                     current = None
-                    out["statuses"][parts[2].split(":")[0]] += 1
+                    out["statuses"][parts[2]] += 1
                     out["run"] += 1
 
 
