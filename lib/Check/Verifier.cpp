@@ -2,6 +2,7 @@
 
 #include "pyverify/Check/Verifier.h"
 
+#include "pyverify/Check/OperandChecks.h"
 #include "pyverify/Check/StackChecks.h"
 #include "pyverify/Check/ValueChecks.h"
 #include "pyverify/Check/WithHandlerChecks.h"
@@ -59,6 +60,7 @@ std::vector<Finding> pyverify::verifyCode(const CodeAnalysis &A,
          "the analysis must run the context pass with O's options");
   const DecodedCode &D = A.decoded();
   std::vector<Finding> All = D.Findings;
+  checkOperands(D, All);
   if (const CFG *G = A.cfg())
     checkDataflow(A, *G, All);
   else if (D.TableDecoded)

@@ -1,0 +1,63 @@
+//===- OperandRules.h - What each argument indexes, per version -*- C++ -*-===//
+//
+// Contract: getOperandRules(V, Op) gives every rule OperandRules.def states
+// for opcode Op in version V -- which part of the argument is an index or an
+// enumeration value (OperandRule::value) and the table or range it must lie
+// in -- in the table's order; empty for an opcode whose argument indexes
+// nothing CPython leaves unchecked. The rules are facts about the interpreter
+// (what it reads without checking); whether an instruction breaks one is the
+// Check layer's question (OperandChecks.h), since it needs the code object's
+// tables.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_BYTECODE_OPERANDRULES_H
+#define PYVERIFY_BYTECODE_OPERANDRULES_H
+
+#include "pyverify/Bytecode/Opcode.h"
+#include "pyverify/Bytecode/PythonVersion.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+
+namespace pyverify {
+
+/// Which part of the argument is the operand.
+enum class OperandField : uint8_t { Arg, Shr1, Shr2, Shr4, Shr5, Low4 };
+
+/// What the operand must index or lie in (OperandRules.def says each).
+enum class OperandBound : uint8_t {
+  Consts,
+  KwNames,
+  Names,
+  LocalsPlus,
+  Cell,
+  NFreeVars,
+  Range,
+  OneFlag,
+};
+
+struct OperandRule {
+  PythonVersion Ver;
+  Opcode Op;
+  OperandField Field;
+  OperandBound Bound;
+  uint32_t Lo, Hi;    ///< Range and OneFlag only.
+  const char *What;   ///< Range and OneFlag: what the operand is.
+  const char *Effect; ///< Range and OneFlag: what a bad one makes CPython do.
+
+  /// The operand of an instruction whose argument is \p Arg.
+  uint32_t value(uint32_t Arg) const { return fieldValue(Field, Arg); }
+  static uint32_t fieldValue(OperandField F, uint32_t Arg);
+  /// How the operand is taken from the argument, for messages: "" for the
+  /// whole argument, else e.g. " (the argument >> 1)".
+  static const char *fieldNote(OperandField F);
+};
+
+/// \p V's rules for \p Op, in OperandRules.def's order.
+llvm::ArrayRef<OperandRule> getOperandRules(PythonVersion V, Opcode Op);
+
+} // namespace pyverify
+
+#endif

@@ -1,0 +1,166 @@
+//===- OperandChecks.cpp - Arguments against what they index --------------===//
+
+#include "pyverify/Check/OperandChecks.h"
+
+#include "pyverify/Bytecode/OperandRules.h"
+#include "pyverify/Check/StackChecks.h"
+
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <optional>
+
+using namespace pyverify;
+
+namespace {
+
+/// The code object's tables an operand indexes.
+struct Tables {
+  const CodeObject &C;
+  uint32_t NumFree = 0;
+
+  explicit Tables(const CodeObject &C) : C(C) {
+    for (char K : C.LocalsPlusKinds)
+      NumFree += (uint8_t(K) & CoFastFree) != 0;
+  }
+  uint32_t numSlots() const { return C.LocalsPlusNames.size(); }
+  bool isCellOrFree(uint32_t Slot) const {
+    return Slot < C.LocalsPlusKinds.size() &&
+           (uint8_t(C.LocalsPlusKinds[Slot]) & (CoFastCell | CoFastFree));
+  }
+};
+
+const char *const PastTuple =
+    "CPython does not check the index and reads past the tuple";
+
+std::string slotPast(const std::string &At, uint32_t V, const char *Note,
+                     const Tables &T) {
+  return llvm::formatv("{0} uses localsplus slot {1}{2}, but the frame has {3} "
+                       "local, cell and free slot(s): CPython does not check "
+                       "the index and reads or writes the value stack or "
+                       "memory past it",
+                       At, V, Note, T.numSlots())
+      .str();
+}
+
+std::string rangeMessage(const std::string &At, const OperandRule &R,
+                         uint32_t V, const char *Note) {
+  std::string Range = R.Hi == UINT32_MAX
+                          ? "below " + std::to_string(R.Lo)
+                          : llvm::formatv("outside {0}..{1}", R.Lo, R.Hi).str();
+  if (R.Bound == OperandBound::OneFlag)
+    Range = llvm::formatv("not a single bit of {0}..{1}", R.Lo, R.Hi).str();
+  return llvm::formatv("{0}: the {1} {2}{3} is {4}: CPython {5}", At, R.What, V,
+                       Note, Range, R.Effect)
+      .str();
+}
+
+/// The argument count of the call KW_NAMES at \p I is for: the next
+/// instruction's (3.12: CALL) or the one after it (3.11: PRECALL, CALL).
+std::optional<uint32_t> callArgCount(const InstructionStream &Insts, size_t I) {
+  for (size_t J = I + 1; J < Insts.size() && J <= I + 2; ++J) {
+    if (Insts[J].is(Opcode::CALL))
+      return Insts[J].Arg;
+    if (!Insts[J].is(Opcode::PRECALL))
+      break;
+  }
+  return std::nullopt;
+}
+
+/// KW_NAMES's constant: a tuple no longer than the call's arguments.
+std::optional<std::string> checkKwNames(const InstructionStream &Insts,
+                                        size_t I, const Tables &T,
+                                        const std::string &At) {
+  const Instruction &In = Insts[I];
+  const std::vector<Value> *Names =
+      T.C.Consts[In.Arg].getSequence(SequenceKind::Tuple);
+  if (!Names)
+    return llvm::formatv("{0} takes co_consts[{1}] as the call's keyword "
+                         "names, but it is not a tuple: CPython reads it as "
+                         "one",
+                         At, In.Arg)
+        .str();
+  std::optional<uint32_t> N = callArgCount(Insts, I);
+  if (!N || Names->size() <= *N)
+    return std::nullopt;
+  return llvm::formatv("{0} names {1} keyword argument(s), but the CALL {2} "
+                       "it is for passes {2} argument(s): CPython computes a "
+                       "negative positional count",
+                       At, Names->size(), *N)
+      .str();
+}
+
+/// The message for \p R broken by instruction \p I, if it is.
+std::optional<std::string> checkRule(const OperandRule &R,
+                                     const InstructionStream &Insts, size_t I,
+                                     const Tables &T, const std::string &At) {
+  uint32_t V = R.value(Insts[I].Arg);
+  const char *Note = OperandRule::fieldNote(R.Field);
+  switch (R.Bound) {
+  case OperandBound::Consts:
+  case OperandBound::KwNames:
+    if (V >= T.C.Consts.size())
+      return llvm::formatv("{0} reads co_consts[{1}]{2}, but the code object "
+                           "has {3} constant(s): {4}",
+                           At, V, Note, T.C.Consts.size(), PastTuple)
+          .str();
+    if (R.Bound == OperandBound::KwNames)
+      return checkKwNames(Insts, I, T, At);
+    return std::nullopt;
+  case OperandBound::Names:
+    if (V >= T.C.Names.size())
+      return llvm::formatv("{0} names co_names[{1}]{2}, but the code object "
+                           "has {3} name(s): {4}",
+                           At, V, Note, T.C.Names.size(), PastTuple)
+          .str();
+    return std::nullopt;
+  case OperandBound::LocalsPlus:
+  case OperandBound::Cell:
+    if (V >= T.numSlots())
+      return slotPast(At, V, Note, T);
+    if (R.Bound == OperandBound::Cell && !T.isCellOrFree(V))
+      return llvm::formatv("{0} uses localsplus slot {1}{2} ('{3}') as a "
+                           "cell, but it is a plain local, neither a cell nor "
+                           "a free variable: CPython treats the object in it "
+                           "as a cell",
+                           At, V, Note, T.C.LocalsPlusNames[V])
+          .str();
+    return std::nullopt;
+  case OperandBound::NFreeVars:
+    if (V != T.NumFree)
+      return llvm::formatv("{0} copies {1} free variable(s), but the code "
+                           "object has {2}: CPython copies closure items past "
+                           "the tuple or leaves free-variable slots NULL",
+                           At, V, T.NumFree)
+          .str();
+    return std::nullopt;
+  case OperandBound::Range:
+    if (V < R.Lo || V > R.Hi)
+      return rangeMessage(At, R, V, Note);
+    return std::nullopt;
+  case OperandBound::OneFlag:
+    if (V < R.Lo || V > R.Hi || (V & (V - 1)))
+      return rangeMessage(At, R, V, Note);
+    return std::nullopt;
+  }
+  llvm_unreachable("unknown operand bound");
+}
+
+} // namespace
+
+void pyverify::checkOperands(const DecodedCode &D, std::vector<Finding> &Out) {
+  Tables T(*D.Code);
+  for (size_t I = 0; I < D.Insts.size(); ++I) {
+    const Instruction &In = D.Insts[I];
+    if (!In.hasArg())
+      continue;
+    std::string At;
+    for (const OperandRule &R : getOperandRules(In.Ver, In.op())) {
+      if (At.empty())
+        At = std::to_string(In.Offset) + " " + describeInstruction(In);
+      if (std::optional<std::string> Msg = checkRule(R, D.Insts, I, T, At))
+        Out.emplace_back(CheckId::OperandOutOfRange, In.Offset,
+                         std::move(*Msg));
+    }
+  }
+}
