@@ -12,9 +12,12 @@ void SingleExplorer::run(Side Start) {
     Side S;
     std::vector<Lit> PC;
   };
+  Budget &Bud = *Start.Bud;
   std::vector<Item> Work;
   Work.push_back({std::move(Start), {}});
   while (!Work.empty()) {
+    if (Bud.exceeded() || !Bud.hold(Work.size()))
+      break;
     if (Stats.Paths >= O.MaxPaths) {
       Stats.Limit = true;
       return;
@@ -60,6 +63,7 @@ void SingleExplorer::run(Side Start) {
     S.execSync(false);
     Work.push_back({std::move(S), std::move(It.PC)});
   }
+  Stats.OverBudget = Bud.Exceeded;
 }
 
 void SingleExplorer::finish(Side &S) {

@@ -157,9 +157,12 @@ void PairExplorer::branchPair(Item &It, std::vector<Item> &Work, size_t FromA,
 }
 
 void PairExplorer::run(Side A, Side B) {
+  Budget &Bud = *A.Bud;
   std::vector<Item> Work;
   Work.push_back({std::move(A), std::move(B), {}, {}, {}});
   while (!Work.empty()) {
+    if (Bud.exceeded() || !Bud.hold(Work.size()))
+      break;
     if (Stats.Paths >= O.MaxPaths) {
       Stats.Limit = true;
       return;
@@ -219,4 +222,5 @@ void PairExplorer::run(Side A, Side B) {
     if (sameEvents(It, FromA, FromB, DA))
       Work.push_back(std::move(It));
   }
+  Stats.OverBudget = Bud.Exceeded;
 }

@@ -4,8 +4,8 @@
 // Contract (private to lib/SMT): Feasibility decides whether a path
 // condition plus one literal is satisfiable (PathSolver, literals on decided
 // atoms settled without it); ExploreStats counts paths and records
-// why an exploration is incomplete (cut, limit); toProofStep and singleCex
-// turn a Side's steps into the printed counterexample.
+// why an exploration is incomplete (cut, limit, budget); toProofStep and
+// singleCex turn a Side's steps into the printed counterexample.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +39,8 @@ struct ExploreStats {
   bool Cut = false;
   std::string CutWhy;
   bool Limit = false;
+  /// The proof's budget ran out (Budget::Exceeded: which, and its value).
+  std::string OverBudget;
 };
 
 Counterexample singleCex(const Side &S, const std::vector<ProofStep> &Eager);

@@ -201,6 +201,8 @@ llvm::json::Object pyverify::proofResultToJSON(const ProofResult &R) {
                             {"assumptions", std::move(Assumptions)},
                             {"paths", int64_t(R.Paths)},
                             {"queries", int64_t(R.Queries)},
+                            {"steps", int64_t(R.Steps)},
+                            {"states", int64_t(R.States)},
                             {"check_findings", std::move(Checked)}};
 }
 

@@ -80,11 +80,13 @@ std::vector<CtxKind> toCtxKinds(llvm::ArrayRef<ContextKind> Ks) {
 struct Proof {
   ProofResult R;
   TermTable Terms;
+  Budget Bud;
   PathSolver S;
   std::chrono::steady_clock::time_point T0 = std::chrono::steady_clock::now();
 
   Proof(const ProveOptions &O, llvm::StringRef File, const CodeInfo &C)
-      : S(Terms, O.Rlimit, O.TimeoutMs, O.Solver) {
+      : Bud{O.MaxSteps, O.MaxStates},
+        S(Terms, O.Rlimit, O.TimeoutMs, O.Solver) {
     R.File = File.str();
     R.Target = C.Name;
     R.QualName = C.Code->QualName;
@@ -108,6 +110,8 @@ struct Proof {
     decide(R, Required);
     settleContextFindings(R);
     R.RlimitUsed = S.rlimitUsed();
+    R.Steps = Bud.Steps;
+    R.States = Bud.PeakStates;
     R.Seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
             .count();
@@ -120,7 +124,7 @@ void exactlyOnce(const ProveOptions &O, CodeInfo &C, Proof &P,
                  const std::vector<ProofStep> &Eager, int64_t BreakIndex) {
   Feasibility F{P.S, "feasible:" + C.Name + ":exactly-once"};
   SingleExplorer X{O, F, {}, {}, {}};
-  Side Start(C, P.Terms);
+  Side Start(C, P.Terms, P.Bud);
   Start.CurrentSuppress = !O.AssumeNoSuppress;
   Start.bindParameters();
   Start.BreakIndex = BreakIndex;
@@ -237,13 +241,13 @@ void BundleProver::matchesEager(CodeInfo &Rc, const BundleResume &Res,
     return Unknown("the original is not well-formed");
   if (OI < 0)
     return Unknown("original_offset is not an instruction start");
-  Side B2(Rc, P.Terms);
+  Side B2(Rc, P.Terms, P.Bud);
   B2.CurrentSuppress = !O.AssumeNoSuppress;
   B2.bindParameters();
   if (std::string Why = runResumePrologue(B2, O.Unroll); !Why.empty())
     return Unknown(Why);
   // O at original_offset with the resume function's values.
-  Side A(Orig, P.Terms);
+  Side A(Orig, P.Terms, P.Bud);
   A.CurrentSuppress = !O.AssumeNoSuppress;
   if (std::string Why = startOriginalAt(A, B, OI, B2, Rc.ClaimedKinds);
       !Why.empty())
@@ -285,7 +289,9 @@ ProofResult BundleProver::resume(size_t RI) {
   if (!P.wellFormed(Rc, B.Path))
     return P.finish({"exactly-once", "matches-eager"});
   exactlyOnce(O, Rc, P, {}, -1);
-  if (P.R.V != Verdict::Refuted)
+  // Over budget, matches-eager would only stop at once and hide which
+  // property ran out.
+  if (P.R.V != Verdict::Refuted && !P.Bud.exceeded())
     matchesEager(Rc, Res, P);
   return P.finish({"exactly-once", "matches-eager"});
 }

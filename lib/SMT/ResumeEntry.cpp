@@ -79,7 +79,8 @@ std::string prover::runResumePrologue(Side &B2, unsigned Unroll) {
   B2.StopAtForwardJump = true;
   while (true) {
     if (!B2.advance(Unroll))
-      return "the resume function ends in its prologue";
+      return B2.Bud->exceeded() ? B2.Bud->Exceeded
+                                : "the resume function ends in its prologue";
     const Instruction &I = B2.inst();
     if (I.is(Opcode::JUMP_FORWARD)) {
       B2.pushStep("jumps into the body");

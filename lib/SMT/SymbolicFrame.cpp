@@ -265,6 +265,11 @@ void Side::execPlain(const Instruction &I) {
 bool Side::advance(unsigned Unroll) {
   CurrentUnroll = Unroll;
   while (End == EndKind::None) {
+    if (!Bud->step()) {
+      End = EndKind::Cut;
+      CutWhy = Bud->Exceeded;
+      return false;
+    }
     if (Unsupported) {
       End = EndKind::Cut;
       CutWhy = "unsupported: " + *Unsupported;

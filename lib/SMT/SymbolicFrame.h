@@ -116,6 +116,39 @@ struct Step {
   std::optional<int32_t> Line;
 };
 
+/// The complexity budget of one proof, like the eBPF verifier's: the
+/// instructions its sides execute (step()) and the paths its explorers hold
+/// at once (hold()), counted, never timed, so an input stops at the same
+/// place on every machine and every run. Once over either, it stays
+/// exceeded: every side's advance() ends its path (cut) and every explorer
+/// stops, and the result is unknown with Exceeded as its reason.
+struct Budget {
+  uint64_t MaxSteps;
+  uint64_t MaxStates;
+  uint64_t Steps = 0;
+  uint64_t PeakStates = 0;
+  std::string Exceeded; ///< Why the proof stopped ("" while within).
+
+  bool exceeded() const { return !Exceeded.empty(); }
+  /// One more instruction executed; false once over the budget.
+  bool step() {
+    if (++Steps > MaxSteps && !exceeded())
+      Exceeded = llvm::formatv("budget: over --max-steps={0} (instructions "
+                               "executed): not every path was explored",
+                               MaxSteps);
+    return !exceeded();
+  }
+  /// \p States paths (or path pairs) held; false once over the budget.
+  bool hold(uint64_t States) {
+    PeakStates = std::max(PeakStates, States);
+    if (States > MaxStates && !exceeded())
+      Exceeded = llvm::formatv("budget: over --max-states={0} (paths held "
+                               "for exploration): not every path was explored",
+                               MaxStates);
+    return !exceeded();
+  }
+};
+
 /// Whether \p I is a sync point of the explorers: a branch, RETURN_VALUE,
 /// or an instruction that may raise (the prover's raise exceptions aside).
 /// Side::atSync() at the current instruction; the replay's step list too.
@@ -123,10 +156,12 @@ bool isSyncInstruction(const Instruction &I);
 
 class Side {
 public:
-  Side(const CodeInfo &C, TermTable &Terms) : C(&C), Terms(&Terms) {}
+  Side(const CodeInfo &C, TermTable &Terms, Budget &Bud)
+      : C(&C), Terms(&Terms), Bud(&Bud) {}
 
   const CodeInfo *C;
   TermTable *Terms;
+  Budget *Bud; ///< The proof's, shared by every fork of every path.
   uint32_t Pc = 0;
   std::vector<SVal> Stack;
   std::vector<std::optional<SVal>> Locals;
@@ -288,7 +323,8 @@ public:
   // --- stepping ---
 
   /// Runs instructions that cannot run user code until a sync point or the
-  /// end. Returns false when the path ended.
+  /// end. Returns false when the path ended (cut when over the budget: each
+  /// instruction, the sync point's included, is one step of Bud).
   bool advance(unsigned Unroll);
   /// The instruction at Pc is a sync point (may raise or branch, returns).
   bool atSync() const;

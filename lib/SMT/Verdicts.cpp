@@ -123,6 +123,12 @@ void prover::conclude(ProofResult &R, const ExploreStats &St,
     R.Cex = std::move(Cex);
     return;
   }
+  if (!St.OverBudget.empty()) {
+    R.V = Verdict::Unknown;
+    R.Reason = St.OverBudget;
+    R.Property = Property.str();
+    return;
+  }
   if (St.Limit) {
     R.V = Verdict::Unknown;
     R.Reason = llvm::formatv("path limit ({0} paths): not every path was "

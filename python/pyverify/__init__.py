@@ -181,7 +181,8 @@ def verify_bundle(bundle=None, *, checks=None, **fields):
 
 
 def prove_bundle(bundle=None, *, unroll=2, rlimit=2_000_000, timeout=5000,
-                 assume_suppress=False, **fields):
+                 assume_suppress=False, max_steps=1_000_000,
+                 max_states=100_000, **fields):
     """Proves a rewriter's output at one graph break, as ``pyverify prove
     --format=json`` does for a .pvb file: for the frame and each resume
     function, well-formed, exactly-once and matches-eager (docs/prove.md).
@@ -190,13 +191,16 @@ def prove_bundle(bundle=None, *, unroll=2, rlimit=2_000_000, timeout=5000,
     edge is taken; rlimit: Z3 resource limit per query; timeout: time limit
     per query in milliseconds; assume_suppress=True drops the assumption
     that ``__exit__`` never suppresses an exception (the CLI's
-    ``--no-assume=suppress``).
+    ``--no-assume=suppress``); max_steps, max_states: the complexity budget
+    per result (the CLI's ``--max-steps``, ``--max-states``), beyond which
+    the result is unknown.
 
     Returns the CLI's JSON as Python objects::
 
         {"results": [{"file", "target", "verdict", "reason", "property",
                       "counterexample", "seconds", "rlimit_used",
-                      "assumptions", "paths", "queries"}, ...],
+                      "assumptions", "paths", "queries", "steps",
+                      "states"}, ...],
          "summary": {"bundles": 1, "proved": int, "refuted": int,
                      "unknown": int, "seconds": float}}
 
@@ -210,7 +214,9 @@ def prove_bundle(bundle=None, *, unroll=2, rlimit=2_000_000, timeout=5000,
     results = _prove_bundle(original, frame, break_offset,
                             _normalise_resumes(resumes), unroll=int(unroll),
                             rlimit=int(rlimit), timeout=int(timeout),
-                            assume_no_suppress=not assume_suppress)
+                            assume_no_suppress=not assume_suppress,
+                            max_steps=int(max_steps),
+                            max_states=int(max_states))
     summary = {"bundles": 1}
     for verdict in ("proved", "refuted", "unknown"):
         summary[verdict] = sum(1 for r in results if r["verdict"] == verdict)

@@ -30,7 +30,8 @@ namespace {
 py::list proveBundleCall(const py::object &Original, const py::object &Frame,
                          const py::object &BreakOffset, const py::list &Resumes,
                          long long Unroll, long long Rlimit, long long Timeout,
-                         bool AssumeNoSuppress) {
+                         bool AssumeNoSuppress, long long MaxSteps,
+                         long long MaxStates) {
   if (Unroll < 0 || Unroll > UINT32_MAX)
     throw py::value_error("unroll is out of range: " + std::to_string(Unroll));
   if (Rlimit < 0)
@@ -38,7 +39,15 @@ py::list proveBundleCall(const py::object &Original, const py::object &Frame,
   if (Timeout < 0 || Timeout > UINT32_MAX)
     throw py::value_error("timeout is out of range: " +
                           std::to_string(Timeout));
+  if (MaxSteps < 0)
+    throw py::value_error("max_steps is out of range: " +
+                          std::to_string(MaxSteps));
+  if (MaxStates < 0)
+    throw py::value_error("max_states is out of range: " +
+                          std::to_string(MaxStates));
   ProveOptions Opts;
+  Opts.MaxSteps = uint64_t(MaxSteps);
+  Opts.MaxStates = uint64_t(MaxStates);
   Opts.Unroll = unsigned(Unroll);
   Opts.Rlimit = uint64_t(Rlimit);
   Opts.TimeoutMs = unsigned(Timeout);
@@ -63,8 +72,11 @@ PYBIND11_MODULE(_pyverify_prove, M) {
         py::arg("frame"), py::arg("break_offset"), py::arg("resumes"),
         py::kw_only(), py::arg("unroll") = 2, py::arg("rlimit") = 2'000'000,
         py::arg("timeout") = 5000, py::arg("assume_no_suppress") = true,
+        py::arg("max_steps") = ProveOptions().MaxSteps,
+        py::arg("max_states") = ProveOptions().MaxStates,
         "_prove_bundle(original, frame, break_offset, resumes, *, unroll=2, "
-        "rlimit=2000000, timeout=5000, assume_no_suppress=True) -> list\n\n"
+        "rlimit=2000000, timeout=5000, assume_no_suppress=True, "
+        "max_steps=1000000, max_states=100000) -> list\n\n"
         "Proves the bundle's emitted code objects (docs/prove-cli.md); one "
         "dict per result. The GIL is released during the proof.");
 }

@@ -192,7 +192,8 @@ TEST(ProofPrinterTest, JSONContract) {
   EXPECT_EQ(Keys, (std::vector<std::string>{
                       "assumptions", "check_findings", "code", "counterexample",
                       "file", "line", "paths", "property", "queries", "reason",
-                      "rlimit_used", "seconds", "target", "verdict"}));
+                      "rlimit_used", "seconds", "states", "steps", "target",
+                      "verdict"}));
   // No qualified name: "code" is null (the Target still names the result).
   EXPECT_TRUE(PO.get("code")->getAsNull());
 }

@@ -79,6 +79,18 @@ cl::opt<uint64_t> MaxPaths("max-paths",
                                     "'unknown' (default 5000)"),
                            cl::init(ProveOptions().MaxPaths),
                            cl::sub(ProveCmd));
+cl::opt<uint64_t> MaxSteps("max-steps",
+                           cl::desc("Instructions executed symbolically per "
+                                    "result before giving up with 'unknown' "
+                                    "(default 1000000)"),
+                           cl::init(ProveOptions().MaxSteps),
+                           cl::sub(ProveCmd));
+cl::opt<uint64_t> MaxStates("max-states",
+                            cl::desc("Paths held for exploration at once per "
+                                     "result before giving up with 'unknown' "
+                                     "(default 100000)"),
+                            cl::init(ProveOptions().MaxStates),
+                            cl::sub(ProveCmd));
 cl::opt<smt::SolverMode>
     Solver("solver",
            cl::desc("Who decides path feasibility (the same answers)"),
@@ -303,6 +315,8 @@ int runProve() {
   ProveOptions Opts;
   Opts.Unroll = Unroll;
   Opts.MaxPaths = MaxPaths;
+  Opts.MaxSteps = MaxSteps;
+  Opts.MaxStates = MaxStates;
   Opts.Rlimit = Rlimit;
   Opts.TimeoutMs = TimeoutMs;
   Opts.Solver = Solver;

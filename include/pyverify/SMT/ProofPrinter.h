@@ -27,7 +27,8 @@
 //  * proofResultToJSON(): the `pyverify prove --format=json` item
 //    (docs/prove-cli.md): file, target, verdict, reason / property (null when
 //    empty), counterexample (null, or eager / emitted step lists, divergence
-//    and explanation), seconds, rlimit_used, assumptions, paths, queries.
+//    and explanation), seconds, rlimit_used, assumptions, paths, queries,
+//    steps, states.
 //  * proofResultsToSARIF(): a SARIF 2.1.0 log with one run, a rule per
 //    property (well-formed, exactly-once, matches-eager, unknown, then any
 //    other property in order of first appearance) and a result per refuted

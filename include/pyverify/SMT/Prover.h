@@ -23,8 +23,10 @@
 //
 // Results are kept apart: Proved, Refuted (with a counterexample: the two
 // aligned step lists and the index of the first divergence), Unknown (with
-// the reason: the unroll bound cut a path, a solver limit, an unsupported
-// opcode). Unknown is never Proved. Everything is deterministic: the same
+// the reason: the unroll bound cut a path, a solver limit, the complexity
+// budget, an unsupported opcode). Every input gets its results: the budget
+// (ProveOptions::MaxSteps, MaxStates) ends every exploration, however the
+// code loops. Unknown is never Proved. Everything is deterministic: the same
 // bundle gives the same results and the same counterexample, whatever the
 // thread; each proof owns its own solver.
 //
@@ -53,6 +55,13 @@ struct ProveOptions {
   unsigned TimeoutMs = 5000;    ///< Time limit per query (Z3 mode).
   bool AssumeNoSuppress = true; ///< __exit__ never suppresses.
   uint64_t MaxPaths = 5'000;    ///< Paths explored per property.
+  /// The complexity budget of one result (its explorations together),
+  /// counted, never timed: instructions its sides execute, and paths (or
+  /// path pairs) held for exploration at once. Beyond either the result is
+  /// unknown, naming the budget. They bound its memory: TermTable and steps
+  /// grow with MaxSteps, the work lists with MaxStates (docs/prove-cli.md).
+  uint64_t MaxSteps = 1'000'000;
+  uint64_t MaxStates = 100'000;
   /// Who decides path feasibility (Solver.h): the same answers either way.
   smt::SolverMode Solver = smt::SolverMode::Literals;
 };
@@ -112,6 +121,8 @@ struct ProofResult {
   uint64_t RlimitUsed = 0;
   uint64_t Paths = 0;   ///< Paths (or path pairs) explored.
   uint64_t Queries = 0; ///< Solver queries made.
+  uint64_t Steps = 0;   ///< Instructions executed (ProveOptions::MaxSteps).
+  uint64_t States = 0;  ///< Most paths held at once (MaxStates).
 };
 
 /// Proves every emitted code object of \p B.

@@ -118,7 +118,7 @@ RESULT = {
     "file": str, "target": str, "code": str, "line": int, "verdict": str, "reason": (str, type(None)),
     "property": (str, type(None)), "counterexample": (dict, type(None)),
     "seconds": (float, int), "rlimit_used": int, "assumptions": list,
-    "paths": int, "queries": int,
+    "paths": int, "queries": int, "steps": int, "states": int,
 }
 
 

@@ -221,3 +221,20 @@ def test_prove_bundle_matches_cli(cli, tmp_path):
             assert all(r["property"] for r in res["results"]
                        if r["verdict"] == "refuted")
     assert "correct" in by_variant
+
+
+def test_prove_bundle_budget():
+    # max_steps / max_states: the CLI's --max-steps / --max-states (one
+    # budget per result); over either, the result is unknown and says which.
+    bundle = dict(BUNDLES)[next(n for n, _ in BUNDLES
+                                if n.endswith("-correct"))]
+    full = pyverify.prove_bundle(bundle)["results"]
+    assert all(r["steps"] > 10 and r["states"] >= 1 for r in full), full
+    tight = pyverify.prove_bundle(bundle, max_steps=10)["results"]
+    for r in tight:
+        assert r["verdict"] == "unknown", r
+        assert r["reason"].startswith("budget: over --max-steps=10 "), r
+        assert r["steps"] == 11, r
+    for bad in ({"max_steps": -1}, {"max_states": -1}):
+        with pytest.raises(ValueError):
+            pyverify.prove_bundle(bundle, **bad)
