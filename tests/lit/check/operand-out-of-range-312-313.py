@@ -24,9 +24,10 @@ if __name__ == "mkcode":
         "SET_FUNCTION_ATTRIBUTE": (None, 106, 0, 0),
         "LOAD_FAST_LOAD_FAST": (None, 88, 0, 0), "BUILD_TUPLE": (102, 52, 0, 0),
         "SWAP": (99, 115, 0, 0), "POP_TOP": (1, 32, 0, 0),
+        "RETURN_GENERATOR": (75, 35, 0, 0), "YIELD_VALUE": (150, 118, 0, 0),
     }
 
-    def code(v, *ins, consts=(None, 1), names=(), freevars=()):
+    def code(v, *ins, consts=(None, 1), names=(), freevars=(), flags=0):
         body = b""
         for it in ins:
             name, arg = (it, 0) if isinstance(it, str) else it
@@ -39,7 +40,8 @@ if __name__ == "mkcode":
         nops = bytes([9, 0]) * units  # 3.11's NOP: kept by its marshal
         c = f.__code__.replace(co_code=nops, co_linetable=lines, co_consts=consts,
                                co_names=names, co_freevars=freevars,
-                               co_stacksize=4, co_exceptiontable=b"")
+                               co_stacksize=4, co_exceptiontable=b"",
+                               co_flags=f.__code__.co_flags | flags)
         data = marshal.dumps(c)
         assert data.count(nops) == 1
         return data.replace(nops, body)
@@ -78,6 +80,19 @@ if __name__ == "mkcode":
     # LOAD_DEREF of a plain local: SIGSEGV (3.12, 3.13).
     DEREF13 = code(13, ("COPY_FREE_VARS", 1), ("RESUME", 0), ("LOAD_DEREF", 1),
                    "RETURN_VALUE", freevars=("fv",))
+    # 3.13's YIELD_VALUE sets the generator's frame state to FRAME_SUSPENDED
+    # + arg (0: a yield, 1: inside yield from / await). In `def g(): x =
+    # yield 1; return x`, YIELD_VALUE 2..7 and 200 made the first next()
+    # raise StopIteration(1): the generator counts as running, completed or
+    # cleared, ends at the yield without resuming, and close() runs no
+    # finally block or __exit__ (our flow model resumes it). 3.12 ignores
+    # the argument (0..200 all ran as 1), and 3.11's YIELD_VALUE takes none.
+    YIELD13 = code(13, "RETURN_GENERATOR", "POP_TOP", ("RESUME", 0),
+                   ("LOAD_CONST", 1), ("YIELD_VALUE", 2), ("RESUME", 5),
+                   "POP_TOP", ("RETURN_CONST", 0), flags=0x20)
+    YIELD12 = code(12, "RETURN_GENERATOR", "POP_TOP", ("RESUME", 0),
+                   ("LOAD_CONST", 1), ("YIELD_VALUE", 2), ("RESUME", 5),
+                   "POP_TOP", ("RETURN_CONST", 0), flags=0x20)
     # In range: SWAP 1 is harmless, CALL_INTRINSIC_2 5 is 3.13's last.
     CLEAN13 = code(13, ("RESUME", 0), ("LOAD_CONST", 1), ("LOAD_CONST", 1),
                    ("SWAP", 1), ("CALL_INTRINSIC_2", 5), ("CONVERT_VALUE", 3),
@@ -112,6 +127,12 @@ if __name__ == "mkcode":
 # RUN: %mkcode marshal %s %t.deref13 --object DEREF13
 # RUN: %not --code 1 %pyverify check --python-version=3.13 %t.deref13 | FileCheck %s --check-prefix=DEREF13
 # DEREF13: error: 4 LOAD_DEREF 1 uses localsplus slot 1 ('b') as a cell, but it is a plain local
+# RUN: %mkcode marshal %s %t.yield13 --object YIELD13
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.yield13 | FileCheck %s --check-prefix=YIELD13
+# YIELD13: error: 8 YIELD_VALUE 2: the yield kind 2 is outside 0..1: CPython
+# RUN: %mkcode marshal %s %t.yield12 --object YIELD12
+# RUN: %pyverify check --python-version=3.12 %t.yield12 | FileCheck %s --check-prefix=YIELD12
+# YIELD12: 0 error(s), 0 warning(s)
 # RUN: %mkcode marshal %s %t.clean13 --object CLEAN13
 # RUN: %pyverify check --python-version=3.13 %t.clean13 | FileCheck %s --check-prefix=CLEAN13
 # CLEAN13: 0 error(s), 0 warning(s)
