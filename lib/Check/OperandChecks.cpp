@@ -81,7 +81,15 @@ std::optional<std::string> checkKwNames(const InstructionStream &Insts,
                          At, In.Arg)
         .str();
   std::optional<uint32_t> N = callArgCount(Insts, I);
-  if (!N || Names->size() <= *N)
+  if (!N)
+    return llvm::formatv(
+               "{0} is not directly followed by the call that "
+               "takes its names ({1}): the names stay set for "
+               "whichever call runs next, in this frame or its "
+               "caller",
+               At, In.Ver == PythonVersion::V3_11 ? "PRECALL, CALL" : "CALL")
+        .str();
+  if (Names->size() <= *N)
     return std::nullopt;
   return llvm::formatv("{0} names {1} keyword argument(s), but the CALL {2} "
                        "it is for passes {2} argument(s): CPython computes a "

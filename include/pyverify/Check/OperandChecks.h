@@ -7,8 +7,9 @@
 // code object: a constant, name or localsplus index past its table, a plain
 // local used as a cell, a COPY_FREE_VARS count other than the free-variable
 // count, an enumeration value outside the interpreter's table, a KW_NAMES
-// constant that is not a tuple or names more keywords than the call right
-// after it passes arguments. Each message says the index, the table's size
+// constant that is not a tuple, is not directly followed by its call (3.11:
+// PRECALL, CALL; 3.12: CALL), or names more keywords than that call passes
+// arguments. Each message says the index, the table's size
 // and what CPython does instead (it checks none of these at run time).
 //
 //===----------------------------------------------------------------------===//

@@ -78,6 +78,12 @@ if __name__ == "mkcode":
     KWLONG = code(R, ("LOAD_GLOBAL", 1), ("LOAD_CONST", 1), ("KW_NAMES", 2),
                   ("PRECALL", 1), ("CALL", 1), "RETURN_VALUE",
                   consts=(None, 7, ("k", "j")), names=("dict",))
+    # KW_NAMES whose call does not follow it: the names stay set. A callee
+    # doing KW_NAMES ('k', 'j', 'l'), LOAD_CONST, RETURN_VALUE made its
+    # caller's dict(x) say "expected at most 1 argument, got
+    # 9223372036854775806" (3.11, 3.12).
+    KWNOCALL = code(R, ("KW_NAMES", 2), ("LOAD_CONST", 1), "RETURN_VALUE",
+                    consts=(None, 7, ("k", "j", "l")))
     # Clean in every version, not reported: SWAP 1 (swaps the top with
     # itself), BUILD_SLICE 0 and 4 (build slice(a, b) like BUILD_SLICE 2,
     # popping 2 as our stack model does), RAISE_VARARGS 3 (SystemError "bad
@@ -122,6 +128,9 @@ if __name__ == "mkcode":
 # RUN: %mkcode marshal %s %t.kwlong --object KWLONG
 # RUN: %not --code 1 %pyverify check %t.kwlong | FileCheck %s --check-prefix=KWLONG
 # KWLONG: error: 16 KW_NAMES 2 names 2 keyword argument(s), but the CALL 1 it is for passes 1 argument(s): CPython computes a negative positional count [operand-out-of-range]
+# RUN: %mkcode marshal %s %t.kwnocall --object KWNOCALL
+# RUN: %not --code 1 %pyverify check %t.kwnocall | FileCheck %s --check-prefix=KWNOCALL
+# KWNOCALL: error: 2 KW_NAMES 2 is not directly followed by the call that takes its names (PRECALL, CALL): the names stay set for whichever call runs next, in this frame or its caller [operand-out-of-range]
 # RUN: %mkcode marshal %s %t.clean --object CLEAN
 # RUN: %pyverify check %t.clean | FileCheck %s --check-prefix=CLEAN
 # CLEAN: 0 error(s), 0 warning(s)
