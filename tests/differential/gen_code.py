@@ -35,6 +35,7 @@ CLI (under the target interpreter):
   gen_code.py generate --seed S --count N --out DIR [--start K]
       DIR/code/NNNNNN.marshal per case and DIR/cases.jsonl (one spec a line)
   gen_code.py build SPEC.json OUT.marshal     rebuild one spec (a crash artifact)
+  gen_code.py build-many SPECS.jsonl OUTDIR   rebuild many (OUTDIR/<line>.marshal)
   gen_code.py describe FILE.marshal           JSON: dis listing, co_code hex, table hex
 """
 import argparse
@@ -483,7 +484,7 @@ class Gen:
     def load_local(self):
         r = self.rng
         if r.random() < 0.1 and has("LOAD_FAST_CHECK"):
-            self.emit("LOAD_FAST_CHECK", r.randrange(len(self.varnames)))
+            self.emit("LOAD_FAST_CHECK", r.choice(sorted(self.assigned)))
         elif r.random() < 0.2:
             self.emit("LOAD_FAST", r.choice(sorted(self.assigned)))
         else:   # mostly the numbers and strings, so that fewer operations raise
@@ -723,13 +724,13 @@ def corrupt(g, spec):
             it["arg"] = r.choice([0, 2, 3, 7, 255, 4000])
         return f"operand:{name}={it['arg']}"
     if kind == "unbound":
-        loads = [k for k in ops if items[k]["op"] == "LOAD_FAST"
+        loads = [k for k in ops if items[k]["op"] in ("LOAD_FAST", "LOAD_FAST_CHECK")
                  and items[k]["arg"] != FUEL]
         if not loads or not g.unassigned:
             return corrupt(g, spec)
         k = r.choice(loads)
         items[k]["arg"] = r.choice(g.unassigned)
-        return f"unbound:LOAD_FAST {items[k]['arg']}"
+        return f"unbound:{items[k]['op']} {items[k]['arg']}"
     if kind == "copy_swap":
         k = r.choice(ops)
         name = r.choice(["COPY", "SWAP"])
@@ -874,6 +875,9 @@ def main(argv=None):
     b = sub.add_parser("build")
     b.add_argument("spec")
     b.add_argument("out")
+    bm = sub.add_parser("build-many")
+    bm.add_argument("specs", help="JSON lines, one spec each")
+    bm.add_argument("outdir", help="writes OUTDIR/<line number>.marshal")
     d = sub.add_parser("describe")
     d.add_argument("file")
     a = ap.parse_args(argv)
@@ -893,6 +897,12 @@ def main(argv=None):
         spec = spec.get("spec", spec)
         with open(a.out, "wb") as m:
             m.write(marshal.dumps(build(spec)))
+    elif a.cmd == "build-many":
+        os.makedirs(a.outdir, exist_ok=True)
+        with open(a.specs) as f:
+            for k, line in enumerate(f):
+                with open(os.path.join(a.outdir, f"{k}.marshal"), "wb") as m:
+                    m.write(marshal.dumps(build(json.loads(line))))
     elif a.cmd == "describe":
         with open(a.file, "rb") as f:
             code = marshal.loads(f.read())

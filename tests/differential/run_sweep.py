@@ -29,8 +29,9 @@ Exit status: 0 when no clean case crashed or hung, 1 otherwise, 2 on a
 harness failure (a child that died outside a case, pyverify exiting 2 on
 input it wrote itself).
 
-  run_sweep.py --repro ARTIFACT.json --python PY [--pyverify BIN]
-      rebuild the case, print pyverify's verdict and run it alone.
+  run_sweep.py --repro ARTIFACT.json --python PY [--pyverify BIN] [--minimize 1]
+      rebuild the case, print pyverify's verdict and run it alone (and
+      minimise it).
 """
 import argparse
 import collections
@@ -52,6 +53,7 @@ GEN = os.path.join(HERE, "gen_code.py")
 # --- the child: runs cases in sequence ------------------------------------
 
 def child_main(listfile, start, soft):
+    import ctypes
     import gc
     import marshal
     import resource
@@ -64,6 +66,13 @@ def child_main(listfile, start, soft):
 
     class SoftTimeout(BaseException):
         pass
+
+    class Probe(Exception):
+        pass
+
+    set_handled = ctypes.pythonapi.PyErr_SetHandledException
+    set_handled.argtypes = [ctypes.py_object]
+    set_handled.restype = None
 
     armed = [False]
 
@@ -122,6 +131,17 @@ def child_main(listfile, start, soft):
         except BaseException as e:
             status = "raised:" + type(e).__name__
         e = None
+        # The handled exception a case leaves behind (PUSH_EXC_INFO without
+        # POP_EXCEPT, POP_EXCEPT of another value) outlives its frame: raise
+        # once here so that a non-exception there crashes in this case, not
+        # in a later one; then clear it so that cases stay independent.
+        try:
+            raise Probe()
+        except Probe:
+            pass
+        if sys.exception() is not None:
+            status += "+left-exc-info"
+            set_handled(None)
         gc.collect()
         os.write(1, f"D {idx} {status}\n".encode())
     return 0
@@ -299,48 +319,65 @@ def build_spec(py, spec, path):
         os.unlink(f.name)
 
 
-def minimise(py, pyverify, version, spec, workdir, timeout, budget=120):
-    """Delete op items (chunks, then single ones) while the rebuilt case stays
-    clean and still crashes; drop table/stacksize edits the same way."""
-    path = os.path.join(workdir, f"min-{spec['index']}.marshal")
-    tries = [0]
+def minimise(py, pyverify, version, spec, workdir, timeout, rounds=60):
+    """Delete op items while the rebuilt case stays clean and still crashes:
+    drop the table/stacksize edits, then windows of items (half the items,
+    then a quarter, ... one).  Each round builds every candidate of the
+    current window size, checks them in one pyverify call, runs the clean
+    ones in one child sequence and keeps the first that crashes (confirmed
+    alone).  Returns (spec, marshal path, rounds used)."""
+    mdir = os.path.join(workdir, f"min-{spec['index']}")
+    os.makedirs(mdir, exist_ok=True)
+    used = [0]
 
-    def still(candidate):
-        if tries[0] >= budget:
-            return False
-        tries[0] += 1
-        if not build_spec(py, candidate, path):
-            return False
-        by_file, errs = pyverify_check(pyverify, version, [path])
-        if errs or not is_clean(by_file.get(path, [])):
-            return False
-        case = dict(candidate, file=path)
-        return run_alone(py, case, workdir, timeout, "min").startswith("crash")
+    def first_success(cands):
+        used[0] += 1
+        listfile = os.path.join(mdir, "cands.jsonl")
+        with open(listfile, "w") as f:
+            for c in cands:
+                f.write(json.dumps(c) + "\n")
+        outdir = os.path.join(mdir, f"round{used[0]}")
+        if subprocess.run([py, GEN, "build-many", listfile, outdir],
+                          stderr=subprocess.DEVNULL).returncode:
+            return None
+        files = [os.path.join(outdir, f"{k}.marshal") for k in range(len(cands))]
+        by_file, errs = pyverify_check(pyverify, version, files)
+        bad = {e["file"] for e in errs}
+        runnable = [dict(c, index=k, file=files[k]) for k, c in enumerate(cands)
+                    if files[k] not in bad and is_clean(by_file.get(files[k], []))]
+        if not runnable:
+            return None
+        out = run_cases(py, runnable, mdir, f"round{used[0]}", timeout, 1)
+        for k in sorted(r["index"] for r in out["crashes"]):
+            c = dict(cands[k], file=files[k])
+            if run_alone(py, c, mdir, timeout, "confirm").startswith("crash"):
+                return k
+        return None
 
     spec = json.loads(json.dumps(spec))
     for key, empty in (("table_edits", []), ("stacksize_delta", 0)):
         if spec.get(key) != empty:
             cand = dict(spec, **{key: empty})
-            if still(cand):
+            if first_success([cand]) == 0:
                 spec = cand
     chunk = max(1, len(spec["items"]) // 2)
-    while chunk >= 1 and tries[0] < budget:
-        k = 0
-        while k < len(spec["items"]) and tries[0] < budget:
-            window = spec["items"][k:k + chunk]
-            if not any("op" in it for it in window):
-                k += chunk
-                continue
-            kept = [it for it in window if "label" in it]
-            cand = dict(spec, items=spec["items"][:k] + kept + spec["items"][k + chunk:])
-            if still(cand):
-                spec = cand
-                k += len(kept)
-            else:
-                k += chunk
-        chunk //= 2
+    while chunk >= 1 and used[0] < rounds:
+        items = spec["items"]
+        cands = []
+        for k in range(0, len(items), chunk):
+            window = items[k:k + chunk]
+            if any("op" in it for it in window):
+                kept = [it for it in window if "label" in it]
+                cands.append(dict(spec, items=items[:k] + kept + items[k + chunk:]))
+        k = first_success(cands) if cands else None
+        if k is None:
+            chunk //= 2
+        else:
+            spec = cands[k]
+            chunk = min(chunk, max(1, len(spec["items"]) // 2))
+    path = os.path.join(mdir, "min.marshal")
     build_spec(py, spec, path)
-    return spec, path, tries[0]
+    return spec, path, used[0]
 
 
 def report_crash(py, version, kind, rec, spec, verdict_diags, alone, crashdir):
@@ -426,7 +463,7 @@ def sweep(a):
         spec, mpath, tries = minimise(a.python, a.pyverify, version, art["spec"],
                                       root, a.timeout)
         m = {"python": a.python, "version": version, "index": spec["index"],
-             "tries": tries, "spec": dict(spec, file=mpath),
+             "rounds": tries, "spec": dict(spec, file=mpath),
              "alone": run_alone(a.python, dict(spec, file=mpath), root, a.timeout,
                                 "alone")}
         m.update(describe(a.python, mpath))
@@ -497,6 +534,17 @@ def repro(a):
         print("pyverify:", "CLEAN" if not errs and is_clean(diags) else "error",
               [f"{x['severity']} {x['check']} @{x['offset']}" for x in diags], errs)
     print("run alone:", run_alone(a.python, spec, work, a.timeout, "repro"))
+    if a.minimize and a.pyverify:
+        spec, mpath, rounds = minimise(a.python, a.pyverify, version, spec, work,
+                                       a.timeout)
+        d = describe(a.python, mpath)
+        print(f"\nminimised ({rounds} rounds; {mpath}):")
+        print(d.get("dis", ""))
+        print("co_code", d.get("co_code"), "\nexceptiontable", d.get("exceptiontable"),
+              "\nstacksize", d.get("stacksize"))
+        with open(os.path.join(work, "min.json"), "w") as f:
+            json.dump({"spec": spec}, f)
+        print("spec:", os.path.join(work, "min.json"))
     return 0
 
 
