@@ -525,8 +525,8 @@ class Gen:
         kinds = ["pop", "pop", "store", "store", "nop", "raise"]
         if nest < 3:
             kinds += ["if", "loop", "try", "try_match", "with", "with"]
-        if depth == 0:
-            kinds += ["return"]
+        if depth == 0 or r.random() < 0.1:
+            kinds += ["return"]   # deeper: values (an exit, an exception) left
         if has("LOAD_FAST_AND_CLEAR"):
             kinds.append("clear")
         kind = r.choice(kinds)
@@ -552,6 +552,8 @@ class Gen:
                 self.emit("LOAD_FAST_AND_CLEAR", i)
                 self.emit("STORE_FAST", i)
         elif kind == "return":
+            if depth:   # the compiler unwinds first: not a well-formed shape
+                self.tags.append(f"return-at-depth-{depth}")
             if has("RETURN_CONST") and r.random() < 0.4:
                 self.emit("RETURN_CONST", r.randrange(len(self.consts)))
             else:
@@ -834,7 +836,7 @@ def make_spec(seed, index):
                                          "return"]),
                      "exc": rng.choice(["ZeroDivisionError", "ValueError",
                                         "Exception"])},
-            "tags": []}
+            "tags": list(g.tags)}
     if rng.random() < 0.5:
         for _ in range(rng.choice([1, 1, 1, 2, 3])):
             spec["tags"].append(corrupt(g, spec))
