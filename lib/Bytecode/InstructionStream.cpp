@@ -1,6 +1,7 @@
 //===- InstructionStream.cpp - Decoded 3.11 instructions ------------------===//
 
 #include "pyverify/Bytecode/InstructionStream.h"
+#include "pyverify/Bytecode/OperandRules.h"
 
 #include "llvm/Support/Compiler.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -8,6 +9,14 @@
 #include <iterator>
 
 using namespace pyverify;
+
+uint32_t Instruction::nameIndex() const {
+  if (Valid)
+    for (const OperandRule &R : getOperandRules(Ver, Op))
+      if (R.Bound == OperandBound::Names)
+        return R.value(Arg);
+  return Arg;
+}
 
 llvm::StringRef Instruction::name() const {
   if (Valid)

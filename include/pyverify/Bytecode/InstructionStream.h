@@ -81,17 +81,11 @@ struct Instruction {
   }
   bool hasArg() const { return Valid && info().HasArg; }
   llvm::StringRef name() const;
-  /// The co_names index the argument names: LOAD_GLOBAL's and (3.12+)
-  /// LOAD_ATTR's argument is index << 1 | flag, 3.12+ LOAD_SUPER_ATTR's
-  /// index << 2 | flags; other name opcodes' is the index.
-  uint32_t nameIndex() const {
-    if (is(Opcode::LOAD_GLOBAL) ||
-        (is(Opcode::LOAD_ATTR) && Ver != PythonVersion::V3_11))
-      return Arg >> 1;
-    if (is(Opcode::LOAD_SUPER_ATTR))
-      return Arg >> 2;
-    return Arg;
-  }
+  /// The co_names index the argument names, as its version's name rule
+  /// (OperandRules.def) takes it: LOAD_GLOBAL's and (3.12+) LOAD_ATTR's
+  /// argument is index << 1 | flag, 3.12+ LOAD_SUPER_ATTR's index << 2 |
+  /// flags; other name opcodes' (and any other opcode's) is the argument.
+  uint32_t nameIndex() const;
   /// The argument `dis` shows on prefix row \p P (0 = first prefix).
   uint32_t prefixRowArg(unsigned P) const {
     uint64_t Shift = 8 * uint64_t(NumPrefixes - 1 - P);
