@@ -767,12 +767,17 @@ def corrupt(g, spec):
         items[k] = dict(items[k], op=new, t=None)
         if takes_arg(new) and r.random() < 0.5:
             items[k]["arg"] = r.choice([0, 1, 2, 3])
+        if new == "CALL_INTRINSIC_1" and items[k]["arg"] in (1, 2):
+            items[k]["arg"] = 5   # not INTRINSIC_PRINT / IMPORT_STAR: no I/O
         return f"replace:{old}->{new} {items[k]['arg']}"
     if kind == "insert":
         k = r.randrange(len(items) + 1)
         name = r.choice(REPLACEMENTS)
         h = items[k - 1].get("h") if 0 < k <= len(items) and "op" in items[k - 1] else None
-        items.insert(k, {"op": name, "arg": r.choice([0, 1, 2, 3]), "t": None, "h": h})
+        arg = r.choice([0, 1, 2, 3])
+        if name == "CALL_INTRINSIC_1" and arg in (1, 2):
+            arg = 5
+        items.insert(k, {"op": name, "arg": arg, "t": None, "h": h})
         return f"insert:{name}"
     if kind == "fall_off":
         last = ops[-1]

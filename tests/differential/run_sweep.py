@@ -104,9 +104,14 @@ def child_main(listfile, start, soft):
             "Exception": Exception}
     with open(listfile) as f:
         cases = [json.loads(line) for line in f]
+    # The progress pipe gets its own descriptor: whatever a case writes to
+    # stdout (CALL_INTRINSIC_1 1 prints) goes to /dev/null.
+    progress = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
     for case in cases[start:]:
         idx = case["index"]
-        os.write(1, f"S {idx}\n".encode())
+        os.write(progress, f"S {idx}\n".encode())
         with open(case["file"], "rb") as f:
             data = f.read()
         status = "returned"
@@ -143,7 +148,7 @@ def child_main(listfile, start, soft):
             status += "+left-exc-info"
             set_handled(None)
         gc.collect()
-        os.write(1, f"D {idx} {status}\n".encode())
+        os.write(progress, f"D {idx} {status}\n".encode())
     return 0
 
 
@@ -203,10 +208,12 @@ def run_shard(py, cases, workdir, name, timeout, out):
             buf += data
             *lines, buf = buf.split(b"\n")
             for line in lines:
-                parts = line.decode().split()
+                parts = line.decode(errors="replace").split()
+                if len(parts) < 2:
+                    continue
                 if parts[0] == "S":
                     current, started = int(parts[1]), time.time()
-                elif parts[0] == "D":
+                elif parts[0] == "D" and len(parts) == 3:
                     current = None
                     out["statuses"][parts[2]] += 1
                     out["run"] += 1

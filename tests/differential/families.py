@@ -1,0 +1,104 @@
+"""The crash shapes the differential sweep found, each in a few instructions.
+
+  families.py --python PY --pyverify BIN [--out DIR]
+
+Builds every shape below as a code object of PY's version (gen_code.py's
+spec format, so `run_sweep.py --repro DIR/<ver>-<name>.json` replays one),
+asks `pyverify check` about it and runs it alone under PY.  Prints one line
+per shape: pyverify's verdict and what the interpreter did.  Exits 1 when a
+shape pyverify calls clean crashed (a signal, or the interpreter dying with
+the case open), else 0.
+
+The function is (cm, boom, exc, a=7, b=2.5, c="ab"), as in the sweep.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import run_sweep  # noqa: E402
+
+NONE, ZERO, ONE, AB = 0, 1, 2, 3          # co_consts = (None, 0, 1, "ab")
+DIV0 = [("LOAD_CONST", ONE), ("LOAD_CONST", ZERO), ("BINARY_OP", 11),
+        ("RETURN_VALUE", 0)]
+H = [1, 0, False]                         # handler tag: label 1, depth 0
+
+SHAPES = {
+    # the thread's handled exception becomes the int 7; 1/0 then chains it
+    "push-exc-info-of-int": [("LOAD_FAST", 3), ("PUSH_EXC_INFO", 0)] + DIV0,
+    # POP_EXCEPT restores "ab" as the handled exception; 1/0 chains it
+    "pop-except-of-str": [("LOAD_FAST", 5), ("POP_EXCEPT", 0)] + DIV0,
+    # RERAISE of values that are not exceptions
+    "reraise-of-int": [("LOAD_FAST", 3), ("RERAISE", 0)],
+    "reraise-of-argument": [("LOAD_FAST", 0), ("RERAISE", 0)],
+    "reraise-of-None": [("LOAD_CONST", NONE), ("RERAISE", 0)],
+    # RERAISE 1 whose lasti slot is a str (a real exception on top)
+    "reraise-lasti-of-str": [("LOAD_CONST", ONE, H), ("LOAD_CONST", ZERO, H),
+                             ("BINARY_OP", 11, H), ("RETURN_VALUE", 0, H),
+                             1, ("LOAD_CONST", AB), ("SWAP", 2), ("RERAISE", 1)],
+    # WITH_EXCEPT_START over an int where the exception goes (boom as exit)
+    "with-except-start-of-int": [("LOAD_FAST", 1), ("LOAD_CONST", ZERO),
+                                 ("LOAD_CONST", NONE), ("LOAD_FAST", 3),
+                                 ("WITH_EXCEPT_START", 0), ("RETURN_VALUE", 0)],
+    # CHECK_EXC_MATCH of an int against a class (harmless: a control)
+    "check-exc-match-of-int": [("LOAD_FAST", 3), ("LOAD_FAST", 2),
+                               ("CHECK_EXC_MATCH", 0), ("RETURN_VALUE", 0)],
+}
+
+
+def spec_of(version, name, shape):
+    items = [{"op": "RESUME", "arg": 0, "t": None, "h": None}]
+    for s in shape:
+        if isinstance(s, int):
+            items.append({"label": s})
+        else:
+            items.append({"op": s[0], "arg": s[1], "t": None,
+                          "h": s[2] if len(s) > 2 else None})
+    return {"version": version, "seed": 0, "index": 0, "name": name,
+            "items": items, "table_edits": [], "stacksize_delta": 0,
+            "lines": "none",
+            "consts": [["none", None], ["int", 0], ["int", 1], ["str", "ab"]],
+            "varnames": ["cm", "boom", "exc", "a", "b", "c", "fuel"],
+            "args": {"suppress": False, "boom": "return", "exc": "ValueError"},
+            "tags": [name]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--pyverify", required=True)
+    ap.add_argument("--out", default="differential-families")
+    ap.add_argument("--timeout", type=float, default=2.0)
+    a = ap.parse_args()
+    version = run_sweep.interpreter_version(a.python)
+    os.makedirs(a.out, exist_ok=True)
+    failed = 0
+    for name, shape in SHAPES.items():
+        spec = spec_of(version, name, shape)
+        base = os.path.join(a.out, f"{version}-{name}")
+        with open(base + ".json", "w") as f:
+            json.dump({"spec": spec}, f, indent=1)
+        if not run_sweep.build_spec(a.python, spec, base + ".marshal"):
+            print(f"{version} {name:28} cannot build")
+            failed = 1
+            continue
+        by_file, errs = run_sweep.pyverify_check(a.pyverify, version,
+                                                 [base + ".marshal"])
+        diags = by_file.get(base + ".marshal", [])
+        clean = not errs and run_sweep.is_clean(diags)
+        ran = run_sweep.run_alone(a.python, dict(spec, file=base + ".marshal"),
+                                  a.out, a.timeout, "family")
+        verdict = "CLEAN" if clean else "error " + ",".join(
+            sorted({x["check"] for x in diags if x["severity"] == "error"}))
+        bad = clean and ran.startswith("crash")
+        failed |= bad
+        print(f"{version} {name:28} pyverify: {verdict:40} run: {ran}"
+              f"{'   <-- MISSED' if bad else ''}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
