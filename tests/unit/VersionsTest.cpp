@@ -10,6 +10,7 @@
 
 #include "pyverify/Bytecode/CodeFile.h"
 #include "pyverify/Bytecode/DecodedCode.h"
+#include "pyverify/Bytecode/OperandRules.h"
 #include "pyverify/Bytecode/VersionOpcodes.h"
 #include "pyverify/Check/Verifier.h"
 
@@ -151,6 +152,39 @@ TEST(VersionOpcodes, EachOpcodeIsItsName) {
   EXPECT_EQ(getVersionOpcodeInfo(PythonVersion::V3_12, 93)->JumpSkip, 1);
   EXPECT_EQ(getVersionOpcodeInfo(PythonVersion::V3_13, 72)->JumpSkip, 2);
   EXPECT_EQ(getOpcodeInfo(Opcode::FOR_ITER).JumpSkip, 0);
+}
+
+// The lookup of OperandRules.def (its rows against dis:
+// tests/versions/check_operand_rules.py): per version, in the table's order.
+TEST(OperandRules, LookupIsPerVersionInTableOrder) {
+  for (PythonVersion V : AllPythonVersions) {
+    llvm::ArrayRef<OperandRule> G = getOperandRules(V, Opcode::LOAD_GLOBAL);
+    ASSERT_EQ(G.size(), 1u);
+    EXPECT_EQ(G[0].Bound, OperandBound::Names);
+    EXPECT_EQ(G[0].value(0x2B), 0x15u);
+    EXPECT_TRUE(getOperandRules(V, Opcode::CALL).empty());
+  }
+  EXPECT_EQ(getOperandRules(PythonVersion::V3_11, Opcode::LOAD_ATTR)[0].Field,
+            OperandField::Arg);
+  EXPECT_EQ(getOperandRules(PythonVersion::V3_12, Opcode::LOAD_ATTR)[0].Field,
+            OperandField::Shr1);
+  EXPECT_TRUE(getOperandRules(PythonVersion::V3_11, Opcode::LOAD_FAST_LOAD_FAST)
+                  .empty());
+  llvm::ArrayRef<OperandRule> Two =
+      getOperandRules(PythonVersion::V3_13, Opcode::STORE_FAST_LOAD_FAST);
+  ASSERT_EQ(Two.size(), 2u);
+  EXPECT_EQ(Two[0].value(0x93), 9u);
+  EXPECT_EQ(Two[1].value(0x93), 3u);
+  // COMPARE_OP's operator: 3.11 the argument, 3.12 >> 4, 3.13 >> 5.
+  EXPECT_EQ(
+      getOperandRules(PythonVersion::V3_11, Opcode::COMPARE_OP)[0].value(5),
+      5u);
+  EXPECT_EQ(getOperandRules(PythonVersion::V3_12, Opcode::COMPARE_OP)[0].value(
+                5 << 4 | 15),
+            5u);
+  EXPECT_EQ(getOperandRules(PythonVersion::V3_13, Opcode::COMPARE_OP)[0].value(
+                5 << 5 | 16),
+            5u);
 }
 
 } // namespace
