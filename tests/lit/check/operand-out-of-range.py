@@ -51,8 +51,10 @@ if __name__ == "mkcode":
     COMPARE = code(R, ("LOAD_CONST", 1), ("LOAD_CONST", 1), ("COMPARE_OP", 6),
                    "RETURN_VALUE")
     # LOAD_DEREF / STORE_DEREF / DELETE_DEREF on a plain local (holding an
-    # int) and LOAD_CLASSDEREF on one: SIGSEGV in every version; on a free
-    # variable it is fine.
+    # int): SIGSEGV in every version; on a free variable it is fine.
+    # LOAD_CLASSDEREF (3.11) and LOAD_FROM_DICT_OR_DEREF (3.12) of a plain
+    # local in code exec'd with a locals dict that lacks the name: SIGSEGV;
+    # of the free variable: fine.
     DEREF = code(("COPY_FREE_VARS", 1), R, ("LOAD_DEREF", 0), "RETURN_VALUE",
                  freevars=("fv",))
     # COPY_FREE_VARS 2 with one free variable (reads the closure past its
