@@ -252,6 +252,9 @@ void Side::execPlain(const Instruction &I) {
   std::string OpName = operationKey(*C->Code, I);
   bool FromGraph = Op == Opcode::UNPACK_SEQUENCE && In.size() == 1 &&
                    In[0].K == Tag::GraphOutput;
+  // The instruction was one step; each further value it makes is one more.
+  if (E.Pushes > 1)
+    Bud->step(uint64_t(E.Pushes - 1));
   for (int64_t K = 0; K < E.Pushes; ++K) {
     std::vector<SVal> A = In;
     A.push_back(sym(std::to_string(K)));

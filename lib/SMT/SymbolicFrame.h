@@ -117,9 +117,10 @@ struct Step {
 };
 
 /// The complexity budget of one proof, like the eBPF verifier's: the
-/// instructions its sides execute (step()) and the paths its explorers hold
-/// at once (hold()), counted, never timed, so an input stops at the same
-/// place on every machine and every run. Once over either, it stays
+/// instructions its sides execute (step(); one that pushes N > 1 values
+/// counts N, so the terms made per step are bounded) and the paths its
+/// explorers hold at once (hold()), counted, never timed, so an input stops at
+/// the same place on every machine and every run. Once over either, it stays
 /// exceeded: every side's advance() ends its path (cut) and every explorer
 /// stops, and the result is unknown with Exceeded as its reason.
 struct Budget {
@@ -130,9 +131,10 @@ struct Budget {
   std::string Exceeded; ///< Why the proof stopped ("" while within).
 
   bool exceeded() const { return !Exceeded.empty(); }
-  /// One more instruction executed; false once over the budget.
-  bool step() {
-    if (++Steps > MaxSteps && !exceeded())
+  /// \p N more steps; false once over the budget.
+  bool step(uint64_t N = 1) {
+    Steps += N;
+    if (Steps > MaxSteps && !exceeded())
       Exceeded = llvm::formatv("budget: over --max-steps={0} (instructions "
                                "executed): not every path was explored",
                                MaxSteps);

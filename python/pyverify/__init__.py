@@ -182,7 +182,7 @@ def verify_bundle(bundle=None, *, checks=None, **fields):
 
 def prove_bundle(bundle=None, *, unroll=2, rlimit=2_000_000, timeout=5000,
                  assume_suppress=False, max_steps=1_000_000,
-                 max_states=100_000, **fields):
+                 max_states=20_000, **fields):
     """Proves a rewriter's output at one graph break, as ``pyverify prove
     --format=json`` does for a .pvb file: for the frame and each resume
     function, well-formed, exactly-once and matches-eager (docs/prove.md).

@@ -76,7 +76,7 @@ PYBIND11_MODULE(_pyverify_prove, M) {
         py::arg("max_states") = ProveOptions().MaxStates,
         "_prove_bundle(original, frame, break_offset, resumes, *, unroll=2, "
         "rlimit=2000000, timeout=5000, assume_no_suppress=True, "
-        "max_steps=1000000, max_states=100000) -> list\n\n"
+        "max_steps=1000000, max_states=20000) -> list\n\n"
         "Proves the bundle's emitted code objects (docs/prove-cli.md); one "
         "dict per result. The GIL is released during the proof.");
 }

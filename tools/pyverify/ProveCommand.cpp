@@ -88,7 +88,7 @@ cl::opt<uint64_t> MaxSteps("max-steps",
 cl::opt<uint64_t> MaxStates("max-states",
                             cl::desc("Paths held for exploration at once per "
                                      "result before giving up with 'unknown' "
-                                     "(default 100000)"),
+                                     "(default 20000)"),
                             cl::init(ProveOptions().MaxStates),
                             cl::sub(ProveCmd));
 cl::opt<smt::SolverMode>

@@ -61,7 +61,7 @@ struct ProveOptions {
   /// unknown, naming the budget. They bound its memory: TermTable and steps
   /// grow with MaxSteps, the work lists with MaxStates (docs/prove-cli.md).
   uint64_t MaxSteps = 1'000'000;
-  uint64_t MaxStates = 100'000;
+  uint64_t MaxStates = 20'000;
   /// Who decides path feasibility (Solver.h): the same answers either way.
   smt::SolverMode Solver = smt::SolverMode::Literals;
 };

@@ -8,6 +8,7 @@
 # CPython 3.11 runs it forever once g() raises (measured: killed by timeout),
 # and `check` finds nothing wrong with it. The prover used to follow that
 # path without end, until it ran out of memory (abort, nothing printed).
+# RUN: rm -rf %t && mkdir -p %t
 import os, sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Inputs"))
 import breakcode as bc
@@ -32,7 +33,20 @@ if __name__ == "mkcode":
     table.append(bc.Entry(reraise, reraise + 2, bc.offset_of(code, "COPY", -1),
                           3, True))
     CODE = bc.with_entries(code, sorted(table, key=lambda e: e.start))
-    # RUN: rm -rf %t && mkdir -p %t
+    # FORK, a second patch: the cycle goes through the handler's __exit__ call
+    # and its branch (WITH_EXCEPT_START .. RERAISE 2 covered by an entry back to
+    # PUSH_EXC_INFO), so every turn leaves a path to explore: the held paths
+    # hit their budget first (20,000 by default; about 4 KB each).
+    table = bc.entries(code)
+    push = bc.offset_of(code, "PUSH_EXC_INFO")
+    wes = bc.offset_of(code, "WITH_EXCEPT_START")
+    copy = bc.offset_of(code, "COPY")
+    table[1:2] = [bc.Entry(push, wes, copy, 3, True),
+                  bc.Entry(wes, copy, push, 1, True)]
+    FORK = bc.with_entries(code, table)
+    # RUN: %mkcode marshal %s %t/fork.bin --object FORK
+    # RUN: %not --code 3 timeout 60 %pyverify prove %t/fork.bin | FileCheck %s --check-prefix=FORK
+    # FORK:       fork.bin: [original] unknown: exactly-once: budget: over --max-states=20000 (paths held for exploration): not every path was explored
     # RUN: %mkcode marshal %s %t/cycle.bin
     # RUN: %not --code 3 timeout 60 %pyverify prove %t/cycle.bin | FileCheck %s --check-prefix=CYCLE
     # CYCLE:      cycle.bin: [original] unknown: exactly-once: budget: over --max-steps=1000000 (instructions executed): not every path was explored
