@@ -12,6 +12,8 @@
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/ErrorHandling.h"
 
+#include <array>
+
 using namespace pyverify;
 using namespace pyverify::marshal;
 using llvm::Error;
@@ -87,7 +89,7 @@ Expected<Value> MarshalReader::readScalar(uint8_t Type,
     return fill(Slot, std::complex<double>(*Re, *Im));
   }
   }
-  llvm_unreachable("readObjectImpl dispatches only scalar type codes here");
+  llvm_unreachable("beginObject dispatches only scalar type codes here");
 }
 
 Expected<Value> MarshalReader::readLong(std::optional<size_t> Slot) {
@@ -139,43 +141,6 @@ Expected<Value> MarshalReader::readString(uint8_t Type,
   return fill(Slot, StrValue{std::make_shared<const std::string>(*S)});
 }
 
-Expected<Value> MarshalReader::readContainer(uint8_t Type,
-                                             std::optional<size_t> Slot) {
-  if (Type == '{')
-    return readDict(Slot);
-  auto N = readContainerSize(Type);
-  if (!N)
-    return N.takeError();
-  auto Items = std::make_shared<std::vector<Value>>();
-  if (Error E = readItems(*N, *Items))
-    return E;
-  SequenceKind Kind = Type == '['   ? SequenceKind::List
-                      : Type == '<' ? SequenceKind::Set
-                      : Type == '>' ? SequenceKind::FrozenSet
-                                    : SequenceKind::Tuple;
-  return fill(Slot, SequenceValue{Kind, std::move(Items)});
-}
-
-Expected<Value> MarshalReader::readDict(std::optional<size_t> Slot) {
-  auto Items = std::make_shared<std::vector<std::pair<Value, Value>>>();
-  while (true) {
-    if (Error E = need(1, "a dict key or the NULL terminator"))
-      return E;
-    if (Bytes[Pos] == '0') {
-      ++Pos;
-      break;
-    }
-    auto K = readObject("a dict key");
-    if (!K)
-      return K.takeError();
-    auto V = readObject("a dict value");
-    if (!V)
-      return V.takeError();
-    Items->emplace_back(std::move(*K), std::move(*V));
-  }
-  return fill(Slot, DictValue{std::move(Items)});
-}
-
 Expected<Value> MarshalReader::readRef(size_t At) {
   auto Index = readInt32("reference index");
   if (!Index)
@@ -191,14 +156,33 @@ Expected<Value> MarshalReader::readRef(size_t At) {
   return *Refs[*Index];
 }
 
-Expected<Value> MarshalReader::readObjectImpl(StringRef What) {
-  size_t At = Pos;
-  auto TypeByte = readByte(What);
-  if (!TypeByte)
-    return TypeByte.takeError();
-  bool Flag = *TypeByte & FlagRef;
-  uint8_t Type = *TypeByte & ~FlagRef;
+Expected<Value> MarshalReader::readObject(StringRef What) {
+  // Each turn reads one object's start at Pos; a finished object goes to
+  // the frame that asked for it, and frames that finish go to theirs, until
+  // one asks for another object (or the outermost is done).
+  std::optional<Value> Done;
+  while (true) {
+    if (Stack.size() >= MaxMarshalDepth)
+      return err(Pos, llvm::formatv("nesting deeper than {0} objects",
+                                    MaxMarshalDepth));
+    auto V = beginObject(What);
+    if (!V)
+      return V.takeError();
+    Done = std::move(*V);
+    while (true) {
+      if (Stack.empty())
+        return std::move(*Done);
+      auto More = advance(Done, What);
+      if (!More)
+        return More.takeError();
+      if (*More)
+        break;
+    }
+  }
+}
 
+/// Type codes (FLAG_REF cleared) of objects that hold no other object.
+static constexpr bool isScalarType(uint8_t Type) {
   switch (Type) {
   case 'N':
   case 'F':
@@ -212,7 +196,13 @@ Expected<Value> MarshalReader::readObjectImpl(StringRef What) {
   case 'f':
   case 'y':
   case 'x':
-    return readScalar(Type, reserve(Flag));
+    return true;
+  default:
+    return false;
+  }
+}
+static constexpr bool isStringType(uint8_t Type) {
+  switch (Type) {
   case 's':
   case 'u':
   case 't':
@@ -220,18 +210,62 @@ Expected<Value> MarshalReader::readObjectImpl(StringRef What) {
   case 'A':
   case 'z':
   case 'Z':
-    return readString(Type, reserve(Flag));
+    return true;
+  default:
+    return false;
+  }
+}
+static bool isLeafType(uint8_t Type) {
+  static constexpr auto Table = [] {
+    std::array<bool, 256> T{};
+    for (unsigned C = 0; C < 256; ++C)
+      T[C] = isScalarType(uint8_t(C)) || isStringType(uint8_t(C)) || C == 'r';
+    return T;
+  }();
+  return Table[Type];
+}
+
+Expected<Value> MarshalReader::readLeaf(uint8_t TypeByte, size_t At) {
+  uint8_t Type = TypeByte & ~FlagRef;
+  if (Type == 'r')
+    return readRef(At);
+  std::optional<size_t> Slot = reserve(TypeByte & FlagRef);
+  if (isStringType(Type))
+    return readString(Type, Slot);
+  return readScalar(Type, Slot);
+}
+
+Expected<std::optional<Value>> MarshalReader::beginObject(StringRef What) {
+  size_t At = Pos;
+  auto TypeByte = readByte(What);
+  if (!TypeByte)
+    return TypeByte.takeError();
+  bool Flag = *TypeByte & FlagRef;
+  uint8_t Type = *TypeByte & ~FlagRef;
+  if (isLeafType(Type))
+    return readLeaf(*TypeByte, At);
+
+  switch (Type) {
   case '(':
   case ')':
   case '[':
   case '<':
-  case '>':
+  case '>': {
+    std::optional<size_t> Slot = reserve(Flag);
+    auto N = readContainerSize(Type);
+    if (!N)
+      return N.takeError();
+    pushItems(Frame::Sequence, Type, *N, Slot, At);
+    return std::nullopt;
+  }
   case '{':
-    return readContainer(Type, reserve(Flag));
-  case 'r':
-    return readRef(At);
+    Stack.push_back(Frame{Frame::Dict});
+    Stack.back().Slot = reserve(Flag);
+    return std::nullopt;
   case 'c':
-    return readCode(At, reserve(Flag));
+    if (Error E = beginCode(At, reserve(Flag)))
+      return std::move(E);
+    return std::nullopt;
   case '0':
     return err(At, "unexpected NULL object (type code '0') where " + What +
                        " was expected");
@@ -239,6 +273,98 @@ Expected<Value> MarshalReader::readObjectImpl(StringRef What) {
     return err(At, "unknown marshal type code " + describeTypeCode(Type) +
                        " where " + What + " was expected");
   }
+}
+
+void MarshalReader::pushItems(Frame::FrameKind Kind, uint8_t Type, size_t N,
+                              std::optional<size_t> Slot, size_t At) {
+  Stack.push_back(Frame{Kind});
+  Frame &F = Stack.back();
+  F.Type = Type;
+  F.Slot = Slot;
+  F.At = At;
+  F.Left = N;
+  F.Items.reserve(N); // N <= the bytes left (readContainerSize).
+}
+
+Expected<bool> MarshalReader::advance(std::optional<Value> &Done,
+                                      StringRef &What) {
+  Frame &F = Stack.back();
+  switch (F.Kind) {
+  case Frame::Dict:
+    return advanceDict(Done, What);
+  case Frame::Code:
+    return advanceCode(Done, What);
+  case Frame::Sequence:
+  case Frame::TupleField:
+    break;
+  }
+  if (Done) {
+    F.Items.push_back(std::move(*Done));
+    Done.reset();
+    --F.Left;
+  }
+  // Items that hold no other object are read here, in one loop; anything
+  // else (or a byte that is not a type code of one) goes to readObject's
+  // loop, which reads it with the same checks and messages.
+  while (F.Left && Pos < Bytes.size() && Stack.size() < MaxMarshalDepth &&
+         isLeafType(uint8_t(Bytes[Pos]) & ~FlagRef)) {
+    size_t At = Pos++;
+    auto V = readLeaf(uint8_t(Bytes[At]), At);
+    if (!V)
+      return V.takeError();
+    F.Items.push_back(std::move(*V));
+    --F.Left;
+  }
+  if (F.Left) {
+    What = "a container item";
+    return true;
+  }
+  std::vector<Value> Items = std::move(F.Items);
+  if (F.Kind == Frame::TupleField) {
+    Stack.pop_back();
+    if (Error E = storeTuple(Stack.back(), std::move(Items)))
+      return std::move(E);
+    return false;
+  }
+  SequenceKind Kind = F.Type == '['   ? SequenceKind::List
+                      : F.Type == '<' ? SequenceKind::Set
+                      : F.Type == '>' ? SequenceKind::FrozenSet
+                                      : SequenceKind::Tuple;
+  std::optional<size_t> Slot = F.Slot;
+  Stack.pop_back();
+  Done =
+      fill(Slot, SequenceValue{Kind, std::make_shared<const std::vector<Value>>(
+                                         std::move(Items))});
+  return false;
+}
+
+Expected<bool> MarshalReader::advanceDict(std::optional<Value> &Done,
+                                          StringRef &What) {
+  Frame &F = Stack.back();
+  if (Done && !F.Key) {
+    F.Key = std::move(Done);
+    Done.reset();
+    What = "a dict value";
+    return true;
+  }
+  if (Done) {
+    F.Pairs.emplace_back(std::move(*F.Key), std::move(*Done));
+    F.Key.reset();
+    Done.reset();
+  }
+  if (Error E = need(1, "a dict key or the NULL terminator"))
+    return std::move(E);
+  if (Bytes[Pos] != '0') {
+    What = "a dict key";
+    return true;
+  }
+  ++Pos;
+  auto Items = std::make_shared<const std::vector<std::pair<Value, Value>>>(
+      std::move(F.Pairs));
+  std::optional<size_t> Slot = F.Slot;
+  Stack.pop_back();
+  Done = fill(Slot, DictValue{std::move(Items)});
+  return false;
 }
 
 /// A str payload (after the type byte), validated as CPython decodes it.
@@ -310,17 +436,6 @@ Expected<size_t> MarshalReader::readContainerSize(uint8_t Type) {
     return N;
   }
   return readCount("container size", 1);
-}
-
-Error MarshalReader::readItems(size_t N, std::vector<Value> &Items) {
-  Items.reserve(N);
-  for (size_t I = 0; I < N; ++I) {
-    auto Item = readObject("a container item");
-    if (!Item)
-      return Item.takeError();
-    Items.push_back(std::move(*Item));
-  }
-  return Error::success();
 }
 
 Expected<Value> pyverify::readMarshal(StringRef Bytes, uint64_t BaseOffset,

@@ -60,7 +60,6 @@ private:
   uint64_t Base;
   PythonVersion Version; ///< Stamped on every code object read.
   size_t Pos = 0;
-  unsigned Depth = 0;
   /// Back-reference table. std::nullopt marks a slot reserved by an object
   /// still being read.
   std::vector<std::optional<Value>> Refs;
@@ -148,18 +147,47 @@ private:
     return D;
   }
 
-  llvm::Expected<Value> readObject(llvm::StringRef Expected) {
-    if (Depth >= MaxMarshalDepth)
-      return err(Pos, llvm::formatv("nesting deeper than {0} objects",
-                                    MaxMarshalDepth));
-    ++Depth;
-    auto R = readObjectImpl(Expected);
-    --Depth;
-    return R;
-  }
+  /// Reads one object and everything nested in it. Iterative: a container
+  /// or code object still being read is a Frame on Stack (heap), so the C
+  /// stack used is the same whatever the nesting (a caller's thread may have
+  /// a 32 KiB stack). Stack.size() is the nesting depth CPython's r_object()
+  /// counts: an object read while MaxMarshalDepth frames are open is an
+  /// error at its first byte.
+  llvm::Expected<Value> readObject(llvm::StringRef What);
 
-  /// The type byte, then a dispatch to the family of its type code.
-  llvm::Expected<Value> readObjectImpl(llvm::StringRef What);
+  /// A container or code object whose items or fields are still being read.
+  struct Frame {
+    enum FrameKind : uint8_t {
+      Sequence,   ///< tuple, list, set, frozenset: Items, Left
+      Dict,       ///< Pairs, Key
+      Code,       ///< C, Field, FieldAt
+      TupleField, ///< a tuple read straight into the parent Code's field
+    };
+    FrameKind Kind;
+    uint8_t Type = 0; ///< Sequence: its type code.
+    std::optional<size_t> Slot;
+    size_t At = 0;   ///< Code: its type byte. TupleField: the field's.
+    size_t Left = 0; ///< Sequence, TupleField: items still to read.
+    std::vector<Value> Items;
+    std::vector<std::pair<Value, Value>> Pairs;
+    std::optional<Value> Key;      ///< Dict: a key waiting for its value.
+    std::shared_ptr<CodeObject> C; ///< Code.
+    unsigned Field = 0;            ///< Code: index into the field table.
+    size_t FieldAt = 0;            ///< Code: first byte of the field.
+  };
+  std::vector<Frame> Stack;
+
+  /// The type byte at Pos and its payload: a finished object, or std::nullopt
+  /// after pushing a Frame for a container or code object.
+  llvm::Expected<std::optional<Value>> beginObject(llvm::StringRef What);
+  /// Gives \p Done (if set) to the top frame. Returns true with \p What set
+  /// when the frame needs another object read; false when it is finished:
+  /// it is popped and \p Done holds its value (or nothing, when it stored
+  /// itself into its parent).
+  llvm::Expected<bool> advance(std::optional<Value> &Done,
+                               llvm::StringRef &What);
+  llvm::Expected<bool> advanceDict(std::optional<Value> &Done,
+                                   llvm::StringRef &What);
   /// The payload of a singleton, int, long, float or complex (type \p Type).
   LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Expected<Value>
   readScalar(uint8_t Type, std::optional<size_t> Slot);
@@ -168,16 +196,18 @@ private:
   /// The payload of a bytes or str object.
   LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Expected<Value>
   readString(uint8_t Type, std::optional<size_t> Slot);
-  /// The items of a tuple, list, set, frozenset or dict.
-  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Expected<Value>
-  readContainer(uint8_t Type, std::optional<size_t> Slot);
-  llvm::Expected<Value> readDict(std::optional<size_t> Slot);
+  /// An object that holds no other (scalar, string or back-reference) whose
+  /// type byte \p TypeByte, at \p At, has been read.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Expected<Value> readLeaf(uint8_t TypeByte,
+                                                              size_t At);
   /// A back-reference ('r') whose type byte is at \p At.
   LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Expected<Value> readRef(size_t At);
 
   llvm::Expected<llvm::StringRef> readStrPayload(uint8_t Type);
   llvm::Expected<size_t> readContainerSize(uint8_t Type);
-  llvm::Error readItems(size_t N, std::vector<Value> &Items);
+  /// Pushes a Sequence or TupleField frame for \p N items.
+  void pushItems(Frame::FrameKind Kind, uint8_t Type, size_t N,
+                 std::optional<size_t> Slot, size_t At);
 
   /// The type byte at Pos when the object there can be read straight into a
   /// code object field: it has no FLAG_REF (so it needs no back-reference
@@ -186,13 +216,24 @@ private:
   /// readObject() would, with the same checks and messages; they only skip
   /// building a shared Value that the field would copy out of again.
   uint8_t peekUnsharedType() const {
-    if (Pos == Bytes.size() || Depth >= MaxMarshalDepth)
+    if (Pos == Bytes.size() || Stack.size() >= MaxMarshalDepth)
       return 0;
     uint8_t B = Bytes[Pos];
     return B & FlagRef ? 0 : B;
   }
-  /// A code object ('c') whose type byte is at \p At (MarshalCode.cpp).
-  llvm::Expected<Value> readCode(size_t At, std::optional<size_t> Slot);
+  // Code objects (MarshalCode.cpp).
+  /// The int fields after a code object's type byte (at \p At); pushes its
+  /// Code frame.
+  llvm::Error beginCode(size_t At, std::optional<size_t> Slot);
+  /// advance() for a Code frame: reads fields until one needs an object
+  /// read through readObject's loop (What is its name) or a TupleField
+  /// frame, or all are read.
+  llvm::Expected<bool> advanceCode(std::optional<Value> &Done,
+                                   llvm::StringRef &What);
+  /// Stores a field read as a Value (a shared one, or any wrong type).
+  llvm::Error storeField(Frame &F, Value V);
+  /// Stores a tuple field's items (co_consts, or a str tuple's checked).
+  llvm::Error storeTuple(Frame &F, std::vector<Value> Items);
   /// Bytes copied out of shared values into code-object fields. A back-
   /// reference costs 5 bytes but can name a large str, so copies are
   /// charged against a budget linear in the input.
@@ -209,11 +250,6 @@ private:
                                    copyBudget(), 16));
     return llvm::Error::success();
   }
-  llvm::Expected<std::string> readStrField(llvm::StringRef Field);
-  llvm::Expected<std::string> readBytesField(llvm::StringRef Field);
-  llvm::Expected<std::vector<Value>> readTupleField(llvm::StringRef Field);
-  llvm::Expected<std::vector<std::string>>
-  readStrTupleField(llvm::StringRef Field);
 
   /// Reserves a back-reference slot when the type byte had FLAG_REF.
   std::optional<size_t> reserve(bool Flag) {
@@ -222,7 +258,7 @@ private:
     Refs.emplace_back(std::nullopt);
     return Refs.size() - 1;
   }
-  Value fill(std::optional<size_t> Slot, Value V) {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE Value fill(std::optional<size_t> Slot, Value V) {
     if (Slot)
       Refs[*Slot] = V;
     return V;

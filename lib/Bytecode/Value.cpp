@@ -3,6 +3,8 @@
 #include "pyverify/Bytecode/Value.h"
 #include "pyverify/Bytecode/CodeObject.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -136,19 +138,9 @@ template <class... Ts> struct Overloaded : Ts... { using Ts::operator()...; };
 template <class... Ts> Overloaded(Ts...) -> Overloaded<Ts...>;
 } // namespace
 
-void Value::printRepr(llvm::raw_ostream &OS) const {
-  // Back-references make a small stream describe a huge tree of nested
-  // tuples: print at most ReprBudget values, then "...".
-  size_t Budget = ReprBudget;
-  printReprLimited(OS, Budget);
-}
-
-void Value::printReprLimited(llvm::raw_ostream &OS, size_t &Budget) const {
-  if (Budget == 0) {
-    OS << "...";
-    return;
-  }
-  --Budget;
+/// repr() of a value that holds no other values (every kind but sequences
+/// and dicts; a code object prints as one line).
+static void printLeafRepr(llvm::raw_ostream &OS, const Value::Storage &V) {
   std::visit(
       Overloaded{
           [&](const NoneValue &) { OS << "None"; },
@@ -184,56 +176,11 @@ void Value::printReprLimited(llvm::raw_ostream &OS, size_t &Budget) const {
           [&](const BytesValue &B) { printBytesRepr(OS, *B.Data); },
           [&](const StrValue &S) { printPyStrRepr(OS, *S.Utf8); },
           [&](const OpaqueValue &O) { OS << *O.Repr; },
-          [&](const SequenceValue &S) {
-            const char *Open = "(", *Close = ")";
-            switch (S.Kind) {
-            case SequenceKind::Tuple:
-              break;
-            case SequenceKind::List:
-              Open = "[";
-              Close = "]";
-              break;
-            case SequenceKind::Set:
-              Open = "{";
-              Close = "}";
-              break;
-            case SequenceKind::FrozenSet:
-              Open = "frozenset({";
-              Close = "})";
-              break;
-            }
-            if (S.Items->empty() && S.Kind == SequenceKind::FrozenSet) {
-              OS << "frozenset()";
-              return;
-            }
-            if (S.Items->empty() && S.Kind == SequenceKind::Set) {
-              OS << "set()";
-              return;
-            }
-            OS << Open;
-            for (size_t I = 0; I < S.Items->size(); ++I) {
-              if (I)
-                OS << ", ";
-              (*S.Items)[I].printReprLimited(OS, Budget);
-              if (Budget == 0)
-                break;
-            }
-            if (S.Kind == SequenceKind::Tuple && S.Items->size() == 1)
-              OS << ',';
-            OS << Close;
+          [&](const SequenceValue &) {
+            llvm_unreachable("containers are printed by printRepr");
           },
-          [&](const DictValue &D) {
-            OS << '{';
-            for (size_t I = 0; I < D.Items->size(); ++I) {
-              if (I)
-                OS << ", ";
-              (*D.Items)[I].first.printReprLimited(OS, Budget);
-              OS << ": ";
-              (*D.Items)[I].second.printReprLimited(OS, Budget);
-              if (Budget == 0)
-                break;
-            }
-            OS << '}';
+          [&](const DictValue &) {
+            llvm_unreachable("containers are printed by printRepr");
           },
           [&](const CodeValue &C) {
             OS << "<code object " << C.Code->Name << ", file \""
@@ -241,6 +188,114 @@ void Value::printReprLimited(llvm::raw_ostream &OS, size_t &Budget) const {
           },
       },
       V);
+}
+
+void Value::printRepr(llvm::raw_ostream &OS) const {
+  // Back-references make a small stream describe a huge tree of nested
+  // tuples: print at most ReprBudget values, then "...". The containers
+  // being printed are an explicit stack, so a deep value costs heap, not C
+  // stack: after an item (a dict's value), its container prints ", " and the
+  // next, or its closing text once the items or the budget run out.
+  struct Open {
+    const Value *V;
+    size_t Next = 0;      ///< The item (dict: pair) to print next.
+    bool InValue = false; ///< Dict: the value of pair Next - 1 is next.
+  };
+  llvm::SmallVector<Open, 16> Stack;
+  size_t Budget = ReprBudget;
+  auto Print = [&](const Value &X) {
+    if (Budget == 0) {
+      OS << "...";
+      return;
+    }
+    --Budget;
+    if (auto *S = X.getIf<SequenceValue>()) {
+      if (S->Items->empty() && S->Kind == SequenceKind::FrozenSet)
+        OS << "frozenset()";
+      else if (S->Items->empty() && S->Kind == SequenceKind::Set)
+        OS << "set()";
+      else {
+        OS << (S->Kind == SequenceKind::List        ? "["
+               : S->Kind == SequenceKind::Set       ? "{"
+               : S->Kind == SequenceKind::FrozenSet ? "frozenset({"
+                                                    : "(");
+        Stack.push_back({&X});
+      }
+    } else if (X.is<DictValue>()) {
+      OS << '{';
+      Stack.push_back({&X});
+    } else {
+      printLeafRepr(OS, X.get());
+    }
+  };
+  Print(*this);
+  while (!Stack.empty()) {
+    Open &Top = Stack.back();
+    if (auto *D = Top.V->getIf<DictValue>()) {
+      if (Top.InValue) {
+        Top.InValue = false;
+        OS << ": ";
+        Print((*D->Items)[Top.Next - 1].second);
+      } else if (Top.Next == D->Items->size() || (Top.Next && Budget == 0)) {
+        OS << '}';
+        Stack.pop_back();
+      } else {
+        if (Top.Next)
+          OS << ", ";
+        Top.InValue = true;
+        Print((*D->Items)[Top.Next++].first);
+      }
+      continue;
+    }
+    const SequenceValue &S = *Top.V->getIf<SequenceValue>();
+    if (Top.Next == S.Items->size() || (Top.Next && Budget == 0)) {
+      if (S.Kind == SequenceKind::Tuple && S.Items->size() == 1)
+        OS << ',';
+      OS << (S.Kind == SequenceKind::List        ? "]"
+             : S.Kind == SequenceKind::Set       ? "}"
+             : S.Kind == SequenceKind::FrozenSet ? "})"
+                                                 : ")");
+      Stack.pop_back();
+      continue;
+    }
+    if (Top.Next)
+      OS << ", ";
+    Print((*S.Items)[Top.Next++]);
+  }
+}
+
+void Value::releaseNested() noexcept {
+  // The payload's owner pointer leaves this Value. If another Value still
+  // shares it, dropping ours frees nothing. Otherwise it goes on the
+  // thread's worklist, whose items are freed one at a time by the outermost
+  // call: freeing one destroys the Values it holds, whose payloads join the
+  // worklist instead of being freed inside this one. (Were a concurrent
+  // release on another thread to make ours the last reference after the
+  // check, the payload is freed here, and its items still go through the
+  // worklist: the C stack stays bounded either way.)
+  std::shared_ptr<const void> P;
+  if (auto *S = std::get_if<SequenceValue>(&V))
+    P = std::move(S->Items);
+  else if (auto *D = std::get_if<DictValue>(&V))
+    P = std::move(D->Items);
+  else if (auto *C = std::get_if<CodeValue>(&V))
+    P = std::move(C->Code);
+  if (!P || P.use_count() != 1)
+    return;
+  // A plain pointer, so that the worklist needs no thread_local destructor
+  // (a Value destroyed during static destruction still finds it null).
+  static thread_local llvm::SmallVectorImpl<std::shared_ptr<const void>>
+      *Pending = nullptr;
+  if (Pending) {
+    Pending->push_back(std::move(P));
+    return;
+  }
+  llvm::SmallVector<std::shared_ptr<const void>, 8> Work;
+  Work.push_back(std::move(P));
+  Pending = &Work;
+  while (!Work.empty())
+    Work.pop_back_val().reset();
+  Pending = nullptr;
 }
 
 std::string Value::repr() const {

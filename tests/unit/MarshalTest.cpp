@@ -9,10 +9,13 @@
 
 #include "pyverify/Bytecode/Marshal.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
 
 #include "gtest/gtest.h"
+
+#include <pthread.h>
 
 #include <cmath>
 #include <cstring>
@@ -882,6 +885,149 @@ TEST(Marshal, CollectTopLevelCode) {
   ASSERT_TRUE(bool(Single)) << llvm::toString(Single.takeError());
   EXPECT_EQ(collectTopLevelCode(*Single).size(), 1u);
   EXPECT_TRUE(collectTopLevelCode(readOk("N")).empty());
+}
+
+//===-- Input-controlled depth on a small stack ---------------------------===//
+//
+// `import pyverify` reads marshal data on whatever thread calls it, and a
+// Python thread can have a 32 KiB stack (threading.stack_size). Reading,
+// printing, walking and destroying a value must not use C stack in
+// proportion to its nesting: these run on a 64 KiB thread, where a
+// recursion per level overflows after a few hundred levels. Nesting written
+// out is capped at 2000 levels (the DepthLimit tests); back-references to
+// finished objects nest without that cap, about one level per 2 input bytes.
+
+/// Runs \p F on a new thread whose stack is \p StackBytes.
+void onSmallStack(llvm::function_ref<void()> F, size_t StackBytes = 64 * 1024) {
+  pthread_attr_t Attr;
+  ASSERT_EQ(pthread_attr_init(&Attr), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&Attr, StackBytes), 0);
+  pthread_t T;
+  auto Run = [](void *P) -> void * {
+    (*static_cast<llvm::function_ref<void()> *>(P))();
+    return nullptr;
+  };
+  ASSERT_EQ(pthread_create(&T, &Attr, +Run, &F), 0);
+  pthread_join(T, nullptr);
+  pthread_attr_destroy(&Attr);
+}
+
+/// \p Levels nested copies of \p Open around \p Inner, then \p Close each.
+std::string nest(size_t Levels, StringRef Open, StringRef Inner,
+                 StringRef Close = "") {
+  std::string S;
+  S.reserve(Levels * (Open.size() + Close.size()) + Inner.size());
+  for (size_t I = 0; I < Levels; ++I)
+    S += Open;
+  S += Inner;
+  for (size_t I = 0; I < Levels; ++I)
+    S += Close;
+  return S;
+}
+
+TEST(MarshalSmallStack, DeepOpenersErrorCleanly) {
+  // 100,000 openers of each container kind, dict keys and values, and nested
+  // code objects (the fuzzer's marshal-deep-dicts.bin is 1,100 dict openers).
+  std::string Code = CodeParts().encode();
+  size_t ConstsAt = Code.find(CodeParts().Consts);
+  std::string CodeOpen = Code.substr(0, ConstsAt) + ")\x01";
+  std::string CodeClose = Code.substr(ConstsAt + CodeParts().Consts.size());
+  std::vector<std::string> Inputs = {
+      nest(100000, ")\x01", "N"),
+      nest(100000, "(" + i32(1), "N"),
+      nest(100000, "[" + i32(1), "N"),
+      nest(100000, "<" + i32(1), "N"),
+      nest(100000, ">" + i32(1), "N"),
+      nest(100000, "{", "N", "N0"),          // nested in keys
+      nest(100000, "{N", "N", "0"),          // nested in values
+      nest(50000, CodeOpen, "N", CodeClose), // co_consts of co_consts
+  };
+  std::vector<std::string> Errors(Inputs.size());
+  onSmallStack([&] {
+    for (size_t I = 0; I < Inputs.size(); ++I) {
+      auto V = readMarshal(Inputs[I]);
+      Errors[I] = V ? "read" : llvm::toString(V.takeError());
+    }
+  });
+  for (size_t I = 0; I < Inputs.size(); ++I)
+    EXPECT_TRUE(StringRef(Errors[I]).contains("nesting deeper than 2000"))
+        << "input " << I << ": " << Errors[I];
+}
+
+TEST(MarshalSmallStack, DeepestAllowedNesting) {
+  // 1999 levels load; the value is printed and destroyed on the same stack.
+  std::string Repr;
+  onSmallStack([&] {
+    auto V = readMarshal(nest(1999, "[" + i32(1), "N"));
+    Repr = V ? V->repr() : llvm::toString(V.takeError());
+  });
+  EXPECT_EQ(Repr, nest(1999, "[", "None", "]"));
+}
+
+/// A list of \p Chunks tuples, each \p PerChunk levels deep, whose innermost
+/// item is a back-reference to the previous chunk: the last is nested
+/// Chunks * PerChunk levels deep.
+std::string chainedTuples(unsigned Chunks, unsigned PerChunk) {
+  std::string S = "[" + i32(int32_t(Chunks));
+  for (unsigned K = 0; K < Chunks; ++K) {
+    S += type(')', /*Flag=*/true) + char(1); // Slot K.
+    S += nest(PerChunk - 1, ")\x01", K ? mRef(int32_t(K - 1)) : mNone());
+  }
+  return S;
+}
+
+TEST(MarshalSmallStack, DeepValuesThroughBackReferences) {
+  // 100,000 nested tuples: read, repr()'d, and destroyed on the small stack.
+  std::string Input = chainedTuples(100, 1000);
+  std::string Repr;
+  size_t Depth = 0;
+  onSmallStack([&] {
+    auto V = readMarshal(Input);
+    if (!V) {
+      Repr = llvm::toString(V.takeError());
+      return;
+    }
+    const Value *X = &V->getSequence(SequenceKind::List)->back();
+    for (; auto *T = X->getSequence(SequenceKind::Tuple); X = &T->front())
+      ++Depth;
+    Repr = V->repr();
+  });
+  EXPECT_EQ(Depth, 100000u);
+  // repr() stops after ReprBudget (10,000) values: the list, chunks 0 to 2
+  // (1001, 2001 and 3001 values), then 3996 of chunk 3's tuples.
+  std::string Expected = "[";
+  for (unsigned K = 0; K < 3; ++K)
+    Expected += nest(1000 * (K + 1), "(", "None", ",)") + ", ";
+  Expected += nest(3996, "(", "...", ",)") + "]";
+  EXPECT_EQ(Repr, Expected);
+}
+
+TEST(MarshalSmallStack, DeepCodeObjectsThroughBackReferences) {
+  // 20,000 code objects, each the only constant of the next.
+  constexpr unsigned N = 20000;
+  std::string Input = "[" + i32(int32_t(N));
+  for (unsigned K = 0; K < N; ++K) {
+    CodeParts P;
+    P.Consts = mTuple({K ? mRef(int32_t(K - 1)) : mNone()});
+    Input += P.encode(/*Flag=*/true); // Slot K.
+  }
+  unsigned Visited = 0, MaxDepth = 0;
+  std::string Error;
+  onSmallStack([&] {
+    auto V = readMarshal(Input);
+    if (!V) {
+      Error = llvm::toString(V.takeError());
+      return;
+    }
+    const Value &Last = V->getSequence(SequenceKind::List)->back();
+    forEachCodeObject(*Last.getCode(), [&](const CodeObject &, unsigned D) {
+      ++Visited;
+      MaxDepth = std::max(MaxDepth, D);
+    });
+  });
+  EXPECT_EQ(Error, "");
+  EXPECT_EQ(Visited, N);
+  EXPECT_EQ(MaxDepth, N - 1);
 }
 
 //===-- .pyc files --------------------------------------------------------===//

@@ -12,7 +12,12 @@
 // their slot before their fields and are filled after; a reference to a slot
 // still under construction is an error (CPython: "NULL object in marshal
 // data"), so the result is always acyclic. Nesting is limited to
-// MaxMarshalDepth (CPython's MAX_MARSHAL_STACK_DEPTH).
+// MaxMarshalDepth (CPython's MAX_MARSHAL_STACK_DEPTH) objects written inside
+// each other; back-references to finished objects nest deeper (about one
+// level per two input bytes). Reading uses the same C stack whatever the
+// nesting (a heap stack of open containers), so it is safe on a thread with
+// a small stack (a Python thread's can be 32 KiB), as are Value's repr() and
+// destructor.
 //
 //===----------------------------------------------------------------------===//
 

@@ -97,6 +97,18 @@ public:
   template <typename T,
             typename = std::enable_if_t<std::is_constructible_v<Storage, T>>>
   Value(T &&V) : V(std::forward<T>(V)) {}
+  Value(const Value &) = default;
+  Value(Value &&) = default;
+  Value &operator=(const Value &) = default;
+  Value &operator=(Value &&) = default;
+  /// Uses the same C stack however deeply the value nests (marshal back-
+  /// references nest about one level per two input bytes): the last owner
+  /// of a container or code object hands it to a per-thread worklist that
+  /// the outermost such destructor drains.
+  ~Value() {
+    if (nestedPayload())
+      releaseNested();
+  }
 
   const Storage &get() const { return V; }
   template <typename T> const T *getIf() const { return std::get_if<T>(&V); }
@@ -120,12 +132,36 @@ public:
   /// Python's repr() of the value, as `dis` shows constants. Code objects
   /// print as `<code object NAME, file "F", line N>`. At most ReprBudget
   /// values are printed (then "..."), so shared nested tuples cannot blow up.
+  /// Uses the same C stack however deeply the value nests.
   void printRepr(llvm::raw_ostream &OS) const;
   static constexpr size_t ReprBudget = 10000;
   std::string repr() const;
 
 private:
-  void printReprLimited(llvm::raw_ostream &OS, size_t &Budget) const;
+  /// The alternatives that own other Values: SequenceValue, DictValue and
+  /// CodeValue (adjacent in Storage).
+  static constexpr size_t FirstNested = 10, LastNested = 12;
+  static_assert(
+      std::is_same_v<std::variant_alternative_t<FirstNested, Storage>,
+                     SequenceValue> &&
+      std::is_same_v<std::variant_alternative_t<FirstNested + 1, Storage>,
+                     DictValue> &&
+      std::is_same_v<std::variant_alternative_t<LastNested, Storage>,
+                     CodeValue>);
+  /// The payload holding other Values, if any (null once moved from).
+  const void *nestedPayload() const {
+    switch (V.index()) {
+    case FirstNested:
+      return std::get_if<FirstNested>(&V)->Items.get();
+    case FirstNested + 1:
+      return std::get_if<FirstNested + 1>(&V)->Items.get();
+    case LastNested:
+      return std::get_if<LastNested>(&V)->Code.get();
+    default:
+      return nullptr;
+    }
+  }
+  void releaseNested() noexcept;
   Storage V;
 };
 
