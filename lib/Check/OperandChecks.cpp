@@ -98,6 +98,33 @@ std::optional<std::string> checkKwNames(const InstructionStream &Insts,
       .str();
 }
 
+/// 3.13's CALL_KW: the keyword names a LOAD_CONST right before it loads (the
+/// compiler's layout; names from elsewhere are a value the check does not
+/// follow) are a tuple no longer than its argument count.
+std::optional<std::string> checkKwCount(const InstructionStream &Insts,
+                                        size_t I, const Tables &T,
+                                        const std::string &At) {
+  if (I == 0 || !Insts[I - 1].is(Opcode::LOAD_CONST) ||
+      Insts[I - 1].Arg >= T.C.Consts.size())
+    return std::nullopt;
+  uint32_t K = Insts[I - 1].Arg;
+  const std::vector<Value> *Names =
+      T.C.Consts[K].getSequence(SequenceKind::Tuple);
+  if (!Names)
+    return llvm::formatv("{0} takes co_consts[{1}], loaded by the LOAD_CONST "
+                         "right before it, as its keyword names, but it is "
+                         "not a tuple: CPython reads it as one",
+                         At, K)
+        .str();
+  if (Names->size() <= Insts[I].Arg)
+    return std::nullopt;
+  return llvm::formatv("{0} passes {1} argument(s), but the keyword names the "
+                       "LOAD_CONST {2} before it loads are {3}: CPython "
+                       "computes a negative positional count",
+                       At, Insts[I].Arg, K, Names->size())
+      .str();
+}
+
 /// The message for \p R broken by instruction \p I, if it is.
 std::optional<std::string> checkRule(const OperandRule &R,
                                      const InstructionStream &Insts, size_t I,
@@ -115,6 +142,8 @@ std::optional<std::string> checkRule(const OperandRule &R,
     if (R.Bound == OperandBound::KwNames)
       return checkKwNames(Insts, I, T, At);
     return std::nullopt;
+  case OperandBound::KwCount:
+    return checkKwCount(Insts, I, T, At);
   case OperandBound::Names:
     if (V >= T.C.Names.size())
       return llvm::formatv("{0} names co_names[{1}]{2}, but the code object "

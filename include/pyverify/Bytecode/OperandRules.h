@@ -30,6 +30,7 @@ enum class OperandField : uint8_t { Arg, Shr1, Shr2, Shr4, Shr5, Low4 };
 enum class OperandBound : uint8_t {
   Consts,
   KwNames,
+  KwCount,
   Names,
   LocalsPlus,
   Cell,

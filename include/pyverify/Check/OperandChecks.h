@@ -9,8 +9,10 @@
 // count, an enumeration value outside the interpreter's table, a KW_NAMES
 // constant that is not a tuple, is not directly followed by its call (3.11:
 // PRECALL, CALL; 3.12: CALL), or names more keywords than that call passes
-// arguments. Each message says the index, the table's size
-// and what CPython does instead (it checks none of these at run time).
+// arguments, or a 3.13 CALL_KW whose names, loaded by the LOAD_CONST right
+// before it, are not a tuple or are more than its arguments. Each message says
+// the index, the table's size and what CPython does instead (it checks none of
+// these at run time).
 //
 //===----------------------------------------------------------------------===//
 

@@ -25,6 +25,7 @@ if __name__ == "mkcode":
         "LOAD_FAST_LOAD_FAST": (None, 88, 0, 0), "BUILD_TUPLE": (102, 52, 0, 0),
         "SWAP": (99, 115, 0, 0), "POP_TOP": (1, 32, 0, 0),
         "RETURN_GENERATOR": (75, 35, 0, 0), "YIELD_VALUE": (150, 118, 0, 0),
+        "LOAD_GLOBAL": (116, 91, 4, 4), "CALL_KW": (None, 57, 0, 0),
     }
 
     def code(v, *ins, consts=(None, 1), names=(), freevars=(), flags=0):
@@ -93,6 +94,16 @@ if __name__ == "mkcode":
     YIELD12 = code(12, "RETURN_GENERATOR", "POP_TOP", ("RESUME", 0),
                    ("LOAD_CONST", 1), ("YIELD_VALUE", 2), ("RESUME", 5),
                    "POP_TOP", ("RETURN_CONST", 0), flags=0x20)
+    # 3.13's CALL_KW takes its keyword names from the stack, a LOAD_CONST
+    # right before it: dict(7) with names ('k', 'j') or with 5 said
+    # "expected at most 1 argument, got 9223372036854775807" (a negative
+    # positional count), with 'k' SIGSEGV; ('k',) is dict(k=7).
+    CALLKW13 = code(13, ("RESUME", 0), ("LOAD_GLOBAL", 1), ("LOAD_CONST", 1),
+                    ("LOAD_CONST", 2), ("CALL_KW", 1), "RETURN_VALUE",
+                    consts=(None, 7, ("k", "j")), names=("dict",))
+    CALLKWSTR13 = code(13, ("RESUME", 0), ("LOAD_GLOBAL", 1),
+                       ("LOAD_CONST", 1), ("LOAD_CONST", 2), ("CALL_KW", 1),
+                       "RETURN_VALUE", consts=(None, 7, "k"), names=("dict",))
     # In range: SWAP 1 is harmless, CALL_INTRINSIC_2 5 is 3.13's last.
     CLEAN13 = code(13, ("RESUME", 0), ("LOAD_CONST", 1), ("LOAD_CONST", 1),
                    ("SWAP", 1), ("CALL_INTRINSIC_2", 5), ("CONVERT_VALUE", 3),
@@ -133,6 +144,12 @@ if __name__ == "mkcode":
 # RUN: %mkcode marshal %s %t.yield12 --object YIELD12
 # RUN: %pyverify check --python-version=3.12 %t.yield12 | FileCheck %s --check-prefix=YIELD12
 # YIELD12: 0 error(s), 0 warning(s)
+# RUN: %mkcode marshal %s %t.callkw13 --object CALLKW13
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.callkw13 | FileCheck %s --check-prefix=CALLKW13
+# CALLKW13: error: 16 CALL_KW 1 passes 1 argument(s), but the keyword names the LOAD_CONST 2 before it loads are 2: CPython computes a negative positional count [operand-out-of-range]
+# RUN: %mkcode marshal %s %t.callkwstr13 --object CALLKWSTR13
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.callkwstr13 | FileCheck %s --check-prefix=CALLKWSTR13
+# CALLKWSTR13: error: 16 CALL_KW 1 takes co_consts[2], loaded by the LOAD_CONST right before it, as its keyword names, but it is not a tuple: CPython reads it as one [operand-out-of-range]
 # RUN: %mkcode marshal %s %t.clean13 --object CLEAN13
 # RUN: %pyverify check --python-version=3.13 %t.clean13 | FileCheck %s --check-prefix=CLEAN13
 # CLEAN13: 0 error(s), 0 warning(s)
