@@ -43,6 +43,24 @@ SHAPES = {
     "with-except-start-of-int": [("LOAD_FAST", 1), ("LOAD_CONST", ZERO),
                                  ("LOAD_CONST", NONE), ("LOAD_FAST", 3),
                                  ("WITH_EXCEPT_START", 0), ("RETURN_VALUE", 0)],
+    # CALL_INTRINSIC_1 (3.12+) on an int where the intrinsic wants a list,
+    # an exception, ...: 6 LIST_TO_TUPLE reads the int as a list
+    "intrinsic-list-to-tuple-of-int": [("LOAD_FAST", 3), ("CALL_INTRINSIC_1", 6),
+                                       ("RETURN_VALUE", 0)],
+    "intrinsic-stopiteration-error-of-int": [("LOAD_FAST", 3),
+                                             ("CALL_INTRINSIC_1", 3),
+                                             ("RETURN_VALUE", 0)],
+    "intrinsic-async-gen-wrap-of-int": [("LOAD_FAST", 3), ("CALL_INTRINSIC_1", 4),
+                                        ("RETURN_VALUE", 0)],
+    "intrinsic-typevar-of-int": [("LOAD_FAST", 3), ("CALL_INTRINSIC_1", 7),
+                                 ("RETURN_VALUE", 0)],
+    "intrinsic-subscript-generic-of-int": [("LOAD_FAST", 3),
+                                           ("CALL_INTRINSIC_1", 10),
+                                           ("RETURN_VALUE", 0)],
+    # CALL_INTRINSIC_2 1 PREP_RERAISE_STAR: (orig, list of exceptions)
+    "intrinsic2-prep-reraise-star-of-ints": [("LOAD_FAST", 3), ("LOAD_FAST", 4),
+                                             ("CALL_INTRINSIC_2", 1),
+                                             ("RETURN_VALUE", 0)],
     # CHECK_EXC_MATCH of an int against a class (harmless: a control)
     "check-exc-match-of-int": [("LOAD_FAST", 3), ("LOAD_FAST", 2),
                                ("CHECK_EXC_MATCH", 0), ("RETURN_VALUE", 0)],
@@ -77,6 +95,8 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     failed = 0
     for name, shape in SHAPES.items():
+        if name.startswith("intrinsic") and version == "3.11":
+            continue   # no CALL_INTRINSIC_1 before 3.12
         spec = spec_of(version, name, shape)
         base = os.path.join(a.out, f"{version}-{name}")
         with open(base + ".json", "w") as f:

@@ -115,7 +115,8 @@ REPLACEMENTS = [n for n in (
     "BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP", "UNARY_NEGATIVE",
     "UNARY_NOT", "TO_BOOL", "CALL_INTRINSIC_1", "LOAD_FAST_CHECK",
     "LOAD_FAST_AND_CLEAR", "BUILD_TUPLE", "BINARY_SUBSCR", "RAISE_VARARGS",
-    "LOAD_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "END_FOR") if has(n)]
+    "LOAD_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "END_FOR",
+    "CALL_INTRINSIC_2") if has(n)]
 
 
 # --- building a spec into a code object -----------------------------------
@@ -718,8 +719,8 @@ def corrupt(g, spec):
             it["arg"] = r.choice([NB_OPS, NB_OPS + 1, 255, 1000])
         elif name == "COMPARE_OP":
             it["arg"] = r.choice([6, 7, 255]) << CMP_SHIFT
-        elif name == "CALL_INTRINSIC_1":
-            it["arg"] = r.choice([0, 12, 255, 1000])
+        elif name == "CALL_INTRINSIC_1":   # in range but typed, or out of range
+            it["arg"] = r.choice([0, 3, 4, 6, 7, 8, 9, 10, 11, 12, 255, 1000])
         elif name == "LOAD_FAST_LOAD_FAST":
             it["arg"] = r.choice([0xF0, 0x0F, 0xFF])
         else:
