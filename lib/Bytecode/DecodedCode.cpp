@@ -59,9 +59,11 @@ const std::vector<Position> &DecodedCode::positions() const {
   return *PositionCache;
 }
 
-bool DecodedCode::isWellFormed() const {
+const Finding *DecodedCode::firstMalformation() const {
   for (const Finding &F : Findings)
-    if (F.Sev == Severity::Error)
-      return false;
-  return true;
+    if (F.Sev == Severity::Error && F.Check != CheckId::LocationTableDecode)
+      return &F;
+  return nullptr;
 }
+
+bool DecodedCode::isWellFormed() const { return !firstMalformation(); }

@@ -2,6 +2,7 @@
 
 #include "pyverify/Check/BundleVerifier.h"
 #include "pyverify/Check/BreakLocation.h"
+#include "pyverify/Check/CheckInputs.h"
 #include "pyverify/Check/FrameModes.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -88,21 +89,43 @@ static std::vector<ContextKind> frameKinds(const FrameModes &M,
 /// so their interleaving is not observable and not compared -- the rule of
 /// prove's matches-eager at the frame's break, which refutes the same
 /// bundles.
+/// Adds to \p R the checks-not-run diagnostic of the enabled ones of
+/// \p Checks, about code object \p Index of \p A (the bundle's \p Target).
+static void bundleNotRun(const CheckOptions &O, llvm::ArrayRef<CheckId> Checks,
+                         llvm::StringRef Why, const CodeAnalysis &A,
+                         uint32_t Index, llvm::StringRef Target,
+                         FileReport &R) {
+  if (std::optional<Finding> F = notRunFinding(O, Checks, Why)) {
+    Diagnostic G = makeDiagnostic(*F, A.decoded(), R.Path, Index);
+    G.Target = Target.str();
+    R.Diags.push_back(std::move(G));
+  }
+}
+
 static void checkFrameAtBreak(const Bundle &B, const CheckOptions &O,
                               const CodeAnalysis &Original,
                               const CodeAnalysis &Frame, uint32_t FrameIndex,
                               FileReport &R) {
   if (!O.isEnabled(CheckId::FrameContextsMismatch))
     return;
+  auto NotRun = [&](const llvm::Twine &Why) {
+    bundleNotRun(O, CheckId::FrameContextsMismatch, Why.str(), Frame,
+                 FrameIndex, "frame", R);
+  };
   const DecodedCode &D = Original.decoded();
   int64_t OI = D.Insts.indexAtStart(B.BreakOffset);
-  if (OI < 0 || !D.isWellFormed() || !Frame.decoded().isWellFormed())
-    return;
+  if (OI < 0)
+    return NotRun(llvm::formatv("break_offset {0} is not an instruction start "
+                                "of the original (bundle-offset-invalid)",
+                                B.BreakOffset));
+  if (!D.isWellFormed())
+    return NotRun("the original is not well-formed");
+  if (!Frame.decoded().isWellFormed())
+    return NotRun("the frame is not well-formed");
   auto Active = activeWithContexts(Original, B.BreakOffset);
-  if (!Active) {
-    llvm::consumeError(Active.takeError()); // the original's findings say why
-    return;
-  }
+  if (!Active)
+    return NotRun("the original's contexts at break_offset are unknown: " +
+                  llvm::toString(Active.takeError()));
   llvm::ArrayRef<BundleContext> Claims;
   if (!B.Resumes.empty())
     Claims = B.Resumes[0].Contexts;
@@ -113,12 +136,11 @@ static void checkFrameAtBreak(const Bundle &B, const CheckOptions &O,
   BreakLocation L =
       locateFrameBreak(Frame.decoded(), D, OI, B.FrameBreakOffset);
   if (!L.found())
-    return; // prove says why (its matches-eager is unknown)
+    return NotRun("the frame's break instruction was not found: " + L.Why);
   auto Bal = Frame.contexts();
-  if (!Bal) {
-    llvm::consumeError(Bal.takeError());
-    return;
-  }
+  if (!Bal)
+    return NotRun("the frame's contexts are unknown: " +
+                  llvm::toString(Bal.takeError()));
   auto Ordinary = [&](uint32_t I) {
     return uint32_t(Bal->activeBefore(I).size());
   };
@@ -146,6 +168,71 @@ static void checkFrameAtBreak(const Bundle &B, const CheckOptions &O,
   Diagnostic G = makeDiagnostic(F, Frame.decoded(), R.Path, FrameIndex);
   G.Target = "frame";
   R.Diags.push_back(std::move(G));
+}
+
+/// bundle-offset-invalid and resume-contexts-mismatch: each offset is an
+/// instruction of the original, and each resume function claims the
+/// contexts active in the original at its original_offset.
+static void checkResumeClaims(const Bundle &B, const CheckOptions &O,
+                              const CodeAnalysis &Original, FileReport &R) {
+  const DecodedCode &D = Original.decoded();
+  auto Claim = [&](CheckId Id, uint32_t At, std::string Msg,
+                   llvm::StringRef Target) {
+    if (!O.isEnabled(Id))
+      return;
+    Finding F(Id, At, std::move(Msg));
+    Diagnostic G = makeDiagnostic(F, D, R.Path, 0);
+    G.Target = Target.str();
+    R.Diags.push_back(std::move(G));
+  };
+  if (D.Insts.indexAtStart(B.BreakOffset) < 0)
+    Claim(CheckId::BundleOffsetInvalid, 0,
+          llvm::formatv("break_offset {0} is not an instruction start of the "
+                        "original",
+                        B.BreakOffset),
+          "original");
+  for (size_t I = 0; I < B.Resumes.size(); ++I) {
+    const BundleResume &Res = B.Resumes[I];
+    std::string Target = "resume:" + std::to_string(I);
+    if (D.Insts.indexAtStart(Res.OriginalOffset) < 0) {
+      Claim(CheckId::BundleOffsetInvalid, 0,
+            llvm::formatv("original_offset {0} of {1} is not an instruction "
+                          "start of the original",
+                          Res.OriginalOffset, Target),
+            Target);
+      bundleNotRun(O, CheckId::ResumeContextsMismatch,
+                   llvm::formatv("{0}'s original_offset {1} is not an "
+                                 "instruction start of the original "
+                                 "(bundle-offset-invalid)",
+                                 Target, Res.OriginalOffset)
+                       .str(),
+                   Original, 0, Target, R);
+      continue;
+    }
+    auto Actual = activeWithContexts(Original, Res.OriginalOffset);
+    if (!Actual) {
+      bundleNotRun(O, CheckId::ResumeContextsMismatch,
+                   llvm::formatv("the original's contexts at {0}'s "
+                                 "original_offset {1} are unknown: {2}",
+                                 Target, Res.OriginalOffset,
+                                 llvm::toString(Actual.takeError()))
+                       .str(),
+                   Original, 0, Target, R);
+      continue;
+    }
+    bool Same = Actual->size() == Res.Contexts.size();
+    for (size_t K = 0; Same && K < Actual->size(); ++K)
+      Same = (*Actual)[K].Handler == Res.Contexts[K].Handler &&
+             (*Actual)[K].StackIndex == Res.Contexts[K].StackIndex;
+    if (!Same)
+      Claim(
+          CheckId::ResumeContextsMismatch, Res.OriginalOffset,
+          llvm::formatv("{0} claims contexts {1} at original offset {2}, "
+                        "but the contexts active in the original there are {3}",
+                        Target, describeContexts(Res.Contexts),
+                        Res.OriginalOffset, describeContexts(*Actual)),
+          Target);
+  }
 }
 
 FileReport pyverify::verifyBundle(const Bundle &B, const CheckOptions &O) {
@@ -193,53 +280,7 @@ FileReport pyverify::verifyBundle(const Bundle &B, const CheckOptions &O) {
   for (size_t I = 0; I < B.Resumes.size(); ++I)
     Add(*B.Resumes[I].Code, "resume:" + std::to_string(I));
 
-  // Claims about the original.
-  const DecodedCode &D = Original.decoded();
-  auto Claim = [&](CheckId Id, uint32_t At, std::string Msg,
-                   llvm::StringRef Target) {
-    if (!O.isEnabled(Id))
-      return;
-    Finding F(Id, At, std::move(Msg));
-    Diagnostic G = makeDiagnostic(F, D, R.Path, 0);
-    G.Target = Target.str();
-    R.Diags.push_back(std::move(G));
-  };
-  if (D.Insts.indexAtStart(B.BreakOffset) < 0)
-    Claim(CheckId::BundleOffsetInvalid, 0,
-          llvm::formatv("break_offset {0} is not an instruction start of the "
-                        "original",
-                        B.BreakOffset),
-          "original");
-  for (size_t I = 0; I < B.Resumes.size(); ++I) {
-    const BundleResume &Res = B.Resumes[I];
-    std::string Target = "resume:" + std::to_string(I);
-    if (D.Insts.indexAtStart(Res.OriginalOffset) < 0) {
-      Claim(CheckId::BundleOffsetInvalid, 0,
-            llvm::formatv("original_offset {0} of {1} is not an instruction "
-                          "start of the original",
-                          Res.OriginalOffset, Target),
-            Target);
-      continue;
-    }
-    auto Actual = activeWithContexts(Original, Res.OriginalOffset);
-    if (!Actual) {
-      llvm::consumeError(
-          Actual.takeError()); // the original's own findings say why
-      continue;
-    }
-    bool Same = Actual->size() == Res.Contexts.size();
-    for (size_t K = 0; Same && K < Actual->size(); ++K)
-      Same = (*Actual)[K].Handler == Res.Contexts[K].Handler &&
-             (*Actual)[K].StackIndex == Res.Contexts[K].StackIndex;
-    if (!Same)
-      Claim(
-          CheckId::ResumeContextsMismatch, Res.OriginalOffset,
-          llvm::formatv("{0} claims contexts {1} at original offset {2}, "
-                        "but the contexts active in the original there are {3}",
-                        Target, describeContexts(Res.Contexts),
-                        Res.OriginalOffset, describeContexts(*Actual)),
-          Target);
-  }
+  checkResumeClaims(B, O, Original, R);
   if (Frame)
     checkFrameAtBreak(B, O, Original, *Frame, FrameIndex, R);
   resolveSourceFiles(R);

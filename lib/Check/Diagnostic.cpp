@@ -27,6 +27,7 @@ Diagnostic pyverify::makeDiagnostic(const Finding &F, const DecodedCode &D,
   if (I >= 0)
     G.Instruction = describeInstruction(D.Insts[I]);
   G.Message = F.Message;
+  G.NotRun.assign(F.NotRun.begin(), F.NotRun.end());
   for (const FindingNote &N : F.Notes) {
     Position NP = D.positionAt(N.Offset);
     G.Notes.push_back({N.Offset, NP.Line, NP.Col, N.Message});

@@ -68,6 +68,13 @@ static llvm::json::Value optInt(std::optional<int32_t> V) {
   return nullptr;
 }
 
+static llvm::json::Array notRunJSON(llvm::ArrayRef<CheckId> Ids) {
+  llvm::json::Array A;
+  for (CheckId Id : Ids)
+    A.push_back(getCheckName(Id));
+  return A;
+}
+
 llvm::json::Object pyverify::diagnosticToJSON(const Diagnostic &D) {
   llvm::json::Array Notes;
   for (const DiagnosticNote &N : D.Notes)
@@ -89,6 +96,8 @@ llvm::json::Object pyverify::diagnosticToJSON(const Diagnostic &D) {
     O["target"] = D.Target;
   if (!D.SourceFile.empty())
     O["source"] = jsonSafe(D.SourceFile);
+  if (!D.NotRun.empty())
+    O["not_run"] = notRunJSON(D.NotRun);
   return O;
 }
 
@@ -206,8 +215,10 @@ pyverify::diagnosticsToSARIF(llvm::ArrayRef<Diagnostic> Diags,
     if (!D.SourceFile.empty()) // the .pyc the code was read from (3.27.8)
       R["analysisTarget"] =
           llvm::json::Object{{"uri", sarifArtifactUri(D.File)}};
-    R["properties"] =
-        llvm::json::Object{{"certainty", getCertaintyName(D.Cert)}};
+    llvm::json::Object Props{{"certainty", getCertaintyName(D.Cert)}};
+    if (!D.NotRun.empty())
+      Props["not_run"] = notRunJSON(D.NotRun);
+    R["properties"] = std::move(Props);
     Results.push_back(std::move(R));
   }
   return llvm::json::Object{

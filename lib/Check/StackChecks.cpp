@@ -209,11 +209,19 @@ void reportHandlerDepths(const CFG &G, const StackDepthResult &R,
   }
 }
 
-/// falls-off-end and unreachable-code.
-void reportReachability(const CFG &G, std::vector<Finding> &Out) {
+} // namespace
+
+void pyverify::checkReachability(const CFG &G, std::vector<Finding> &Out) {
   const InstructionStream &Insts = G.code().Insts;
   const llvm::BitVector &Reach = G.reachable();
-  // Falling off the end.
+  size_t FirstOut = Out.size();
+  // Falling off the end; empty code (one empty block) starts there.
+  if (Insts.size() == 0) {
+    Out.emplace_back(CheckId::FallsOffEnd, 0,
+                     "co_code is empty: a call executes past the end of the "
+                     "code");
+    return;
+  }
   const BasicBlock &LastB = G.block(G.size() - 1);
   if (LastB.size() && Reach.test(LastB.Id)) {
     const Instruction &I = Insts[LastB.last()];
@@ -241,9 +249,10 @@ void reportReachability(const CFG &G, std::vector<Finding> &Out) {
                                    Insts[J - 1].Offset));
     I = J;
   }
+  std::stable_sort(
+      Out.begin() + FirstOut, Out.end(),
+      [](const Finding &A, const Finding &B) { return A.Offset < B.Offset; });
 }
-
-} // namespace
 
 void pyverify::checkStack(const CFG &G, const StackDepthResult &R,
                           std::vector<Finding> &Out) {
@@ -252,7 +261,6 @@ void pyverify::checkStack(const CFG &G, const StackDepthResult &R,
   reportConflicts(G, R, Out);
   reportStackSize(G, R, Out);
   reportHandlerDepths(G, R, Out);
-  reportReachability(G, Out);
   std::stable_sort(
       Out.begin() + FirstOut, Out.end(),
       [](const Finding &A, const Finding &B) { return A.Offset < B.Offset; });

@@ -2,6 +2,7 @@
 
 #include "pyverify/Check/Verifier.h"
 
+#include "pyverify/Check/CheckInputs.h"
 #include "pyverify/Check/OperandChecks.h"
 #include "pyverify/Check/StackChecks.h"
 #include "pyverify/Check/ValueChecks.h"
@@ -19,9 +20,19 @@ std::vector<Finding> pyverify::verifyCode(const DecodedCode &D,
   return verifyCode(CodeAnalysis(D, O.Balance), O);
 }
 
-/// The findings of the CFG and the dataflow passes, into \p All.
+/// Adds to \p All the finding naming the enabled checks that read one of
+/// \p Missing (none if no such check is enabled).
+static void notRun(const CheckOptions &O, std::vector<Finding> &All,
+                   std::initializer_list<CheckInput> Missing,
+                   llvm::StringRef Why, CheckId Kind = CheckId::ChecksNotRun) {
+  if (std::optional<Finding> F = notRunFinding(O, Missing, Why, Kind))
+    All.push_back(std::move(*F));
+}
+
+/// The findings of the CFG and the dataflow passes, into \p All; every
+/// pass that cannot run says which checks it leaves out (CheckInputs.h).
 static void checkDataflow(const CodeAnalysis &A, const CFG &G,
-                          std::vector<Finding> &All) {
+                          const CheckOptions &O, std::vector<Finding> &All) {
   const DecodedCode &D = A.decoded();
   // An entry is live when it covers a reachable instruction.
   llvm::BitVector Live(D.Table.size());
@@ -31,27 +42,52 @@ static void checkDataflow(const CodeAnalysis &A, const CFG &G,
   checkExceptionTableDepths(
       D.Table, D.Insts, D.Code->StackSize,
       [&](size_t E) { return Live.test(E); }, All);
+  checkReachability(G, All);
   auto Depth = A.stackDepth();
   if (!Depth) {
-    All.emplace_back(CheckId::AnalysisLimit, 0,
-                     "stack-depth analysis: " +
-                         llvm::toString(Depth.takeError()));
+    notRun(O, All,
+           {CheckInput::Depths, CheckInput::Values, CheckInput::Contexts},
+           "stack-depth analysis: " + llvm::toString(Depth.takeError()),
+           CheckId::AnalysisLimit);
     return;
   }
   checkStack(G, *Depth, All);
-  // Consistent depths within what the context pass models (it reports an
-  // absurd depth as analysis-limit; a value state holds every slot).
-  if (Depth->Underflows.empty() && Depth->Conflicts.empty() &&
-      Depth->MaxDepth <= A.contextOptions().MaxStackDepth)
+  // Value kinds need consistent depths within what the context pass models
+  // (it reports an absurd depth as analysis-limit; a value state holds every
+  // slot).
+  if (!Depth->Underflows.empty() || !Depth->Conflicts.empty())
+    notRun(O, All, {CheckInput::Values},
+           "the stack depths are inconsistent (stack-underflow or "
+           "stack-depth-conflict), so stack slots cannot be typed");
+  else if (Depth->MaxDepth > A.contextOptions().MaxStackDepth)
+    notRun(O, All, {CheckInput::Values},
+           llvm::formatv("the stack reaches depth {0}, above the {1} slots "
+                         "the value analysis models",
+                         Depth->MaxDepth, A.contextOptions().MaxStackDepth)
+               .str(),
+           CheckId::AnalysisLimit);
+  else
     checkValueKinds(G, All);
   auto Balance = A.contexts();
   if (!Balance) {
-    All.emplace_back(CheckId::AnalysisLimit, 0,
-                     "context-balance analysis: " +
-                         llvm::toString(Balance.takeError()));
+    notRun(O, All, {CheckInput::Contexts},
+           "context-balance analysis: " + llvm::toString(Balance.takeError()),
+           CheckId::AnalysisLimit);
     return;
   }
   appendContextFindings(G, cantFail(A.blockStack()), *Balance, All);
+}
+
+/// Why \p D has no CFG (it is not well-formed), for checks-not-run.
+static std::string whyNoCFG(const DecodedCode &D) {
+  const Finding *F = D.firstMalformation();
+  assert(F && "a code object without a CFG is not well-formed");
+  CheckId Id = F->Check;
+  bool Table = Id == CheckId::ExceptionTableDecode ||
+               getCheckInput(Id) == CheckInput::Table;
+  return (Table ? "the exception table is malformed ("
+                : "the instruction stream is malformed (") +
+         getCheckName(Id).str() + ")";
 }
 
 std::vector<Finding> pyverify::verifyCode(const CodeAnalysis &A,
@@ -61,15 +97,29 @@ std::vector<Finding> pyverify::verifyCode(const CodeAnalysis &A,
   const DecodedCode &D = A.decoded();
   std::vector<Finding> All = D.Findings;
   checkOperands(D, All);
-  if (const CFG *G = A.cfg())
-    checkDataflow(A, *G, All);
-  else if (D.TableDecoded)
-    checkExceptionTableDepths(
-        D.Table, D.Insts, D.Code->StackSize, [](size_t) { return true; }, All);
+  if (const CFG *G = A.cfg()) {
+    checkDataflow(A, *G, O, All);
+  } else {
+    std::string Why = whyNoCFG(D);
+    if (D.TableDecoded) {
+      checkExceptionTableDepths(
+          D.Table, D.Insts, D.Code->StackSize, [](size_t) { return true; },
+          All);
+      notRun(O, All,
+             {CheckInput::Flow, CheckInput::Depths, CheckInput::Values,
+              CheckInput::Contexts},
+             Why);
+    } else {
+      notRun(O, All,
+             {CheckInput::Table, CheckInput::Flow, CheckInput::Depths,
+              CheckInput::Values, CheckInput::Contexts},
+             Why);
+    }
+  }
   std::vector<Finding> Out;
   Out.reserve(All.size());
   for (Finding &F : All)
-    if (O.isEnabled(F.Check))
+    if (O.isEnabled(F.Check) || !F.NotRun.empty())
       Out.push_back(std::move(F));
   if (O.MergeRootCauses)
     mergeRootCauses(Out);

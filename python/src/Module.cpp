@@ -553,6 +553,16 @@ PYBIND11_MODULE(_pyverify, M) {
       .def_readonly("code_index", &Diagnostic::CodeIndex)
       .def_readonly("instruction", &Diagnostic::Instruction)
       .def_readonly("notes", &Diagnostic::Notes)
+      .def_property_readonly(
+          "not_run",
+          [](const Diagnostic &D) {
+            std::vector<std::string> Ids;
+            for (CheckId Id : D.NotRun)
+              Ids.push_back(getCheckName(Id).str());
+            return Ids;
+          },
+          "checks-not-run / analysis-limit: the ids of the enabled checks "
+          "that did not run on this code object (else empty).")
       .def("to_json",
            [](const Diagnostic &D) {
              return std::string(

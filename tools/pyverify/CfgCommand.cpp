@@ -152,6 +152,11 @@ FindingsByInst findingsOf(const CodeAnalysis &A, const CheckOptions &Opts) {
   FindingsByInst Out;
   const DecodedCode &D = A.decoded();
   for (Finding &F : verifyCode(A, Opts)) {
+    // Checks that did not run are about the code object, not an
+    // instruction; a partial graph says so in its header. (An analysis
+    // limit on a full graph is still drawn.)
+    if (F.Check == CheckId::ChecksNotRun && !A.cfg())
+      continue;
     int64_t I = D.Insts.indexContaining(F.Offset);
     if (I < 0)
       I = int64_t(D.Insts.size()) - 1;

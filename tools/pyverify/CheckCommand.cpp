@@ -27,6 +27,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <set>
+#include <string>
+#include <utility>
 
 using namespace pyverify;
 using namespace llvm;
@@ -74,6 +77,9 @@ struct CheckRun {
   uint64_t Unreadable = 0;
   uint64_t CodeObjects = 0, Errors = 0, Warnings = 0, Remarks = 0, Read = 0;
   uint64_t Possible = 0; // of any severity; a possible error still fails
+  /// Code objects on which some enabled check did not run (checks-not-run,
+  /// analysis-limit).
+  uint64_t NotFullyChecked = 0;
   double Seconds = 0;
 
   void inputError(const std::string &File, const std::string &Message) {
@@ -93,13 +99,17 @@ struct CheckRun {
     }
     ++Read;
     CodeObjects += O.Report.CodeObjects;
+    std::set<std::pair<std::string, uint32_t>> NotChecked;
     for (Diagnostic &D : O.Report.Diags) {
+      if (!D.NotRun.empty())
+        NotChecked.insert({D.Target, D.CodeIndex});
       Errors += D.Sev == Severity::Error;
       Warnings += D.Sev == Severity::Warning;
       Remarks += D.Sev == Severity::Remark;
       Possible += D.Cert == Certainty::Possible;
       All.push_back(std::move(D));
     }
+    NotFullyChecked += NotChecked.size();
   }
 };
 
@@ -109,7 +119,10 @@ void printText(const CheckRun &R) {
     printDiagnostic(outs(), D, Color);
   outs() << "pyverify: " << R.Read << " file(s), " << R.CodeObjects
          << " code object(s): " << R.Errors << " error(s), " << R.Warnings
-         << " warning(s), " << R.Remarks << " remark(s)\n";
+         << " warning(s), " << R.Remarks << " remark(s)";
+  if (R.NotFullyChecked)
+    outs() << "; " << R.NotFullyChecked << " code object(s) not fully checked";
+  outs() << "\n";
 }
 
 void printJson(const CheckRun &R) {
@@ -123,14 +136,16 @@ void printJson(const CheckRun &R) {
   json::Object Out{
       {"diagnostics", std::move(Diags)},
       {"input_errors", std::move(InputErrors)},
-      {"summary", json::Object{{"files", int64_t(R.Read)},
-                               {"code_objects", int64_t(R.CodeObjects)},
-                               {"errors", int64_t(R.Errors)},
-                               {"warnings", int64_t(R.Warnings)},
-                               {"remarks", int64_t(R.Remarks)},
-                               {"possible", int64_t(R.Possible)},
-                               {"unreadable", int64_t(R.Unreadable)},
-                               {"seconds", R.Seconds}}}};
+      {"summary",
+       json::Object{{"files", int64_t(R.Read)},
+                    {"code_objects", int64_t(R.CodeObjects)},
+                    {"errors", int64_t(R.Errors)},
+                    {"warnings", int64_t(R.Warnings)},
+                    {"remarks", int64_t(R.Remarks)},
+                    {"possible", int64_t(R.Possible)},
+                    {"not_fully_checked", int64_t(R.NotFullyChecked)},
+                    {"unreadable", int64_t(R.Unreadable)},
+                    {"seconds", R.Seconds}}}};
   outs() << formatv("{0:2}", json::Value(std::move(Out))) << "\n";
 }
 

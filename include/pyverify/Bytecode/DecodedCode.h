@@ -9,7 +9,8 @@
 //
 // It borrows the CodeObject, which must outlive it. Later layers (CFG,
 // analyses) take a DecodedCode and must check isWellFormed() before trusting
-// offsets.
+// offsets (a broken location table leaves it well-formed: positions are then
+// empty).
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,9 +59,13 @@ public:
   /// same DecodedCode.
   const std::vector<Position> &positions() const;
 
-  /// No error-severity finding from decoding or table validation: offsets,
-  /// targets and the table can be trusted by later passes.
+  /// No error-severity finding from the instruction decoder or the
+  /// exception table's decoder and validator: offsets, targets and the
+  /// table can be trusted by later passes. A broken location table does not
+  /// count: positions place findings, they do not change what runs.
   bool isWellFormed() const;
+  /// The first finding that makes the code not well-formed, or null.
+  const Finding *firstMalformation() const;
 };
 
 } // namespace pyverify

@@ -54,6 +54,8 @@ struct Diagnostic {
   std::string Instruction; ///< e.g. "CALL 2" ("" when not about one).
   std::string Message;
   std::vector<DiagnosticNote> Notes;
+  /// The checks that did not run on this code object (Finding::NotRun).
+  std::vector<CheckId> NotRun;
 };
 
 /// Places \p F (about code object \p D, the \p CodeIndex-th in \p File).

@@ -12,8 +12,14 @@
 //   handler-depth-exceeds-stack  a covered reachable instruction's live depth
 //                                (the lower of before/after) < entry depth
 //   stacksize-larger-than-needed remark: maximum depth < co_stacksize
+//
+// checkReachability() needs only the CFG (it runs when the depths cannot be
+// computed):
+//
 //   unreachable-code             remark: one finding per dead range
-//   falls-off-end                a reachable last block falls through
+//   falls-off-end                a reachable last block falls through, or
+//                                co_code is empty (the interpreter's first
+//                                fetch is past the end)
 //
 // Only reachable code is judged. Findings come out in offset order.
 //
@@ -32,6 +38,7 @@ namespace pyverify {
 
 void checkStack(const CFG &G, const StackDepthResult &R,
                 std::vector<Finding> &Out);
+void checkReachability(const CFG &G, std::vector<Finding> &Out);
 
 /// Text of instruction \p I for messages: "CALL 2", "RETURN_VALUE".
 std::string describeInstruction(const Instruction &I);

@@ -60,6 +60,11 @@ struct Finding {
   /// What this finding says as a note of the one it is merged into; empty:
   /// "also: <Message>".
   std::string AlsoNote;
+  /// checks-not-run and analysis-limit findings: the enabled checks that
+  /// did not run on this code object (in Checks.def order). A finding with
+  /// such a list is never filtered out by --checks: switching off the error
+  /// that stopped a check does not make the code verified.
+  llvm::SmallVector<CheckId, 0> NotRun;
 
   Finding(CheckId Check, uint32_t Offset, std::string Message)
       : Check(Check), Sev(getCheckInfo(Check).DefaultSeverity), Offset(Offset),

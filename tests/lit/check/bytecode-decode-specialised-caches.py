@@ -25,4 +25,4 @@ if __name__ == "mkcode":
     # CHECK:      {{.*}}.py:17:12: error: specialised opcode LOAD_ATTR_INSTANCE_VALUE ({{[0-9]+}}) is not valid in co_code; it only exists in the adaptive copy [bytecode-decode]
     # CHECK-NEXT:   in f (line 16) at offset 4: LOAD_ATTR_INSTANCE_VALUE
     # CHECK-NOT:  CACHE (0) at an instruction position
-    # CHECK:      pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # CHECK:      pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)

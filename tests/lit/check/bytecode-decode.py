@@ -41,7 +41,7 @@ if __name__ == "mkcode":
     # that follow are instruction positions holding CACHE.
     # UNKNOWN-NEXT: {{.*}}.py:13:12: error: CACHE (0) at an instruction position; CACHE is only valid in inline cache slots [bytecode-decode]
     # UNKNOWN-NEXT:   in f (line 12) at offset 6: CACHE
-    # UNKNOWN:      pyverify: 1 file(s), 1 code object(s): 5 error(s), 0 warning(s), 0 remark(s)
+    # UNKNOWN:      pyverify: 1 file(s), 1 code object(s): 6 error(s), 0 warning(s), 0 remark(s)
 
     # A specialised opcode: it exists only in the interpreter's adaptive copy,
     # never in co_code.
@@ -62,7 +62,7 @@ if __name__ == "mkcode":
     CACHE_OP = bc.patch(code, 2, "CACHE")
     # CACHE:      {{.*}}.py:13:12: error: CACHE (0) at an instruction position; CACHE is only valid in inline cache slots [bytecode-decode]
     # CACHE-NEXT:   in f (line 12) at offset 2: CACHE
-    # CACHE-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # CACHE-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
 
     # The code ends after two of LOAD_ATTR's four inline cache units.
     # RUN: %python %S/../Inputs/breakcode.py %s %t.trunc --object TRUNCATED
@@ -70,7 +70,7 @@ if __name__ == "mkcode":
     TRUNCATED = bc.raw_marshal(code, raw[:attr + 2 + 2 * 2])
     # TRUNC:      {{.*}}.py:13:12: error: truncated instruction: LOAD_ATTR needs 4 inline cache units, the code ends after 2 [bytecode-decode]
     # TRUNC-NEXT:   in f (line 12) at offset 4: LOAD_ATTR 0
-    # TRUNC-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # TRUNC-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
 
     # A non-zero inline cache unit (the second of LOAD_ATTR's four).
     # RUN: %python %S/../Inputs/breakcode.py %s %t.nzcache --object NONZERO_CACHE
@@ -80,7 +80,7 @@ if __name__ == "mkcode":
     # NZCACHE:      {{.*}}.py:13:12: error: inline cache unit 1 of LOAD_ATTR at 4 is 07 01, expected 00 00 [bytecode-decode]
     # The finding is placed on the cache unit, which starts no instruction.
     # NZCACHE-NEXT:   in f (line 12) at offset 8, read from {{.*}}.nzcache{{$}}
-    # NZCACHE-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # NZCACHE-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
 
     # An odd number of bytes: the last one is not a whole code unit
     # (CodeType.replace refuses this; the location table still covers the
@@ -103,4 +103,4 @@ if __name__ == "mkcode":
     # The finding is on the fourth prefix, which is not the instruction's
     # opcode unit.
     # PREFIXES-NEXT:   in passes (line 18) at offset 8, read from {{.*}}.prefixes{{$}}
-    # PREFIXES-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # PREFIXES-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)

@@ -1,6 +1,7 @@
 # --checks=SPEC enables and disables check ids, left to right over the
 # defaults: id, -id, prefix-*, * and -*. A disabled check is silent and
-# does not count toward the exit status.
+# does not count toward the exit status; an enabled check that could not run
+# is named (checks-not-run), whatever stopped it.
 import os, sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Inputs"))
 import breakcode as bc
@@ -20,20 +21,28 @@ if __name__ == "mkcode":
 # RUN: %not --code 1 %pyverify check %t.bin | FileCheck %s --check-prefix=ALL
 # ALL: error: {{.*}} [exception-table-target-not-instruction]
 # ALL: error: {{.*}} [exception-table-overlap]
-# ALL: 2 error(s)
+# ALL: 3 error(s)
 
 # RUN: %not --code 1 %pyverify check --checks=-exception-table-overlap %t.bin | FileCheck %s --check-prefix=NO-OVERLAP
 # NO-OVERLAP-NOT: exception-table-overlap
 # NO-OVERLAP:     error: {{.*}} [exception-table-target-not-instruction]
 # NO-OVERLAP-NOT: exception-table-overlap
-# NO-OVERLAP:     1 error(s)
+# NO-OVERLAP:     2 error(s)
 
-# Both off: clean, exit 0.
-# RUN: %pyverify check --checks=-exception-table-overlap,-exception-table-target-not-instruction %t.bin | FileCheck %s --check-prefix=NONE
-# RUN: %pyverify check --checks=-exception-table-* %t.bin | FileCheck %s --check-prefix=NONE
-# RUN: %pyverify check --checks=-* %t.bin | FileCheck %s --check-prefix=NONE
-# NONE-NOT: error:
-# NONE:     pyverify: 1 file(s), 1 code object(s): 0 error(s), 0 warning(s), 0 remark(s)
+# Both off: still not verified. The table errors stop the CFG, so every
+# enabled check over it is named as not run (exit 1): switching the errors
+# off does not make the code clean (before: exit 0, no findings).
+# RUN: %not --code 1 %pyverify check --checks=-exception-table-overlap,-exception-table-target-not-instruction %t.bin | FileCheck %s --check-prefix=NONE
+# RUN: %not --code 1 %pyverify check --checks=-exception-table-* %t.bin | FileCheck %s --check-prefix=NONE
+# NONE-NOT: [exception-table-
+# NONE:     error: {{[0-9]+}} enabled checks did not run on this code object: the exception table is malformed (exception-table-target-not-instruction); not run: falls-off-end, {{.*}} [checks-not-run]
+# NONE-NOT: [exception-table-
+# NONE:     pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s); 1 code object(s) not fully checked
+
+# Every check off: nothing was asked for, nothing is reported, exit 0.
+# RUN: %pyverify check --checks=-* %t.bin | FileCheck %s --check-prefix=OFF
+# OFF-NOT: error:
+# OFF:     pyverify: 1 file(s), 1 code object(s): 0 error(s), 0 warning(s), 0 remark(s)
 
 # Later items win: everything off, then one back on.
 # RUN: %not --code 1 %pyverify check '--checks=-*,exception-table-overlap' %t.bin | FileCheck %s --check-prefix=ONLY
@@ -58,7 +67,7 @@ if __name__ == "mkcode":
 # the same way.
 # RUN: %not --code 1 %pyverify check --checks=-* --checks=exception-table-overlap %t.bin | FileCheck %s --check-prefix=ONLY
 # RUN: %not --code 1 %pyverify check --checks=-* --checks=exception-table-* --checks=-exception-table-target-not-instruction %t.bin | FileCheck %s --check-prefix=ONLY
-# RUN: %pyverify check --checks=-exception-table-overlap --checks=-exception-table-target-not-instruction %t.bin | FileCheck %s --check-prefix=NONE
+# RUN: %not --code 1 %pyverify check --checks=-exception-table-overlap --checks=-exception-table-target-not-instruction %t.bin | FileCheck %s --check-prefix=NONE
 # RUN: %not --code 1 %pyverify stats --checks=-* --checks=exception-table-overlap %t.bin | FileCheck %s --check-prefix=STATS
 # STATS:      checks: 1 of {{[0-9]+}} check ids, as 'pyverify check --checks=-* --checks=exception-table-overlap'
 # STATS-NEXT: findings: 1 error(s), 0 warning(s), 0 remark(s)

@@ -27,7 +27,7 @@ if __name__ == "mkcode":
     START_IN_CACHE = bc.set_entry(code, 0, start=8)
     # START:      {{.*}}.py:10:16: error: exception-table entry '8 to 14 -> 18 [0]' (table byte 0) starts at byte 8, inside the LOAD_ATTR at 6 (which starts at 6) [exception-table-bounds]
     # START-NEXT:   in g (line 8) at offset 6: LOAD_ATTR 0
-    # START-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # START-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
 
     # Entry 0 ends after LOAD_ATTR's second cache unit.
     # RUN: %mkcode marshal %s %t.end --object END_IN_CACHE
@@ -35,7 +35,7 @@ if __name__ == "mkcode":
     END_IN_CACHE = bc.set_entry(code, 0, end=10)
     # END:      {{.*}}.py:10:16: error: exception-table entry '4 to 8 -> 18 [0]' (table byte 0) ends at byte 10, inside the LOAD_ATTR at 6 (which spans 6..16) [exception-table-bounds]
     # END-NEXT:   in g (line 8) at offset 6: LOAD_ATTR 0
-    # END-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # END-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
 
     # An extra entry for bytes 52..55, just past the 52 bytes of code (as if
     # the code had been trimmed and the table not).
@@ -45,7 +45,7 @@ if __name__ == "mkcode":
     # Anchored at the last instruction, the entry's start being outside.
     # PAST:      {{.*}}.py: error: exception-table entry '52 to 54 -> 18 [0]' (table byte 12) extends past the end of the code (52 bytes) [exception-table-bounds]
     # PAST-NEXT:   in g (line 8) at offset 50: RERAISE 1
-    # PAST-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # PAST-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
 
     # The `try:` NOP becomes an EXTENDED_ARG prefix of LOAD_FAST x, which now
     # starts at byte 2; entry 0 still starts at its opcode unit, byte 4.
@@ -54,4 +54,4 @@ if __name__ == "mkcode":
     SKIPS_PREFIX = bc.patch(code, 2, "EXTENDED_ARG", 0)
     # PREFIX:      {{.*}}.py:10:16: error: exception-table entry '4 to 14 -> 18 [0]' (table byte 0) starts at byte 4, inside the LOAD_FAST at 4 (which starts at 2) [exception-table-bounds]
     # PREFIX-NEXT:   in g (line 8) at offset 4: LOAD_FAST 0
-    # PREFIX-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # PREFIX-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)

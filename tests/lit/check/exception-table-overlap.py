@@ -27,7 +27,7 @@ if __name__ == "mkcode":
     # CHECK:      {{.*}}.py:9:16: error: exception-table entry '6 to 36 -> 46 [1] lasti' (table byte 4) overlaps entry '4 to 14 -> 18 [0]' (table byte 0); which handler runs depends on CPython's search order [exception-table-overlap]
     # CHECK-NEXT:   in g (line 7) at offset 6: LOAD_ATTR 0
     # CHECK-NEXT: {{.*}}.py:9:16: note: the other entry starts here (offset 4)
-    # CHECK-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # CHECK-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
 
     # Entry 0 extended over the handler's first instructions: also an
     # overlap, and its handler (18) is now inside its own range.
@@ -41,4 +41,4 @@ if __name__ == "mkcode":
     # OVER-NEXT: {{.*}}.py: error: exception-table entry '18 to 36 -> 46 [1] lasti' (table byte 4) overlaps entry '4 to 30 -> 18 [0]' (table byte 0); which handler runs depends on CPython's search order [exception-table-overlap]
     # OVER-NEXT:   in g (line 7) at offset 18: PUSH_EXC_INFO
     # OVER-NEXT: {{.*}}.py:9:16: note: the other entry starts here (offset 4)
-    # OVER-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
+    # OVER-NEXT: pyverify: 1 file(s), 1 code object(s): 3 error(s), 0 warning(s), 0 remark(s)

@@ -27,7 +27,7 @@ if __name__ == "mkcode":
     INTO_CACHES = bc.set_entry(code, 0, target=24)
     # CACHES:      {{.*}}.py:9:16: error: exception-table entry '4 to 14 -> 24 [0]' (table byte 0) has handler target 24 inside the inline caches of the LOAD_GLOBAL at 20 [exception-table-target-not-instruction]
     # CACHES-NEXT:   in g (line 7) at offset 4: LOAD_FAST 0
-    # CACHES-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # CACHES-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
 
     # PUSH_EXC_INFO becomes an EXTENDED_ARG prefix of LOAD_GLOBAL, and the
     # handler target skips the prefix: the opcode would run with only the
@@ -38,7 +38,7 @@ if __name__ == "mkcode":
                                    target=20)
     # MID:      {{.*}}.py:9:16: error: exception-table entry '4 to 14 -> 20 [0]' (table byte 0) has handler target 20 mid-instruction: the LOAD_GLOBAL at 20 starts at 18 [exception-table-target-not-instruction]
     # MID-NEXT:   in g (line 7) at offset 4: LOAD_FAST 0
-    # MID-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # MID-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
 
     # A handler past the end of the code.
     # RUN: %mkcode marshal %s %t.outside --object OUTSIDE

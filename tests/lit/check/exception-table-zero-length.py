@@ -26,4 +26,4 @@ if __name__ == "mkcode":
     # CHECK:      {{.*}}.py:9:16: error: exception-table entry '4 to 4 (empty) -> 18 [0]' (table byte 0) has length 0 and covers no instruction [exception-table-zero-length]
     # CHECK-NEXT:   in g (line 7) at offset 4: LOAD_FAST 0
     # Not also unsorted or overlapping: it starts where the next one does.
-    # CHECK-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # CHECK-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)

@@ -22,6 +22,26 @@ if __name__ == "mkcode":
 
 # CHECK:      {
 # CHECK-NEXT:     "diagnostics": [
+# The conflict leaves the stack slots untyped: the value checks did not run,
+# and "not_run" names them.
+# CHECK-NEXT:         {
+# CHECK-NEXT:             "certainty": "definite",
+# CHECK-NEXT:             "check": "checks-not-run",
+# CHECK-NEXT:             "code": "pick",
+# CHECK-NEXT:             "col": 0,
+# CHECK-NEXT:             "file": "{{.*}}format-json.py.tmp.bin",
+# CHECK-NEXT:             "firstlineno": 7,
+# CHECK-NEXT:             "line": 7,
+# CHECK-NEXT:             "message": "{{[0-9]+}} enabled checks did not run on this code object: the stack depths are inconsistent (stack-underflow or stack-depth-conflict), so stack slots cannot be typed; not run: null-stack-value, local-unbound{{.*}}",
+# CHECK-NEXT:             "not_run": [
+# CHECK-NEXT:                 "null-stack-value",
+# CHECK-NEXT:                 "local-unbound"
+# CHECK:                  ],
+# CHECK-NEXT:             "notes": [],
+# CHECK-NEXT:             "offset": 0,
+# CHECK-NEXT:             "severity": "error",
+# CHECK-NEXT:             "source": "{{.*}}check/format-json.py"
+# CHECK-NEXT:         },
 # CHECK-NEXT:         {
 # CHECK-NEXT:             "certainty": "definite",
 # CHECK-NEXT:             "check": "stack-depth-conflict",
@@ -51,8 +71,9 @@ if __name__ == "mkcode":
 # CHECK-NEXT:     "input_errors": [],
 # CHECK-NEXT:     "summary": {
 # CHECK-NEXT:         "code_objects": 1,
-# CHECK-NEXT:         "errors": 1,
+# CHECK-NEXT:         "errors": 2,
 # CHECK-NEXT:         "files": 1,
+# CHECK-NEXT:         "not_fully_checked": 1,
 # CHECK-NEXT:         "possible": 0,
 # CHECK-NEXT:         "remarks": 0,
 # CHECK-NEXT:         "seconds": {{[0-9.e+-]+}},

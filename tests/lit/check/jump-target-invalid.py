@@ -25,7 +25,7 @@ if __name__ == "mkcode":
     INTO_CACHES = bc.patch(code, jump, arg=3)
     # CACHES:      {{.*}}.py:8:5: error: POP_JUMP_FORWARD_IF_FALSE 3 jumps to byte 12, which is inside the LOAD_ATTR at 8, not on an instruction start [jump-target-invalid]
     # CACHES-NEXT:   in h (line 7) at offset 4: POP_JUMP_FORWARD_IF_FALSE 3
-    # CACHES-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # CACHES-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
 
     # Argument 100: byte 206, past the 24 bytes of code.
     # RUN: %mkcode marshal %s %t.outside --object OUTSIDE
@@ -33,7 +33,7 @@ if __name__ == "mkcode":
     OUTSIDE = bc.patch(code, jump, arg=100)
     # OUTSIDE:      {{.*}}.py:8:5: error: POP_JUMP_FORWARD_IF_FALSE 100 jumps to byte 206, outside the code (0..24) [jump-target-invalid]
     # OUTSIDE-NEXT:   in h (line 7) at offset 4: POP_JUMP_FORWARD_IF_FALSE 100
-    # OUTSIDE-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # OUTSIDE-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
 
     # The backward form of the same jump, argument 3: unit 3 - 3 = byte 0
     # is RESUME, a valid target (no finding); argument 4 goes before byte 0.
@@ -52,4 +52,4 @@ if __name__ == "mkcode":
     SKIPS_PREFIX = bc.patch(code, 18, "EXTENDED_ARG", 0)
     # PREFIX:      {{.*}}.py:8:5: error: POP_JUMP_FORWARD_IF_FALSE 7 jumps to byte 20, which is inside the LOAD_CONST at 20, not on an instruction start [jump-target-invalid]
     # PREFIX-NEXT:   in h (line 7) at offset 4: POP_JUMP_FORWARD_IF_FALSE 7
-    # PREFIX-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # PREFIX-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)

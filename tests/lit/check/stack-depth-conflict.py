@@ -34,7 +34,7 @@ if __name__ == "mkcode":
     # that path LOAD_FAST really overflows the frame:
     # CHECK-NEXT: {{.*}}.py:13:12: error: the stack reaches depth 2 at LOAD_FAST 1 but co_stacksize is 1; {{.*}} [stacksize-too-small]
     # CHECK-NEXT:   in pick (line 8) at offset 16: LOAD_FAST 1
-    # CHECK-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
+    # CHECK-NEXT: pyverify: 1 file(s), 1 code object(s): 3 error(s), 0 warning(s), 0 remark(s)
 
     # JUMP_FORWARD retargeted from 16 to 14 (argument 1): the then-branch
     # arrives at the else-branch's STORE_FAST with an empty stack, the
@@ -52,7 +52,7 @@ if __name__ == "mkcode":
     # RETARGET-NEXT: {{.*}}.py:12:13: note: depth 1 by falling through from 12 LOAD_CONST 2 (offset 12)
     # The conflict is reported once, not again where it propagates (16).
     # RETARGET-NOT:  error:
-    # RETARGET:      pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
+    # RETARGET:      pyverify: 1 file(s), 1 code object(s): 3 error(s), 0 warning(s), 0 remark(s)
 
 def f(cm):
     with cm as x:
@@ -75,4 +75,4 @@ if __name__ == "mkcode":
     # HANDLER-NEXT:   in f (line 57) at offset 72: COPY 3
     # HANDLER-NEXT: {{.*}}.py:58:5: note: depth 5 by exception unwinding from 68 POP_JUMP_FORWARD_IF_TRUE 4 (entry 64 to 70 -> 72 [3] lasti) (offset 68)
     # HANDLER-NEXT: {{.*}}.py:58:5: note: depth 4 by exception unwinding from 78 POP_TOP (entry 78 to 78 -> 72 [2] lasti) (offset 78)
-    # HANDLER-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # HANDLER-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)

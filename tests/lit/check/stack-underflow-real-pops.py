@@ -41,7 +41,7 @@ if __name__ == "mkcode":
     # CALL:      error: CALL 0 needs 2 stack value(s) but only 1 are on the stack [stack-underflow]
     # CALL-NEXT:   in call (line 8) at offset 10: CALL 0
     # CALL-NOT:  RETURN_VALUE
-    # CALL:      pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
+    # CALL:      pyverify: 1 file(s), 1 code object(s): 3 error(s), 0 warning(s), 0 remark(s)
 
     # LOAD_FAST cm becomes a NOP: BEFORE_WITH (net +1) pops the manager from
     # an empty stack.

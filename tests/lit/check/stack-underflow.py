@@ -24,7 +24,7 @@ if __name__ == "mkcode":
     # CHECK-NEXT:   in sign (line 6) at offset 12: RETURN_VALUE
     # The note names how the block is entered.
     # CHECK-NEXT: {{.*}}.py:7:5: note: the block is entered by the jump at 4 POP_JUMP_FORWARD_IF_FALSE 2 (offset 4)
-    # CHECK-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # CHECK-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
 
     # LOAD_FAST x becomes a NOP: the conditional jump pops nothing, in the
     # entry block (no predecessor to name).
@@ -34,4 +34,4 @@ if __name__ == "mkcode":
     # ENTRY:      {{.*}}.py:7:5: error: POP_JUMP_FORWARD_IF_FALSE 2 needs 1 stack value(s) but only 0 are on the stack [stack-underflow]
     # ENTRY-NEXT:   in sign (line 6) at offset 4: POP_JUMP_FORWARD_IF_FALSE 2
     # ENTRY-NOT:  note:
-    # ENTRY:      pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
+    # ENTRY:      pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
