@@ -4,9 +4,9 @@
 # check whose input could not be decoded is named in a checks-not-run error
 # (text, JSON, SARIF), whatever --checks= says of the error that stopped it.
 #
-# Measured on python3.11.2/3.11.7, 3.12.1 and 3.13.0: calling any of the
-# code objects below that runs off the end of co_code (EMPTY, FALLS_*)
-# executes whatever memory follows co_code and dies with SIGSEGV.
+# Measured: calling a code object that runs off the end of co_code executes
+# whatever memory follows co_code. EMPTY dies with SIGSEGV on python3.11.2,
+# 3.11.7 and 3.13.0; 3.12.1 runs the bytes after it (here a TypeError).
 import os, sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Inputs"))
 import breakcode as bc
