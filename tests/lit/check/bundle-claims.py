@@ -20,6 +20,30 @@
 # RUN: %not --code 1 %pyverify check %t/contexts.pvb | FileCheck %s --check-prefix=CONTEXTS
 # CONTEXTS:      error: resume:0 claims contexts [] at original offset 28, but the contexts active in the original there are [with handler 84 slot 0] [resume-contexts-mismatch]
 # CONTEXTS-NEXT:   in [resume:0] f (line {{[0-9]+}}) at offset 28: STORE_FAST 2
+# A claim that cannot be checked is named, never skipped (issue 24): with
+# bundle-offset-invalid switched off, the bad offset still leaves
+# resume-contexts-mismatch not run (before: clean, exit 0).
+# RUN: %not --code 1 %pyverify check --checks=-bundle-offset-invalid %t/offset.pvb | FileCheck %s --check-prefix=OFFSET-OFF
+# OFFSET-OFF-NOT: [bundle-offset-invalid]
+# OFFSET-OFF:     error: 1 enabled check did not run on this code object: resume:0's original_offset 32 is not an instruction start of the original (bundle-offset-invalid); not run: resume-contexts-mismatch [checks-not-run]
+# OFFSET-OFF-NEXT:  in [resume:0] f
+# OFFSET-OFF:     pyverify: 1 file(s), 3 code object(s): 1 error(s)
+
+# An original whose exception table does not decode: its own checks are not
+# run, and neither are the claims over its contexts nor the frame's check at
+# its break (before: only the table's error).
+# RUN: %not --code 1 %pyverify check %t/badorig.pvb | FileCheck %s --check-prefix=BADORIG
+# BADORIG-DAG: error: co_exceptiontable {{.*}} [exception-table-decode]
+# BADORIG-DAG: error: {{[0-9]+}} enabled checks did not run on this code object: the exception table is malformed (exception-table-decode); {{.*}} [checks-not-run]
+# BADORIG-DAG: error: 1 enabled check did not run on this code object: the original is not well-formed; not run: frame-contexts-mismatch [checks-not-run]
+# BADORIG-DAG: error: 1 enabled check did not run on this code object: the original's contexts at resume:0's original_offset 28 are unknown: the original is not well-formed; not run: resume-contexts-mismatch [checks-not-run]
+# BADORIG:     pyverify: 1 file(s), 3 code object(s): 4 error(s), 0 warning(s), 0 remark(s); 3 code object(s) not fully checked
+# A frame without the break: frame-contexts-mismatch cannot be judged, and
+# says so (before: nothing, and `check` called the bundle clean).
+# RUN: %not --code 1 %pyverify check %t/nobreak.pvb | FileCheck %s --check-prefix=NOBREAK
+# NOBREAK:      error: 1 enabled check did not run on this code object: the frame's break instruction was not found: {{.*}}; not run: frame-contexts-mismatch [checks-not-run]
+# NOBREAK-NEXT:   in [frame] <lambda>
+# NOBREAK:      pyverify: 1 file(s), 3 code object(s): 1 error(s), 0 warning(s), 0 remark(s); 1 code object(s) not fully checked
 import dis
 import os
 import sys
@@ -48,3 +72,7 @@ if __name__ == "__main__":
     pr.write_bundle(os.path.join(out, "offset.pvb"), bad)
     bad = dict(d, resumes=[dict(d["resumes"][0], contexts=[])])
     pr.write_bundle(os.path.join(out, "contexts.pvb"), bad)
+    bad = dict(d, original=d["original"].replace(co_exceptiontable=b"\x88"))
+    pr.write_bundle(os.path.join(out, "badorig.pvb"), bad)
+    bad = dict(d, frame=(lambda: None).__code__)
+    pr.write_bundle(os.path.join(out, "nobreak.pvb"), bad)
