@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import run_sweep  # noqa: E402
 
-NONE, ZERO, ONE, AB = 0, 1, 2, 3          # co_consts = (None, 0, 1, "ab")
+NONE, ZERO, ONE, AB, TUPLE = 0, 1, 2, 3, 4   # co_consts = (None, 0, 1, "ab", (1, 2))
 DIV0 = [("LOAD_CONST", ONE), ("LOAD_CONST", ZERO), ("BINARY_OP", 11),
         ("RETURN_VALUE", 0)]
 H = [1, 0, False]                         # handler tag: label 1, depth 0
@@ -61,24 +61,42 @@ SHAPES = {
     "intrinsic2-prep-reraise-star-of-ints": [("LOAD_FAST", 3), ("LOAD_FAST", 4),
                                              ("CALL_INTRINSIC_2", 1),
                                              ("RETURN_VALUE", 0)],
+    # FOR_ITER over a tuple, not an iterator (GET_ITER left out): the
+    # tuple's tp_iternext is NULL.  (3.11: the exit is after the loop;
+    # 3.12+: at END_FOR, see FOR_LOOP below.)
+    "for-iter-of-tuple": "FOR_LOOP",
     # CHECK_EXC_MATCH of an int against a class (harmless: a control)
     "check-exc-match-of-int": [("LOAD_FAST", 3), ("LOAD_FAST", 2),
                                ("CHECK_EXC_MATCH", 0), ("RETURN_VALUE", 0)],
 }
 
 
+def for_loop(version):
+    """LOAD_CONST (1, 2) (no GET_ITER), FOR_ITER, STORE_FAST a, JUMP_BACKWARD,
+    the version's loop exit, return None."""
+    exit_ = [("END_FOR", 0)] + ([("POP_TOP", 0)] if version >= "3.13" else [])
+    return [("LOAD_CONST", TUPLE), 1, ("FOR_ITER", 0, None, 2),
+            ("STORE_FAST", 3), ("JUMP_BACKWARD", 0, None, 1)] + \
+        ([2] if version == "3.11" else [2] + exit_) + \
+        [("LOAD_CONST", NONE), ("RETURN_VALUE", 0)]
+
+
 def spec_of(version, name, shape):
+    if shape == "FOR_LOOP":
+        shape = for_loop(version)
     items = [{"op": "RESUME", "arg": 0, "t": None, "h": None}]
     for s in shape:
         if isinstance(s, int):
             items.append({"label": s})
         else:
-            items.append({"op": s[0], "arg": s[1], "t": None,
+            items.append({"op": s[0], "arg": s[1],
+                          "t": s[3] if len(s) > 3 else None,
                           "h": s[2] if len(s) > 2 else None})
     return {"version": version, "seed": 0, "index": 0, "name": name,
             "items": items, "table_edits": [], "stacksize_delta": 0,
             "lines": "none",
-            "consts": [["none", None], ["int", 0], ["int", 1], ["str", "ab"]],
+            "consts": [["none", None], ["int", 0], ["int", 1], ["str", "ab"],
+                       ["tuple", [["int", 1], ["int", 2]]]],
             "varnames": ["cm", "boom", "exc", "a", "b", "c", "fuel"],
             "args": {"suppress": False, "boom": "return", "exc": "ValueError"},
             "tags": [name]}

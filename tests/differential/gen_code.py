@@ -500,6 +500,13 @@ class Gen:
             self.emit("LOAD_FAST", 1)
         for _ in range(nargs):
             self.expr(budget - 1)
+        if nargs and self.rng.random() < 0.3:   # the last one by keyword
+            names = self.const(("x",))
+            if has("CALL_KW"):
+                self.emit("LOAD_CONST", names)
+                self.emit("CALL_KW", nargs)
+                return
+            self.emit("KW_NAMES", names)
         if V311:
             self.emit("PRECALL", nargs)
         self.emit("CALL", nargs)
@@ -530,6 +537,9 @@ class Gen:
             kinds += ["return"]   # deeper: values (an exit, an exception) left
         if has("LOAD_FAST_AND_CLEAR"):
             kinds.append("clear")
+        kinds.append("unpack")
+        if nest < 3:
+            kinds.append("for")
         kind = r.choice(kinds)
         if kind == "pop":
             self.expr(2)
@@ -573,6 +583,19 @@ class Gen:
                 self.place(els)
         elif kind == "loop":
             self.loop(depth, nest)
+        elif kind == "for":
+            self.for_loop(depth, nest)
+        elif kind == "unpack":
+            value = r.choice([(1, 2), ("a", None), (), (7,), "ab"])
+            self.emit("LOAD_CONST", self.const(value))
+            self.emit("UNPACK_SEQUENCE", len(value))
+            targets = [i for i in range(3, len(self.varnames)) if i != FUEL]
+            if len(value) == 2 and has("STORE_FAST_STORE_FAST") and r.random() < 0.5:
+                i, j = r.choice(targets), r.choice(targets)
+                self.emit("STORE_FAST_STORE_FAST", (i << 4) | j)
+            else:
+                for _ in value:
+                    self.emit("STORE_FAST", r.choice(targets))
         elif kind in ("try", "try_match"):
             self.try_except(depth, nest, in_loop, kind == "try_match")
         elif kind == "with":
@@ -592,6 +615,27 @@ class Gen:
         self.emit(JUMP_IF_FALSE, 0, out)
         self.block(depth, nest + 1, True)
         self.emit("JUMP_BACKWARD", 0, top)
+        self.place(out)
+
+    def for_loop(self, depth, nest):
+        """for x in <const tuple or str>: the iterator is on the stack in the
+        body; as each version's compiler lays it out."""
+        r = self.rng
+        top, end, out = self.label(), self.label(), self.label()
+        self.emit("LOAD_CONST", self.const(r.choice([(1, 2), ("a", None), (), "ab"])))
+        self.emit("GET_ITER")
+        self.place(top)
+        self.loop_heads.append(top)
+        self.emit("FOR_ITER", 0, out if V311 else end)
+        targets = [i for i in range(3, len(self.varnames)) if i != FUEL]
+        self.emit("STORE_FAST", r.choice(targets))
+        self.block(depth + 1, nest + 1, True)
+        self.emit("JUMP_BACKWARD", 0, top)
+        if not V311:
+            self.place(end)
+            self.emit("END_FOR")
+            if V313:
+                self.emit("POP_TOP")
         self.place(out)
 
     def try_except(self, depth, nest, in_loop, match):
@@ -705,7 +749,8 @@ def corrupt(g, spec):
             "LOAD_CONST", "LOAD_FAST", "STORE_FAST", "BINARY_OP", "COMPARE_OP",
             "IS_OP", "CONTAINS_OP", "RETURN_CONST", "CALL_INTRINSIC_1",
             "RERAISE", "COPY", "SWAP", "LOAD_FAST_LOAD_FAST", "BUILD_TUPLE",
-            "LOAD_FAST_AND_CLEAR", "LOAD_FAST_CHECK", "RAISE_VARARGS", "CALL")]
+            "LOAD_FAST_AND_CLEAR", "LOAD_FAST_CHECK", "RAISE_VARARGS", "CALL",
+            "KW_NAMES", "CALL_KW", "UNPACK_SEQUENCE", "STORE_FAST_STORE_FAST")]
         if not cands:
             return corrupt(g, spec)
         it = items[r.choice(cands)]
@@ -721,8 +766,10 @@ def corrupt(g, spec):
             it["arg"] = r.choice([6, 7, 255]) << CMP_SHIFT
         elif name == "CALL_INTRINSIC_1":   # in range but typed, or out of range
             it["arg"] = r.choice([0, 3, 4, 6, 7, 8, 9, 10, 11, 12, 255, 1000])
-        elif name == "LOAD_FAST_LOAD_FAST":
+        elif name in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"):
             it["arg"] = r.choice([0xF0, 0x0F, 0xFF])
+        elif name == "KW_NAMES":   # another constant (not a tuple of str), or none
+            it["arg"] = r.choice([r.randrange(len(g.consts)), len(g.consts)])
         else:
             it["arg"] = r.choice([0, 2, 3, 7, 255, 4000])
         return f"operand:{name}={it['arg']}"

@@ -93,7 +93,7 @@ def child_main(listfile, start, soft):
             return self.suppress
 
     def make_boom(kind):
-        def boom(*args):
+        def boom(*args, **kwargs):
             if kind == "return":
                 return 3
             raise {"ZeroDivisionError": ZeroDivisionError,
