@@ -1,7 +1,8 @@
 # pyverify: two commands.
 #   make run    install missing packages, build, run the main job on the stdlib
 #   make test   install missing packages, build, run every test
-# Other targets: build, deps, corpus, bench, fuzz-smoke, format, clean.
+# Other targets: build, deps, corpus, bench, fuzz-smoke, fuzz-long, format,
+# clean.
 
 BUILD     ?= build
 JOBS      ?= $(shell nproc)
@@ -11,7 +12,7 @@ PYVERIFY  := $(BUILD)/tools/pyverify/pyverify
 STDLIB_PYC := $(BUILD)/corpus/stdlib
 FIXTURE_BUNDLES := $(BUILD)/bundles/fixtures
 
-.PHONY: all deps configure build run test corpus bench fuzz-smoke fuzz-build format clean
+.PHONY: all deps configure build run test corpus bench fuzz-smoke fuzz-long fuzz-build format clean
 
 all: build
 
@@ -62,6 +63,12 @@ fuzz-build: deps
 FUZZ_SECONDS ?= 60
 fuzz-smoke: fuzz-build
 	$(PYTHON) tests/fuzz/run_fuzz_smoke.py --build $(BUILD)-fuzz --seconds $(FUZZ_SECONDS)
+
+# Every target for FUZZ_LONG_SECONDS each, going on past findings (libFuzzer
+# fork mode): runs, exec/s and findings per target.
+FUZZ_LONG_SECONDS ?= 300
+fuzz-long: fuzz-build
+	$(PYTHON) tests/fuzz/run_fuzz_smoke.py --build $(BUILD)-fuzz --seconds $(FUZZ_LONG_SECONDS) --keep-going
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

@@ -63,41 +63,70 @@ uint64_t saturatingAdd(uint64_t A, uint64_t B) {
   return A + B < A ? UINT64_MAX : A + B;
 }
 
+/// Post-order sizes of a DAG's tree expansion, memoised per node, from an
+/// explicit stack (back-references nest values and code objects far deeper
+/// than a recursion could go). \p Key gives a node's memo key (null for a
+/// leaf, size 1) and \p ForEachChild its children.
+template <typename Node, typename KeyFn, typename ChildFn>
+uint64_t treeSize(const Node &Root,
+                  llvm::DenseMap<const void *, uint64_t> &Memo, KeyFn Key,
+                  ChildFn ForEachChild) {
+  auto SizeOf = [&](const Node &N) -> uint64_t {
+    const void *K = Key(N);
+    return K ? Memo.lookup(K) : 1;
+  };
+  llvm::SmallVector<std::pair<const Node *, bool>, 16> Work{{&Root, false}};
+  while (!Work.empty()) {
+    auto [N, Expanded] = Work.pop_back_val();
+    const void *K = Key(*N);
+    if (!K || Memo.count(K))
+      continue;
+    if (!Expanded) {
+      Work.push_back({N, true});
+      ForEachChild(*N, [&](const Node &C) { Work.push_back({&C, false}); });
+      continue;
+    }
+    uint64_t Size = 1;
+    ForEachChild(*N,
+                 [&](const Node &C) { Size = saturatingAdd(Size, SizeOf(C)); });
+    Memo[K] = Size;
+  }
+  return SizeOf(Root);
+}
+
 /// Nodes in the tree expansion of a value's DAG (what repr() walks), with
 /// shared payloads counted once per path but computed once.
 uint64_t valueTreeSize(const Value &V,
                        llvm::DenseMap<const void *, uint64_t> &Memo) {
-  const void *Key = nullptr;
-  if (auto *S = V.getIf<SequenceValue>())
-    Key = S->Items.get();
-  else if (auto *D = V.getIf<DictValue>())
-    Key = D->Items.get();
-  if (!Key)
-    return 1; // Leaves; code objects print as one line.
-  if (auto It = Memo.find(Key); It != Memo.end())
-    return It->second;
-  uint64_t N = 1;
-  if (auto *S = V.getIf<SequenceValue>())
-    for (const Value &X : *S->Items)
-      N = saturatingAdd(N, valueTreeSize(X, Memo));
-  else
-    for (const auto &KV : *V.getIf<DictValue>()->Items)
-      N = saturatingAdd(N, saturatingAdd(valueTreeSize(KV.first, Memo),
-                                         valueTreeSize(KV.second, Memo)));
-  Memo[Key] = N;
-  return N;
+  auto Key = [](const Value &X) -> const void * {
+    if (auto *S = X.getIf<SequenceValue>())
+      return S->Items.get();
+    if (auto *D = X.getIf<DictValue>())
+      return D->Items.get();
+    return nullptr; // Leaves; code objects print as one line.
+  };
+  auto ForEachChild = [](const Value &X, auto Visit) {
+    if (auto *S = X.getIf<SequenceValue>())
+      for (const Value &Item : *S->Items)
+        Visit(Item);
+    else if (auto *D = X.getIf<DictValue>())
+      for (const auto &KV : *D->Items) {
+        Visit(KV.first);
+        Visit(KV.second);
+      }
+  };
+  return treeSize(V, Memo, Key, ForEachChild);
 }
 
 /// Code objects forEachCodeObject() visits from \p C (paths, not objects).
 uint64_t codeTreeSize(const CodeObject &C,
-                      llvm::DenseMap<const CodeObject *, uint64_t> &Memo) {
-  if (auto It = Memo.find(&C); It != Memo.end())
-    return It->second;
-  uint64_t N = 1;
-  for (const CodeObject *K : C.children())
-    N = saturatingAdd(N, codeTreeSize(*K, Memo));
-  Memo[&C] = N;
-  return N;
+                      llvm::DenseMap<const void *, uint64_t> &Memo) {
+  auto Key = [](const CodeObject &X) -> const void * { return &X; };
+  auto ForEachChild = [](const CodeObject &X, auto Visit) {
+    for (const CodeObject *K : X.children())
+      Visit(*K);
+  };
+  return treeSize(C, Memo, Key, ForEachChild);
 }
 
 bool constsAreSmall(const CodeObject &C) {
@@ -175,7 +204,7 @@ void exerciseCode(const CodeObject &C) {
 }
 
 void exerciseRoot(const CodeObject &Root) {
-  llvm::DenseMap<const CodeObject *, uint64_t> Memo;
+  llvm::DenseMap<const void *, uint64_t> Memo;
   if (strictMode() || codeTreeSize(Root, Memo) <= MaxCodeVisits) {
     forEachCodeObject(Root,
                       [](const CodeObject &C, unsigned) { exerciseCode(C); });

@@ -14,6 +14,12 @@ hung). It prints executions and exec/s per target and exits 1 if any target
 crashed, leaked, ran out of memory or timed out, naming the reproducer
 libFuzzer wrote (rerun it with `BUILD/tests/fuzz/TARGET FILE`; copy it into
 tests/fuzz/regressions/TARGET/ once fixed).
+
+With --keep-going (`make fuzz-long`), libFuzzer runs in fork mode and
+carries on past crashes, leaks, timeouts and out-of-memory inputs: the
+findings column counts the reproducers it wrote (one per distinct failure
+it saw) into BUILD/fuzz/work/TARGET/artifacts/; without it, a target stops
+at its first finding.
 """
 
 import argparse
@@ -79,6 +85,18 @@ def parse_log(text):
     cov = re.findall(r"^#\d+\s+\w+\s+cov: (\d+) ft: (\d+)", text, re.M)
     if cov:
         stats["cov"], stats["ft"] = int(cov[-1][0]), int(cov[-1][1])
+    # Fork mode (--keep-going): the parent's progress lines, the last one
+    # with the totals (not anchored: a job's output can precede it on the
+    # same line).
+    fork = re.findall(r"#(\d+): cov: (\d+) ft: (\d+) corp: \d+ exec/s (\d+) "
+                      r"oom/timeout/crash: (\d+)/(\d+)/(\d+) time: (\d+)s",
+                      text)
+    if fork:
+        runs, cov, ft, eps, _, _, _, secs = map(int, fork[-1])
+        stats.setdefault("runs", runs)
+        stats["cov"], stats["ft"] = cov, ft
+        stats.setdefault("seconds", secs)
+        stats.setdefault("exec_per_sec", runs // secs if secs else eps)
     repro = re.findall(r"Test unit written to (\S+)", text)
     if repro:
         stats["reproducer"] = repro[-1]
@@ -146,8 +164,11 @@ def start_target(args, target, seeds):
            f"-rss_limit_mb={args.rss_limit_mb}",
            f"-timeout={args.timeout}",
            "-print_final_stats=1",
-           f"-artifact_prefix={artifacts}/",
-           corpus, os.path.abspath(os.path.join(seeds, target))]
+           f"-artifact_prefix={artifacts}/"]
+    if args.keep_going:
+        cmd += ["-fork=1", "-ignore_crashes=1", "-ignore_timeouts=1",
+                "-ignore_ooms=1"]
+    cmd += [corpus, os.path.abspath(os.path.join(seeds, target))]
     env = fuzz_env()
     log_path = os.path.join(work, "fuzz.log")
     log = open(log_path, "w")
@@ -155,7 +176,8 @@ def start_target(args, target, seeds):
     proc = subprocess.Popen(cmd, cwd=work, stdout=log,
                             stderr=subprocess.STDOUT, env=env)
     return {"target": target, "proc": proc, "log": log, "log_path": log_path,
-            "start": time.monotonic(), "corpus": corpus}
+            "start": time.monotonic(), "corpus": corpus,
+            "artifacts": artifacts}
 
 
 def finish_target(args, run):
@@ -176,6 +198,12 @@ def finish_target(args, run):
     stats["rc"] = rc
     stats["wall"] = time.monotonic() - run["start"]
     stats["new_units"] = len(os.listdir(run["corpus"]))
+    stats["findings"] = sorted(
+        os.path.join(run["artifacts"], f)
+        for f in os.listdir(run["artifacts"])
+        if f.split("-")[0] in ("crash", "leak", "timeout", "oom"))
+    if stats["findings"] and "failure" not in stats:
+        stats["failure"] = "findings"
     if run.get("killed"):
         stats["failure"] = "hung (killed by run_fuzz_smoke.py)"
     elif rc != 0 and "failure" not in stats:
@@ -197,6 +225,8 @@ def main():
     ap.add_argument("--rss-limit-mb", type=int, default=2048)
     ap.add_argument("--timeout", type=int, default=10,
                     help="libFuzzer per-input timeout, seconds")
+    ap.add_argument("--keep-going", action="store_true",
+                    help="fork mode: go on past findings and count them")
     ap.add_argument("--python", default=sys.executable,
                     help="CPython 3.11 for make_seeds.py")
     args = ap.parse_args()
@@ -214,7 +244,7 @@ def main():
 
     print()
     print(f"{'target':<22}{'runs':>11}{'exec/s':>9}{'cov':>7}{'ft':>8}"
-          f"{'new':>6}  result")
+          f"{'new':>6}{'findings':>9}  result")
     failed = []
     for t in args.targets:
         s = results[t]
@@ -222,8 +252,8 @@ def main():
         if regressions[t]:
             status += f", {len(regressions[t])} saved reproducers fail"
         print(f"{t:<22}{s.get('runs', 0):>11}{s.get('exec_per_sec', 0):>9}"
-              f"{s.get('cov', 0):>7}{s.get('ft', 0):>8}{s['new_units']:>6}  "
-              f"{status}")
+              f"{s.get('cov', 0):>7}{s.get('ft', 0):>8}{s['new_units']:>6}"
+              f"{len(s['findings']):>9}  {status}")
         if "failure" in s or regressions[t]:
             failed.append(t)
     for t in failed:
@@ -234,6 +264,8 @@ def main():
             print(f"  saved reproducer fails: {f}", file=sys.stderr)
         if "failure" not in s:
             continue
+        for f in s["findings"]:
+            print(f"  finding:    {f}", file=sys.stderr)
         if "reproducer" in s:
             print(f"  reproducer: {s['reproducer']}", file=sys.stderr)
             print(f"  rerun:      {os.path.join(args.build, 'tests', 'fuzz', t)}"
