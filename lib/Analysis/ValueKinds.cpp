@@ -1,6 +1,7 @@
 //===- ValueKinds.cpp - NULL on the stack, unbound locals -----------------===//
 
 #include "pyverify/Analysis/ValueKinds.h"
+#include "pyverify/Analysis/SlotKinds.h"
 #include "pyverify/Analysis/StackDepth.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -13,13 +14,21 @@ using namespace pyverify;
 
 namespace {
 
-/// What a slot or a local may hold.
-enum : uint8_t { Obj = 1, Null = 2, Either = Obj | Null };
+/// What a slot or a local may hold (SlotKinds.h); Obj is any object.
+enum : uint8_t { Obj = KUnknown, Null = KNull, Either = Obj | Null };
+
+/// A stack slot: its kinds, and which value it is: slots with the same
+/// nonzero Id hold the same object (a push of a value claims its Id, see
+/// fresh(); COPY and moves keep it), so a None test refines every copy.
+struct Slot {
+  SlotKinds K = Obj;
+  uint32_t Id = 0;
+};
 
 struct VState {
   bool Reached = false;
   bool Handler = false; ///< May be between an exception edge and POP_EXCEPT.
-  llvm::SmallVector<uint8_t, 24> Stack;
+  llvm::SmallVector<Slot, 24> Stack;
   llvm::SmallVector<uint8_t, 24> Locals;
 
   /// Joins \p O in; whether anything changed. False in \p Ok when the two
@@ -42,8 +51,13 @@ struct VState {
         Changed = true;
       }
     };
-    for (size_t K = 0; K < Stack.size(); ++K)
-      Merge(Stack[K], O.Stack[K]);
+    for (size_t K = 0; K < Stack.size(); ++K) {
+      Merge(Stack[K].K, O.Stack[K].K);
+      if (Stack[K].Id != O.Stack[K].Id) {
+        Stack[K].Id = 0;
+        Changed = true;
+      }
+    }
     for (size_t K = 0; K < Locals.size(); ++K)
       Merge(Locals[K], O.Locals[K]);
     if (O.Handler && !Handler)
@@ -88,8 +102,8 @@ public:
       Issues.insert(Issues.end(), P.begin(), P.end());
     std::sort(Issues.begin(), Issues.end(),
               [](const ValueIssue &A, const ValueIssue &B) {
-                return std::tie(A.Inst, A.K, A.Which) <
-                       std::tie(B.Inst, B.K, B.Which);
+                return std::tie(A.Inst, A.K, A.Which, A.Found, A.From) <
+                       std::tie(B.Inst, B.K, B.Which, B.Found, B.From);
               });
     Issues.erase(std::unique(Issues.begin(), Issues.end(),
                              [](const ValueIssue &A, const ValueIssue &B) {
@@ -109,7 +123,7 @@ private:
     const CodeObject &C = *D.Code;
     VState S;
     S.Reached = true;
-    S.Stack.assign(size_t(entryStackDepth(C)), Obj);
+    S.Stack.assign(size_t(entryStackDepth(C)), Slot());
     size_t N = C.LocalsPlusNames.size();
     size_t Args = size_t(std::max(0, C.ArgCount)) +
                   size_t(std::max(0, C.KwOnlyArgCount)) +
@@ -155,12 +169,14 @@ private:
           continue; // nothing in the block raises
         }
         const ExceptionTableEntry &T = D.Table[E.Entry];
-        X.Stack.resize(std::min<size_t>(X.Stack.size(), T.Depth), Obj);
+        X.Stack.resize(std::min<size_t>(X.Stack.size(), T.Depth));
+        // Too shallow: reported by the depth checks; the padding holds no
+        // kind, so nothing is reported twice.
         if (X.Stack.size() < T.Depth)
-          X.Stack.resize(T.Depth, Obj); // reported by the depth checks
+          X.Stack.resize(T.Depth, Slot{0, 0});
         if (T.Lasti)
-          X.Stack.push_back(Obj);
-        X.Stack.push_back(Obj);
+          X.Stack.push_back({KLasti, 0});
+        X.Stack.push_back({KExc, 0});
         X.Handler = true;
         Out(E.Target, X);
         continue;
@@ -189,8 +205,11 @@ private:
       return;
     }
     R.Stack.resize(std::min(R.Stack.size(), S.Stack.size()));
-    for (size_t K = 0; K < R.Stack.size(); ++K)
-      R.Stack[K] |= S.Stack[K];
+    for (size_t K = 0; K < R.Stack.size(); ++K) {
+      R.Stack[K].K |= S.Stack[K].K;
+      if (R.Stack[K].Id != S.Stack[K].Id)
+        R.Stack[K].Id = 0;
+    }
     for (size_t K = 0; K < R.Locals.size() && K < S.Locals.size(); ++K)
       R.Locals[K] |= S.Locals[K];
     R.Handler |= S.Handler;
@@ -199,9 +218,25 @@ private:
   static uint8_t pop(VState &S) {
     if (S.Stack.empty())
       return Obj; // an underflow: the depth pass reports it
-    uint8_t K = S.Stack.back();
+    uint8_t K = S.Stack.back().K;
     S.Stack.pop_back();
     return K;
+  }
+
+  /// The Id of the value instruction \p I leaves in slot \p FromTop (0 =
+  /// top) after it: unique per instruction and slot, or 0 (no identity).
+  static uint32_t fresh(uint32_t I, size_t FromTop) {
+    return FromTop < 8 && I < (1u << 28) ? (I + 1) * 8 + uint32_t(FromTop) : 0;
+  }
+
+  /// Pushes a new value of kinds \p K; an older value with its Id (the same
+  /// instruction on an earlier pass through a loop) loses its identity.
+  static void push(VState &S, SlotKinds K, uint32_t Id) {
+    if (Id)
+      for (Slot &Old : S.Stack)
+        if (Old.Id == Id)
+          Old.Id = 0;
+    S.Stack.push_back({K, Id});
   }
 
   static void report(std::vector<ValueIssue> *R, ValueIssue::Kind K, uint32_t I,
@@ -221,7 +256,7 @@ private:
   void loadLocal(VState &S, uint32_t L, bool Checks, uint32_t I,
                  std::vector<ValueIssue> *R) const {
     if (!validLocal(L, S)) {
-      S.Stack.push_back(Obj);
+      push(S, Obj, fresh(I, 0));
       return;
     }
     uint8_t K = S.Locals[L];
@@ -232,11 +267,10 @@ private:
         report(R, ValueIssue::UnboundRead, I, K, L);
     }
     if (Checks) {
-      S.Locals[L] = Obj; // past it, the local is bound
-      S.Stack.push_back(Obj);
-    } else {
-      S.Stack.push_back(K);
+      K &= ~Null; // past it, the local is bound
+      S.Locals[L] = K ? K : Obj;
     }
+    push(S, K ? K : Obj, fresh(I, 0));
   }
 
   void store(VState &S, uint32_t L) const {
@@ -245,7 +279,66 @@ private:
       S.Locals[L] = K;
   }
 
+  /// Instruction \p I on \p S (\p Jump: along its jump edge): the kinds its
+  /// row of SlotKinds.def needs are checked, then the values move, then the
+  /// row's kinds are written.
   void step(VState &S, uint32_t I, bool Jump,
+            std::vector<ValueIssue> *R) const {
+    const Instruction &In = Insts[I];
+    SlotRules Rules = getSlotRules(In);
+    size_t N = S.Stack.size();
+    for (const SlotRules::Need &Nd : Rules.Needs)
+      if (Nd.Slot < N)
+        checkNeed(S.Stack[N - 1 - Nd.Slot], Nd, I, R);
+    llvm::SmallVector<Slot, 2> From;
+    for (const SlotRules::Make &M : Rules.Makes)
+      From.push_back(M.From >= 0 && size_t(M.From) < N ? S.Stack[N - 1 - M.From]
+                                                       : Slot{0, 0});
+    if (Rules.NoneTest >= 0 && N)
+      refineNone(S, S.Stack.back().Id, (Rules.NoneTest == 1) == Jump);
+    move(S, I, Jump, R);
+    size_t M = S.Stack.size();
+    for (size_t K = 0; K < Rules.Makes.size(); ++K) {
+      const SlotRules::Make &Mk = Rules.Makes[K];
+      if (Mk.Slot >= M)
+        continue;
+      Slot &D = S.Stack[M - 1 - Mk.Slot];
+      D = Mk.Kinds ? Slot{SlotKinds(Mk.Kinds | From[K].K), D.Id} : From[K];
+    }
+  }
+
+  /// A slot that must hold one of \p Nd.Allowed: what it may hold besides
+  /// (NULL is null-stack-value's) is an issue, definite when it can hold
+  /// nothing allowed and nothing unknown. An unknown object is possible:
+  /// measured, no compiler's code (three stdlibs) and no rewriter output
+  /// puts one there.
+  void checkNeed(const Slot &V, const SlotRules::Need &Nd, uint32_t I,
+                 std::vector<ValueIssue> *R) const {
+    SlotKinds Bad = V.K & ~(Nd.Allowed | KNull);
+    if (!R || !Bad)
+      return;
+    bool Definite = !(V.K & (Nd.Allowed | KUnknown));
+    ValueIssue Issue{ValueIssue::ExceptionSlot, I,
+                     Definite ? Certainty::Definite : Certainty::Possible,
+                     Nd.Slot};
+    Issue.Found = V.K & ~KNull;
+    Issue.Allowed = Nd.Allowed;
+    Issue.From = V.Id ? V.Id / 8 - 1 : ValueIssue::NoInst;
+    R->push_back(Issue);
+  }
+
+  /// The value \p Id was tested for None: every copy of it is None (\p IsNone)
+  /// or is not.
+  static void refineNone(VState &S, uint32_t Id, bool IsNone) {
+    if (!Id)
+      return;
+    for (Slot &V : S.Stack)
+      if (V.Id == Id)
+        V.K = IsNone ? SlotKinds(V.K & (KNone | KUnknown) ? KNone : 0)
+                     : SlotKinds(V.K & ~KNone);
+  }
+
+  void move(VState &S, uint32_t I, bool Jump,
             std::vector<ValueIssue> *R) const {
     const Instruction &In = Insts[I];
     bool Checks311 = In.Ver == PythonVersion::V3_11;
@@ -258,13 +351,17 @@ private:
       loadLocal(S, In.Arg >> 4, false, I, R);
       return loadLocal(S, In.Arg & 15, false, I, R);
     case Opcode::LOAD_FAST_AND_CLEAR:
-      if (!validLocal(In.Arg, S)) {
-        S.Stack.push_back(Either);
-        return;
-      }
-      S.Stack.push_back(S.Locals[In.Arg]);
+      if (!validLocal(In.Arg, S))
+        return push(S, Either, fresh(I, 0));
+      push(S, S.Locals[In.Arg], fresh(I, 0));
       S.Locals[In.Arg] = Null;
       return;
+    case Opcode::LOAD_CONST:
+      return push(S,
+                  In.Arg < D.Code->Consts.size()
+                      ? getConstKind(D.Code->Consts[In.Arg])
+                      : Obj,
+                  fresh(I, 0));
     case Opcode::STORE_FAST:
       return store(S, In.Arg);
     case Opcode::STORE_FAST_LOAD_FAST:
@@ -287,10 +384,10 @@ private:
       return;
     case Opcode::COPY: {
       size_t N = S.Stack.size();
-      uint8_t K = In.Arg >= 1 && In.Arg <= N ? S.Stack[N - In.Arg] : Obj;
-      if (K & Null)
-        report(R, ValueIssue::NullTaken, I, K, 0);
-      S.Stack.push_back(K);
+      Slot V = In.Arg >= 1 && In.Arg <= N ? S.Stack[N - In.Arg] : Slot();
+      if (V.K & Null)
+        report(R, ValueIssue::NullTaken, I, V.K, 0);
+      S.Stack.push_back(V); // the same object: its Id stays
       return;
     }
     case Opcode::SWAP: {
@@ -300,8 +397,7 @@ private:
       return;
     }
     case Opcode::PUSH_NULL:
-      S.Stack.push_back(Null);
-      return;
+      return push(S, Null, 0);
     case Opcode::POP_EXCEPT:
       pop(S);
       S.Handler = false;
@@ -319,16 +415,21 @@ private:
     size_t N = S.Stack.size();
     size_t Pops = size_t(std::min<int64_t>(E.Pops, int64_t(N)));
     for (size_t K = 0; K < Pops; ++K) {
-      uint8_t Kind = S.Stack[N - Pops + K];
+      uint8_t Kind = S.Stack[N - Pops + K].K;
       bool MayBeNull = K < 64 && ((E.NullIn >> K) & 1);
       if ((Kind & Null) && !MayBeNull)
         report(R, ValueIssue::NullTaken, I, Kind, uint32_t(K));
     }
     S.Stack.resize(N - Pops);
     bool CertainNull = In.is(Opcode::LOAD_GLOBAL);
-    for (int64_t K = 0; K < E.Pushes && K < (1 << 20); ++K) {
+    int64_t Pushes = std::min<int64_t>(E.Pushes, 1 << 20);
+    for (int64_t K = 0; K < Pushes; ++K) {
       bool MayBeNull = K < 64 && ((E.NullOut >> K) & 1);
-      S.Stack.push_back(!MayBeNull ? Obj : CertainNull ? Null : Either);
+      push(S,
+           !MayBeNull    ? Obj
+           : CertainNull ? Null
+                         : Either,
+           fresh(I, size_t(Pushes - 1 - K)));
     }
   }
 };

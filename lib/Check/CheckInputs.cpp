@@ -38,6 +38,7 @@ CheckInput pyverify::getCheckInput(CheckId Id) {
     return CheckInput::Depths;
   case CheckId::NullStackValue:
   case CheckId::LocalUnbound:
+  case CheckId::ExceptionSlotType:
     return CheckInput::Values;
   case CheckId::BlockNesting:
   case CheckId::ContextNotExited:

@@ -1,6 +1,7 @@
 //===- ValueChecks.cpp - Findings about NULL and unbound locals -----------===//
 
 #include "pyverify/Check/ValueChecks.h"
+#include "pyverify/Analysis/SlotKinds.h"
 #include "pyverify/Analysis/ValueKinds.h"
 #include "pyverify/Check/StackChecks.h"
 
@@ -27,6 +28,33 @@ static std::string callLayout(const Instruction &I) {
 static std::string localName(const CodeObject &C, uint32_t L) {
   return L < C.LocalsPlusNames.size() ? C.LocalsPlusNames[L]
                                       : "#" + std::to_string(L);
+}
+
+/// The message of an ExceptionSlot issue.
+static std::string exceptionSlotText(const DecodedCode &D, const ValueIssue &V,
+                                     const std::string &At) {
+  std::string Found = describeSlotKinds(V.Found);
+  if (V.From != ValueIssue::NoInst) {
+    const Instruction &P = D.Insts[V.From];
+    if (P.is(Opcode::PUSH_EXC_INFO) && V.Found == (KExc | KNone))
+      Found = llvm::formatv("the exception state PUSH_EXC_INFO at {0} saved "
+                            "(None unless an exception is being handled)",
+                            P.Offset);
+    else
+      Found += llvm::formatv(" (pushed by {0} at {1})", P.name(), P.Offset);
+  }
+  std::string Slot = V.Which == 0
+                         ? std::string("on top of the stack")
+                         : "#" + std::to_string(V.Which + 1) + " from the top";
+  std::string Needed = V.Allowed == KExc ? "an exception"
+                       : V.Allowed == (KExc | KNone)
+                           ? "an exception or None"
+                           : describeSlotKinds(V.Allowed);
+  return llvm::formatv("{0} takes the value {1}, which is {2}, where it needs "
+                       "{3}: CPython does not check, and crashes or keeps a "
+                       "non-exception as the handled exception",
+                       At, Slot, Found, Needed)
+      .str();
 }
 
 void pyverify::checkValueKinds(const CFG &G, std::vector<Finding> &Out) {
@@ -73,6 +101,10 @@ void pyverify::checkValueKinds(const CFG &G, std::vector<Finding> &Out) {
                                ? "raises UnboundLocalError"
                                : "pushes NULL")
                  .str();
+      break;
+    case ValueIssue::ExceptionSlot:
+      Id = CheckId::ExceptionSlotType;
+      Text = exceptionSlotText(D, V, At);
       break;
     }
     Finding F(Id, I.Offset, std::move(Text));

@@ -19,11 +19,22 @@
 //                  the exception edge and its POP_EXCEPT) reads a local that
 //                  no path to it assigns -- the handler raises
 //                  UnboundLocalError (or, 3.12+, reads NULL) instead of
-//                  doing its cleanup.
+//                  doing its cleanup;
+//   ExceptionSlot  an instruction reads a slot that may hold a kind its row
+//                  of SlotKinds.def does not allow -- RERAISE of None (the
+//                  state PUSH_EXC_INFO saved) or of a handler's lasti,
+//                  POP_EXCEPT of a bool: the interpreter does not check, and
+//                  crashes or keeps a non-exception as the thread's handled
+//                  exception; possible for an object of unknown type.
 //
-// The state is, per stack slot and per fast local, whether it may hold an
-// object and whether it may hold NULL. Slot values come from the table
-// (getStackIO: NullOut) and the local opcodes; a local is bound at entry iff
+// The state is, per stack slot and per fast local, what it may hold
+// (SlotKinds.h: NULL, the raised exception, None, a lasti, a list, another
+// non-exception, an unknown object), and per stack slot which value it is
+// (copies share an identity, so POP_JUMP_IF_NOT_NONE on a copy refines the
+// original: except*'s "COPY 1; POP_JUMP_IF_NOT_NONE; ... RERAISE"). Slot
+// kinds come from the table (getStackIO: NullOut), SlotKinds.def, the
+// constants (LOAD_CONST) and the local opcodes; a handler entry pushes its
+// lasti and the raised exception. A local is bound at entry iff
 // it is a parameter; LOAD_FAST_AND_CLEAR saves a local's state on the stack
 // and clears it, STORE_FAST restores what it pops; MAKE_CELL and
 // COPY_FREE_VARS bind. An exception edge cuts the stack to the entry's depth
@@ -44,11 +55,21 @@
 namespace pyverify {
 
 struct ValueIssue {
-  enum Kind : uint8_t { NullTaken, UnboundRead, HandlerUnbound } K;
+  enum Kind : uint8_t {
+    NullTaken,
+    UnboundRead,
+    HandlerUnbound,
+    ExceptionSlot
+  } K;
   uint32_t Inst;      ///< Instruction index.
-  Certainty Cert;     ///< Definite: NULL / unbound on every path.
+  Certainty Cert;     ///< Definite: NULL / unbound / a bad kind on every path.
   uint32_t Which = 0; ///< NullTaken: popped slot (0 = deepest);
+                      ///< ExceptionSlot: the slot read (0 = top);
                       ///< otherwise the local's index.
+  static constexpr uint32_t NoInst = ~uint32_t(0);
+  uint8_t Found = 0;      ///< ExceptionSlot: the kinds the slot may hold
+  uint8_t Allowed = 0;    ///< and those it needs (SlotKinds.h);
+  uint32_t From = NoInst; ///< the instruction that pushed it, when one did.
 };
 
 /// The issues of \p G's reachable code (see the contract).

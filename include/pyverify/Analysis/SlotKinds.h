@@ -1,0 +1,68 @@
+//===- SlotKinds.h - What a stack slot may hold -----------------*- C++ -*-===//
+//
+// Contract: a SlotKind set says what a stack slot (or a fast local) may hold
+// at a point, over every path: a bit per kind, the join is the union. The
+// kinds are the ones exception handling tells apart: the raised exception
+// (a handler entry's top, PUSH_EXC_INFO's top), None, a handler entry's
+// lasti (an int), a list (BUILD_LIST), another object known not to be an
+// exception (a constant, a bool from IS_OP), NULL, and an unknown object
+// (anything, an exception included). getSlotRules() gives an instruction's
+// row of SlotKinds.def: the kinds it needs in the slots it reads and makes
+// in the slots it writes, and whether it tests a value for None. Nothing
+// else about these kinds is written anywhere.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_ANALYSIS_SLOTKINDS_H
+#define PYVERIFY_ANALYSIS_SLOTKINDS_H
+
+#include "pyverify/Bytecode/InstructionStream.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+#include <string>
+
+namespace pyverify {
+
+class Value;
+
+using SlotKinds = uint8_t;
+enum : SlotKinds {
+  KUnknown = 1, ///< Any object, an exception included.
+  KNull = 2,
+  KExc = 4,    ///< The raised exception.
+  KNone = 8,   ///< None.
+  KLasti = 16, ///< A handler entry's lasti, an int.
+  KOther = 32, ///< An object known not to be an exception (nor None, a list).
+  KList = 64,
+};
+
+/// One instruction's row of SlotKinds.def (slots count from the top).
+struct SlotRules {
+  struct Need {
+    uint8_t Slot;
+    SlotKinds Allowed;
+  };
+  struct Make {
+    uint8_t Slot;
+    SlotKinds Kinds;
+    int8_t From; ///< -1: none.
+  };
+  llvm::SmallVector<Need, 1> Needs;
+  llvm::SmallVector<Make, 2> Makes;
+  int8_t NoneTest = -1; ///< 1: jumps when None; 0: when not None.
+};
+
+SlotRules getSlotRules(const Instruction &I);
+
+/// The kind of a constant: None, a list (a live code object's), an unknown
+/// object (any other live object), otherwise another non-exception object.
+SlotKinds getConstKind(const Value &V);
+
+/// "None or an int lasti": the kinds in \p K, for messages.
+std::string describeSlotKinds(SlotKinds K);
+
+} // namespace pyverify
+
+#endif

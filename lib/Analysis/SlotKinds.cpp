@@ -1,0 +1,58 @@
+//===- SlotKinds.cpp - What a stack slot may hold -------------------------===//
+
+#include "pyverify/Analysis/SlotKinds.h"
+#include "pyverify/Bytecode/Value.h"
+
+using namespace pyverify;
+
+namespace {
+enum : uint8_t { V311 = 1, V312 = 2, V313 = 4, AllV = 7 };
+constexpr int AnyArg = -1;
+constexpr int8_t NoSlot = -1;
+
+bool applies(const Instruction &I, uint8_t Versions, Opcode Op, int Arg) {
+  return I.is(Op) && (Versions & (1u << unsigned(I.Ver))) &&
+         (Arg == AnyArg || uint32_t(Arg) == I.Arg);
+}
+} // namespace
+
+SlotRules pyverify::getSlotRules(const Instruction &I) {
+  SlotRules R;
+#define PYV_SLOT_NEEDS(Versions, Op, Arg, Slot, Allowed)                       \
+  if (applies(I, Versions, Opcode::Op, Arg))                                   \
+    R.Needs.push_back({Slot, SlotKinds(Allowed)});
+#define PYV_SLOT_MAKES(Versions, Op, Arg, Slot, Kinds, From)                   \
+  if (applies(I, Versions, Opcode::Op, Arg))                                   \
+    R.Makes.push_back({Slot, SlotKinds(Kinds), int8_t(From)});
+#define PYV_SLOT_NONE_TEST(Versions, Op, NoneWhenJumping)                      \
+  if (applies(I, Versions, Opcode::Op, AnyArg))                                \
+    R.NoneTest = (NoneWhenJumping) ? 1 : 0;
+#include "pyverify/Analysis/SlotKinds.def"
+  return R;
+}
+
+SlotKinds pyverify::getConstKind(const Value &V) {
+  if (V.is<NoneValue>())
+    return KNone;
+  if (V.getSequence(SequenceKind::List))
+    return KList;
+  if (V.is<OpaqueValue>())
+    return KUnknown;
+  return KOther;
+}
+
+std::string pyverify::describeSlotKinds(SlotKinds K) {
+  static const std::pair<SlotKinds, const char *> Names[] = {
+      {KExc, "the raised exception"},
+      {KNone, "None"},
+      {KLasti, "the lasti int of a handler entry"},
+      {KList, "a list"},
+      {KOther, "a bool or another object that is not an exception"},
+      {KNull, "NULL"},
+      {KUnknown, "an object of unknown type"}};
+  std::string S;
+  for (auto &[Bit, Name] : Names)
+    if (K & Bit)
+      S += (S.empty() ? "" : " or ") + std::string(Name);
+  return S;
+}
