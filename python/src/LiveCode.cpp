@@ -4,7 +4,6 @@
 
 #include <marshal.h>
 
-#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
@@ -28,7 +27,32 @@ public:
   bool fillCode(PyObject *Obj, CodeObject &C, unsigned Depth);
 
 private:
-  bool readValue(PyObject *Obj, unsigned Depth, std::optional<Value> &Out);
+  /// A tuple, frozenset or code object whose constants are being read: the
+  /// reader's explicit stack, so nesting costs heap, not C stack (a Python
+  /// thread's stack can be 32 KiB).
+  struct Frame {
+    PyObject *Obj;
+    /// The code object whose co_consts these are (null for a container);
+    /// Owned holds it unless it is the caller's root.
+    CodeObject *Code = nullptr;
+    std::shared_ptr<CodeObject> Owned;
+    SequenceKind Kind = SequenceKind::Tuple;
+    std::vector<PyObject *> Elems; ///< Borrowed: Obj holds them.
+    std::vector<Value> Items;
+    unsigned ItemDepth = 0; ///< The nesting depth of Elems.
+  };
+  std::vector<Frame> Stack;
+
+  /// Reads the fields of \p Obj other than co_consts into \p C and pushes
+  /// the frame that reads its constants at \p ConstDepth.
+  bool beginCode(PyObject *Obj, CodeObject &C,
+                 std::shared_ptr<CodeObject> Owned, unsigned ConstDepth);
+  /// Reads frames until the stack is empty.
+  bool drain();
+  /// A constant at \p Depth: 1 with \p Out set for a finished value (a
+  /// scalar, a string, an opaque value or one already converted), 0 after
+  /// pushing a Frame for its items, -1 with a Python exception set.
+  int readValue(PyObject *Obj, unsigned Depth, std::optional<Value> &Out);
   bool readStr(PyObject *Obj, std::string &Out, const char *Field) {
     Out.clear();
     return appendStr(Obj, Out, Field);
@@ -105,10 +129,65 @@ bool Reader::readStrTuple(PyObject *Obj, std::vector<std::string> &Out,
   return true;
 }
 
+/// Elements nested deeper than this are not given to CPython's marshal for
+/// their sort key: its writer recurses once per level (w_object), about 195
+/// bytes each, and a Python thread's stack can be 32 KiB
+/// (threading.stack_size). Measured with marshal.dumps of nested tuples on
+/// a thread of that size: 3.11 and 3.12 manage 140 levels, 3.13 128; 64
+/// levels (about 12.5 KiB) leave room for the caller's frames.
+constexpr unsigned MaxSortKeyDepth = 64;
+
+/// True if \p Root nests tuples, frozensets, sets and code objects' constants
+/// more than \p Limit levels deep (what marshal would recurse through).
+/// Iterative, each distinct object measured once.
+static bool nestsDeeperThan(PyObject *Root, unsigned Limit) {
+  llvm::DenseMap<PyObject *, unsigned> Height; // Of finished objects.
+  // Children as borrowed references (their container holds them).
+  auto ForEachChild = [](PyObject *Obj, auto Visit) {
+    if (PyTuple_Check(Obj)) {
+      for (Py_ssize_t I = 0; I < PyTuple_GET_SIZE(Obj); ++I)
+        Visit(PyTuple_GET_ITEM(Obj, I));
+    } else if (PyAnySet_Check(Obj)) {
+      if (PyObject *It = PyObject_GetIter(Obj)) {
+        while (PyObject *Key = PyIter_Next(It)) {
+          Visit(Key); // The set still holds it.
+          Py_DECREF(Key);
+        }
+        Py_DECREF(It);
+      }
+      PyErr_Clear(); // A set's iteration does not fail.
+    } else if (PyCode_Check(Obj)) {
+      Visit(reinterpret_cast<PyCodeObject *>(Obj)->co_consts);
+    }
+  };
+  std::vector<std::pair<PyObject *, bool>> Work{{Root, false}};
+  while (!Work.empty()) {
+    auto [Obj, Expanded] = Work.back();
+    Work.pop_back();
+    if (Height.count(Obj))
+      continue;
+    if (!Expanded) {
+      Work.push_back({Obj, true});
+      ForEachChild(Obj, [&](PyObject *C) {
+        if (!Height.count(C))
+          Work.push_back({C, false});
+      });
+      continue;
+    }
+    unsigned H = 0;
+    ForEachChild(Obj, [&](PyObject *C) { H = std::max(H, Height.lookup(C)); });
+    if (++H > Limit)
+      return true;
+    Height[Obj] = H;
+  }
+  return false;
+}
+
 /// The elements of a frozenset in the order marshal writes them: marshal
 /// (3.11 to 3.13) sorts them by their own marshalled bytes (so that .pyc files
-/// are reproducible whatever the hash seed); elements that cannot be marshalled
-/// keep iteration order after the others.
+/// are reproducible whatever the hash seed); elements that cannot be
+/// marshalled, or are nested deeper than MaxSortKeyDepth, keep iteration order
+/// after the others.
 static bool frozenSetInMarshalOrder(PyObject *Set,
                                     std::vector<PyObject *> &Out) {
   std::vector<std::pair<std::string, PyObject *>> Keyed;
@@ -137,6 +216,10 @@ static bool frozenSetInMarshalOrder(PyObject *Set,
     return false;
   }
   for (PyObject *Key : Keys) {
+    if (nestsDeeperThan(Key, MaxSortKeyDepth)) {
+      Unkeyed.push_back(Key);
+      continue;
+    }
     PyObject *Bytes = PyMarshal_WriteObjectToString(Key, Py_MARSHAL_VERSION);
     if (!Bytes) {
       PyErr_Clear();
@@ -179,28 +262,28 @@ Value Reader::opaque(PyObject *Obj, std::shared_ptr<std::string> Repr) {
       std::move(Repr)};
 }
 
-bool Reader::readValue(PyObject *Obj, unsigned Depth,
-                       std::optional<Value> &Out) {
+int Reader::readValue(PyObject *Obj, unsigned Depth,
+                      std::optional<Value> &Out) {
   if (Depth > pyverify::python::MaxConstDepth) {
     PyErr_Format(PyExc_ValueError, "constants nested deeper than %u levels",
                  pyverify::python::MaxConstDepth);
-    return false;
+    return -1;
   }
   if (Obj == Py_None) {
     Out.emplace(NoneValue{});
-    return true;
+    return 1;
   }
   if (Obj == Py_Ellipsis) {
     Out.emplace(EllipsisValue{});
-    return true;
+    return 1;
   }
   if (Obj == PyExc_StopIteration) {
     Out.emplace(StopIterationValue{});
-    return true;
+    return 1;
   }
   if (Obj == Py_True || Obj == Py_False) {
     Out.emplace(Obj == Py_True);
-    return true;
+    return 1;
   }
   PyTypeObject *Type = Py_TYPE(Obj);
   if (Type == &PyLong_Type) {
@@ -208,16 +291,16 @@ bool Reader::readValue(PyObject *Obj, unsigned Depth,
     long long V = PyLong_AsLongLongAndOverflow(Obj, &Overflow);
     if (!Overflow) {
       if (V == -1 && PyErr_Occurred())
-        return false;
+        return -1;
       Out.emplace(int64_t(V));
-      return true;
+      return 1;
     }
     // Magnitude as little-endian bytes, then marshal's base-2^15 digits.
     BigInt B;
     B.Negative = Overflow < 0;
     PyObject *Abs = PyNumber_Absolute(Obj);
     if (!Abs)
-      return false;
+      return -1;
     size_t Bits = _PyLong_NumBits(Abs);
     std::vector<unsigned char> Buf((Bits + 7) / 8 + 1);
     int Rc = _PyLong_AsByteArray(reinterpret_cast<PyLongObject *>(Abs),
@@ -230,7 +313,7 @@ bool Reader::readValue(PyObject *Obj, unsigned Depth,
     );
     Py_DECREF(Abs);
     if (Rc < 0)
-      return false;
+      return -1;
     uint32_t Acc = 0;
     unsigned AccBits = 0;
     for (unsigned char Byte : Buf) {
@@ -247,100 +330,86 @@ bool Reader::readValue(PyObject *Obj, unsigned Depth,
     while (!B.Digits.empty() && B.Digits.back() == 0)
       B.Digits.pop_back();
     Out.emplace(std::move(B));
-    return true;
+    return 1;
   }
   if (Type == &PyFloat_Type) {
     Out.emplace(PyFloat_AS_DOUBLE(Obj));
-    return true;
+    return 1;
   }
   if (Type == &PyComplex_Type) {
     Py_complex C = PyComplex_AsCComplex(Obj);
     Out.emplace(std::complex<double>(C.real, C.imag));
-    return true;
+    return 1;
   }
   if (Type == &PyBytes_Type) {
     std::shared_ptr<std::string> S = newPayload();
     S->assign(PyBytes_AS_STRING(Obj), size_t(PyBytes_GET_SIZE(Obj)));
     Out.emplace(BytesValue{std::move(S)});
-    return true;
+    return 1;
   }
   if (Type == &PyUnicode_Type) {
     std::shared_ptr<std::string> S = newPayload();
     if (!readStr(Obj, *S, "a constant"))
-      return false;
+      return -1;
     Out.emplace(StrValue{std::move(S)});
-    return true;
+    return 1;
   }
 
   // Composite values: convert each distinct object once.
   if (auto It = Seen.find(Obj); It != Seen.end()) {
     Out.emplace(It->second);
-    return true;
+    return 1;
   }
   if (PyCode_Check(Obj)) {
     auto *Code = reinterpret_cast<PyCodeObject *>(Obj);
-    if (!Recursive) {
-      // Only the root is checked: name the child as Value::repr would.
-      std::shared_ptr<std::string> Repr = newPayload();
-      Repr->assign("<code object ");
-      if (!appendStr(Code->co_name, *Repr, "co_name"))
-        return false;
-      Repr->append(", file \"");
-      if (!appendStr(Code->co_filename, *Repr, "co_filename"))
-        return false;
-      Repr->append("\", line ");
-      Repr->append(std::to_string(Code->co_firstlineno));
-      Repr->push_back('>');
-      Out.emplace(opaque(Obj, std::move(Repr)));
-    } else {
-      auto Child = readCode(Obj, Depth + 1);
-      if (!Child)
-        return false;
-      Out.emplace(CodeValue{std::move(Child)});
+    if (Recursive) {
+      auto Child = std::make_shared<CodeObject>();
+      CodeObject &C = *Child;
+      return beginCode(Obj, C, std::move(Child), Depth + 2) ? 0 : -1;
     }
+    // Only the root is checked: name the child as Value::repr would.
+    std::shared_ptr<std::string> Repr = newPayload();
+    Repr->assign("<code object ");
+    if (!appendStr(Code->co_name, *Repr, "co_name"))
+      return -1;
+    Repr->append(", file \"");
+    if (!appendStr(Code->co_filename, *Repr, "co_filename"))
+      return -1;
+    Repr->append("\", line ");
+    Repr->append(std::to_string(Code->co_firstlineno));
+    Repr->push_back('>');
+    Out.emplace(opaque(Obj, std::move(Repr)));
     Seen.try_emplace(Obj, *Out);
-    return true;
+    return 1;
   }
   if (Type == &PyTuple_Type || Type == &PyFrozenSet_Type) {
-    // Items as borrowed references (the container holds them).
-    llvm::ArrayRef<PyObject *> Elems;
-    std::vector<PyObject *> SetElems;
+    Frame F{Obj};
     if (Type == &PyTuple_Type) {
-      Elems =
-          llvm::makeArrayRef(reinterpret_cast<PyTupleObject *>(Obj)->ob_item,
-                             size_t(PyTuple_GET_SIZE(Obj)));
-    } else if (frozenSetInMarshalOrder(Obj, SetElems)) {
-      Elems = SetElems;
+      auto *T = reinterpret_cast<PyTupleObject *>(Obj);
+      F.Elems.assign(T->ob_item, T->ob_item + PyTuple_GET_SIZE(Obj));
     } else {
-      return false;
+      F.Kind = SequenceKind::FrozenSet;
+      if (!frozenSetInMarshalOrder(Obj, F.Elems))
+        return -1;
     }
-    std::vector<Value> Items;
-    Items.reserve(Elems.size());
-    for (PyObject *Item : Elems) {
-      std::optional<Value> V;
-      if (!readValue(Item, Depth + 1, V))
-        return false;
-      Items.push_back(std::move(*V));
-    }
-    Out.emplace(SequenceValue{
-        Type == &PyTuple_Type ? SequenceKind::Tuple : SequenceKind::FrozenSet,
-        std::make_shared<const std::vector<Value>>(std::move(Items))});
-    Seen.try_emplace(Obj, *Out);
-    return true;
+    F.Items.reserve(F.Elems.size());
+    F.ItemDepth = Depth + 1;
+    Stack.push_back(std::move(F));
+    return 0;
   }
 
   // Anything else cannot come from marshal: keep its repr.
   PyObject *Repr = PyObject_Repr(Obj);
   if (!Repr)
-    return false;
+    return -1;
   std::shared_ptr<std::string> Text = newPayload();
   bool Ok = readStr(Repr, *Text, "repr()");
   Py_DECREF(Repr);
   if (!Ok)
-    return false;
+    return -1;
   Out.emplace(opaque(Obj, std::move(Text)));
   Seen.try_emplace(Obj, *Out);
-  return true;
+  return 1;
 }
 
 std::shared_ptr<const CodeObject> Reader::readCode(PyObject *Obj,
@@ -352,6 +421,11 @@ std::shared_ptr<const CodeObject> Reader::readCode(PyObject *Obj,
 }
 
 bool Reader::fillCode(PyObject *Obj, CodeObject &C, unsigned Depth) {
+  return beginCode(Obj, C, nullptr, Depth + 1) && drain();
+}
+
+bool Reader::beginCode(PyObject *Obj, CodeObject &C,
+                       std::shared_ptr<CodeObject> Owned, unsigned ConstDepth) {
   // A live code object is the running interpreter's bytecode. The fields
   // read here are PyCodeObject members in 3.11, 3.12 and 3.13 alike.
   static_assert(PY_MAJOR_VERSION == 3 && PY_MINOR_VERSION >= 11 &&
@@ -390,13 +464,47 @@ bool Reader::fillCode(PyObject *Obj, CodeObject &C, unsigned Depth) {
     PyErr_SetString(PyExc_TypeError, "co_consts is not a tuple");
     return false;
   }
-  Py_ssize_t N = PyTuple_GET_SIZE(Consts);
-  C.Consts.reserve(size_t(N));
-  for (Py_ssize_t I = 0; I < N; ++I) {
-    std::optional<Value> V;
-    if (!readValue(PyTuple_GET_ITEM(Consts, I), Depth + 1, V))
-      return false;
-    C.Consts.push_back(std::move(*V));
+  Frame F{Obj, &C, std::move(Owned)};
+  auto *T = reinterpret_cast<PyTupleObject *>(Consts);
+  F.Elems.assign(T->ob_item, T->ob_item + PyTuple_GET_SIZE(Consts));
+  F.Items.swap(C.Consts); // Keeps the root's capacity from read to read.
+  F.Items.reserve(F.Elems.size());
+  F.ItemDepth = ConstDepth;
+  Stack.push_back(std::move(F));
+  return true;
+}
+
+bool Reader::drain() {
+  while (!Stack.empty()) {
+    Frame &F = Stack.back();
+    if (F.Items.size() < F.Elems.size()) {
+      std::optional<Value> V;
+      int R = readValue(F.Elems[F.Items.size()], F.ItemDepth, V);
+      if (R < 0) {
+        Stack.clear();
+        return false;
+      }
+      if (R > 0)
+        Stack.back().Items.push_back(std::move(*V)); // No frame was pushed.
+      continue;
+    }
+    // All items read: the value goes to the frame below (none: the root).
+    std::optional<Value> Done;
+    if (F.Code) {
+      F.Code->Consts = std::move(F.Items);
+      if (F.Owned)
+        Done.emplace(CodeValue{std::move(F.Owned)});
+    } else {
+      Done.emplace(SequenceValue{
+          F.Kind,
+          std::make_shared<const std::vector<Value>>(std::move(F.Items))});
+    }
+    PyObject *Obj = F.Obj;
+    Stack.pop_back();
+    if (!Done)
+      continue;
+    Seen.try_emplace(Obj, *Done);
+    Stack.back().Items.push_back(std::move(*Done));
   }
   return true;
 }

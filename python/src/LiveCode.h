@@ -11,8 +11,11 @@
 // type, a subclass of a marshallable type) becomes an OpaqueValue with its
 // type name and repr(). Nested code objects and containers that appear more
 // than once are converted once and shared, so a DAG of constants stays
-// linear. Nesting deeper than MaxDepth is an error (a live tuple can be
-// nested arbitrarily deep; marshal refuses the same at 2000).
+// linear. Nesting deeper than MaxConstDepth is an error (a live tuple can be
+// nested arbitrarily deep; marshal refuses the same at 2000). Containers and
+// code objects being read are an explicit stack, so the C stack used is the
+// same at any depth (verify() runs on the caller's thread, whose stack can be
+// 32 KiB: threading.stack_size).
 //
 // On failure it returns false (or null) with a Python exception set.
 //

@@ -182,6 +182,51 @@ def test_deep_constants_are_an_error_not_a_crash():
         pyverify.verify(code)
 
 
+def run_on_small_stack(fn, size=64 * 1024):
+    """fn() on a thread whose C stack is `size` bytes (threading.stack_size
+    allows 32 KiB): the reader must not recurse once per nesting level."""
+    result = {}
+
+    def target():
+        try:
+            result["value"] = fn()
+        except BaseException as e:  # handed to the caller
+            result["error"] = e
+
+    old = threading.stack_size(size)
+    try:
+        thread = threading.Thread(target=target)
+        thread.start()
+    finally:
+        threading.stack_size(old)
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
+
+
+def test_deep_constants_on_a_small_thread_stack():
+    t = ()
+    for i in range(1970):  # 1990 levels: the innermost is at depth 1991
+        t = (frozenset({t}),) if i % 100 == 0 else (t,)
+    code = add.__code__.replace(co_consts=add.__code__.co_consts + (t,))
+    assert run_on_small_stack(lambda: pyverify.verify(code).ok)
+    deeper = add.__code__.replace(co_consts=(t, t, t, t, t, t))
+    for _ in range(20):
+        deeper = deeper.replace(co_consts=((deeper.co_consts[0],),))
+    with pytest.raises(ValueError, match="nested deeper"):
+        run_on_small_stack(lambda: pyverify.verify(deeper))
+
+
+def test_deep_code_objects_on_a_small_thread_stack():
+    # Each nested code object is two levels (itself, its constants).
+    code = add.__code__
+    for _ in range(990):
+        code = add.__code__.replace(co_consts=add.__code__.co_consts + (code,))
+    report = run_on_small_stack(lambda: pyverify.verify(code))
+    assert report.ok
+
+
 def test_type_errors():
     with pytest.raises(TypeError, match="code object or a function"):
         pyverify.verify(42)
