@@ -1290,7 +1290,7 @@ def dead_range_holds(d, off):
 
 
 CONTROL_IDS_PREFIXES = ("context-", "with-", "stack-", "handler-", "block-",
-                        "exception-table-")
+                        "exception-table-", "exception-slot-")
 
 
 def main():
@@ -1579,7 +1579,7 @@ def main():
             f, indent=1)
 
     print()
-    print("controls: %d unmutated code objects, %d with context/with/stack/table "
+    print("controls: %d unmutated code objects, %d with context/with/stack/table/slot "
           "findings" % (len(control_paths), len(control_bad)))
     for p, bad in control_bad[:20]:
         print("  %s: %s" % (p, ", ".join(sorted({d["check"] for d in bad}))))
