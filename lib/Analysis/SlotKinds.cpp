@@ -5,11 +5,9 @@
 
 using namespace pyverify;
 
-namespace {
-enum : uint8_t { V311 = 1, V312 = 2, V313 = 4, AllV = 7 };
-constexpr int AnyArg = -1;
-constexpr int8_t NoSlot = -1;
+using namespace pyverify::slotdef;
 
+namespace {
 bool applies(const Instruction &I, uint8_t Versions, Opcode Op, int Arg) {
   return I.is(Op) && (Versions & (1u << unsigned(I.Ver))) &&
          (Arg == AnyArg || uint32_t(Arg) == I.Arg);

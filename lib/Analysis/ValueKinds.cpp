@@ -268,9 +268,9 @@ private:
     }
     if (Checks) {
       K &= ~Null; // past it, the local is bound
-      S.Locals[L] = K ? K : Obj;
+      S.Locals[L] = K ? K : uint8_t(Obj);
     }
-    push(S, K ? K : Obj, fresh(I, 0));
+    push(S, K ? K : uint8_t(Obj), fresh(I, 0));
   }
 
   void store(VState &S, uint32_t L) const {
@@ -360,7 +360,7 @@ private:
       return push(S,
                   In.Arg < D.Code->Consts.size()
                       ? getConstKind(D.Code->Consts[In.Arg])
-                      : Obj,
+                      : SlotKinds(Obj),
                   fresh(I, 0));
     case Opcode::STORE_FAST:
       return store(S, In.Arg);

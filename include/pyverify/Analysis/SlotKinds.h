@@ -38,6 +38,14 @@ enum : SlotKinds {
   KList = 64,
 };
 
+/// The names SlotKinds.def's rows use besides the kinds (for includers of
+/// the .def: SlotKinds.cpp and the table's unit test).
+namespace slotdef {
+enum : uint8_t { V311 = 1, V312 = 2, V313 = 4, AllV = 7 };
+constexpr int AnyArg = -1;
+constexpr int NoSlot = -1;
+} // namespace slotdef
+
 /// One instruction's row of SlotKinds.def (slots count from the top).
 struct SlotRules {
   struct Need {
