@@ -49,6 +49,10 @@ import random
 import sys
 import types
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lit", "Inputs"))
+import breakcode as bc  # noqa: E402  (the exception-table varint codec)
+
 VERSION = "%d.%d" % sys.version_info[:2]
 V311 = sys.version_info[:2] == (3, 11)
 V313 = sys.version_info[:2] >= (3, 13)
@@ -176,29 +180,15 @@ def assemble(items):
     return bytes(out), labels, [(pos, items[k]) for pos, k in placed], sizes
 
 
-def _varint(value, first=False):
-    chunks = []
-    while True:
-        chunks.append(value & 0x3F)
-        value >>= 6
-        if not value:
-            break
-    chunks.reverse()
-    out = bytearray()
-    for i, c in enumerate(chunks):
-        out.append(c | (0x40 if i + 1 < len(chunks) else 0) |
-                   (0x80 if first and i == 0 else 0))
-    return bytes(out)
-
-
 def encode_table(entries):
-    """entries: (start, end, target, depth, lasti) in code units, end exclusive."""
+    """entries: (start, end, target, depth, lasti) in code units, end
+    exclusive; the varints are breakcode's (the lit tests' table codec)."""
     out = bytearray()
     for start, end, target, depth, lasti in entries:
-        out += _varint(start, first=True)
-        out += _varint(max(end - start, 0))
-        out += _varint(target)
-        out += _varint((depth << 1) | int(bool(lasti)))
+        out += bc.encode_varint(start, first=True)
+        out += bc.encode_varint(max(end - start, 0))
+        out += bc.encode_varint(target)
+        out += bc.encode_varint((depth << 1) | int(bool(lasti)))
     return bytes(out)
 
 
