@@ -213,21 +213,22 @@ llvm::json::Object pyverify::listingToJSON(const DecodedCode &D,
 static llvm::json::Object
 codeTreeImpl(const CodeObject &C,
              llvm::function_ref<llvm::json::Object(const CodeObject &)> One,
-             llvm::SmallPtrSetImpl<const CodeObject *> &Seen) {
-  if (!Seen.insert(&C).second)
+             llvm::SmallPtrSetImpl<const CodeObject *> &Seen, unsigned Depth) {
+  bool Duplicate = !Seen.insert(&C).second;
+  if (Duplicate || Depth >= MaxJSONCodeDepth)
     return llvm::json::Object{{"name", jsonSafe(C.Name)},
                               {"qualname", jsonSafe(C.QualName)},
                               {"firstlineno", C.FirstLineNo},
                               {"stacksize", C.StackSize},
                               {"flags", C.Flags},
-                              {"duplicate", true},
+                              {Duplicate ? "duplicate" : "too_deep", true},
                               {"instructions", llvm::json::Array()},
                               {"exception_table", llvm::json::Array()},
                               {"children", llvm::json::Array()}};
   llvm::json::Object O = One(C);
   llvm::json::Array Kids;
   for (const CodeObject *K : C.children())
-    Kids.push_back(codeTreeImpl(*K, One, Seen));
+    Kids.push_back(codeTreeImpl(*K, One, Seen, Depth + 1));
   O["children"] = std::move(Kids);
   return O;
 }
@@ -236,5 +237,5 @@ llvm::json::Object pyverify::codeTreeToJSON(
     const CodeObject &Root,
     llvm::function_ref<llvm::json::Object(const CodeObject &)> One) {
   llvm::SmallPtrSet<const CodeObject *, 16> Seen;
-  return codeTreeImpl(Root, One, Seen);
+  return codeTreeImpl(Root, One, Seen, 0);
 }

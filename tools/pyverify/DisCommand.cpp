@@ -138,9 +138,15 @@ int listOpcodes(PythonVersion V) {
   return 0;
 }
 
-json::Value canonicalValue(const Value &V) {
+/// \p V as JSON: ["kind", payload]. Values nested MaxMarshalDepth levels
+/// deep (back-references nest without marshal's cap) are ["too_deep"]: the
+/// JSON is built, printed and freed by recursion, one level per level.
+json::Value canonicalValue(const Value &V, unsigned Depth = 0) {
   using json::Array;
+  if (Depth >= MaxMarshalDepth)
+    return Array{"too_deep"};
   struct Visitor {
+    unsigned Depth;
     json::Value operator()(const NoneValue &) { return Array{"None"}; }
     json::Value operator()(const EllipsisValue &) { return Array{"Ellipsis"}; }
     json::Value operator()(const StopIterationValue &) {
@@ -173,7 +179,7 @@ json::Value canonicalValue(const Value &V) {
     json::Value operator()(const SequenceValue &S) {
       Array Items;
       for (const Value &X : *S.Items)
-        Items.push_back(canonicalValue(X));
+        Items.push_back(canonicalValue(X, Depth + 1));
       const char *Kind = S.Kind == SequenceKind::Tuple  ? "tuple"
                          : S.Kind == SequenceKind::List ? "list"
                          : S.Kind == SequenceKind::Set  ? "set"
@@ -183,8 +189,8 @@ json::Value canonicalValue(const Value &V) {
     json::Value operator()(const DictValue &D) {
       Array Items;
       for (const auto &KV : *D.Items)
-        Items.push_back(
-            Array{canonicalValue(KV.first), canonicalValue(KV.second)});
+        Items.push_back(Array{canonicalValue(KV.first, Depth + 1),
+                              canonicalValue(KV.second, Depth + 1)});
       return Array{"dict", std::move(Items)};
     }
     json::Value operator()(const CodeValue &C) {
@@ -194,7 +200,7 @@ json::Value canonicalValue(const Value &V) {
       return Array{"opaque", *O.TypeName, *O.Repr};
     }
   };
-  return std::visit(Visitor{}, V.get());
+  return std::visit(Visitor{Depth}, V.get());
 }
 
 json::Object rawFields(const DecodedCode &D) {

@@ -58,7 +58,13 @@ llvm::json::Object listingToJSON(const DecodedCode &D,
 /// several parents (marshal back-references; compile() never does this) is
 /// built once; later occurrences are stubs with "duplicate": true and empty
 /// instructions, table and children, so the output stays linear in the
-/// input.
+/// input. A code object at depth MaxJSONCodeDepth (the root is at 0) is such
+/// a stub with "too_deep": true: building, printing and freeing the nested
+/// JSON recurse per level (llvm::json), and back-references nest code
+/// objects without marshal's 2000-level cap. Every code object written out
+/// takes two marshal levels, so a tree without back-references never
+/// reaches the limit.
+constexpr unsigned MaxJSONCodeDepth = 1000;
 llvm::json::Object
 codeTreeToJSON(const CodeObject &Root,
                llvm::function_ref<llvm::json::Object(const CodeObject &)> One);
