@@ -18,7 +18,13 @@ SlotRules pyverify::getSlotRules(const Instruction &I) {
   SlotRules R;
 #define PYV_SLOT_NEEDS(Versions, Op, Arg, Slot, Allowed)                       \
   if (applies(I, Versions, Opcode::Op, Arg))                                   \
-    R.Needs.push_back({Slot, SlotKinds(Allowed)});
+    R.Needs.push_back({Slot, SlotKinds(Allowed), true});
+#define PYV_SLOT_REQUIRES(Versions, Op, Arg, Slot, Allowed)                    \
+  if (applies(I, Versions, Opcode::Op, Arg))                                   \
+    R.Needs.push_back({Slot, SlotKinds(Allowed), false});
+#define PYV_LOCAL_REQUIRES(Versions, Op, Allowed)                              \
+  if (applies(I, Versions, Opcode::Op, AnyArg))                                \
+    R.LocalNeed = SlotKinds(Allowed);
 #define PYV_SLOT_MAKES(Versions, Op, Arg, Slot, Kinds, From)                   \
   if (applies(I, Versions, Opcode::Op, Arg))                                   \
     R.Makes.push_back({Slot, SlotKinds(Kinds), int8_t(From)});
@@ -34,6 +40,8 @@ SlotKinds pyverify::getConstKind(const Value &V) {
     return KNone;
   if (V.getSequence(SequenceKind::List))
     return KList;
+  if (V.getSequence(SequenceKind::Tuple))
+    return KTuple;
   if (V.is<OpaqueValue>())
     return KUnknown;
   return KOther;
@@ -45,6 +53,10 @@ std::string pyverify::describeSlotKinds(SlotKinds K) {
       {KNone, "None"},
       {KLasti, "the lasti int of a handler entry"},
       {KList, "a list"},
+      {KIter, "an iterator"},
+      {KTuple, "a tuple"},
+      {KFunc, "a function"},
+      {KCell, "a cell"},
       {KOther, "a bool or another object that is not an exception"},
       {KNull, "NULL"},
       {KUnknown, "an object of unknown type"}};

@@ -15,7 +15,7 @@ using namespace pyverify;
 namespace {
 
 /// What a slot or a local may hold (SlotKinds.h); Obj is any object.
-enum : uint8_t { Obj = KUnknown, Null = KNull, Either = Obj | Null };
+enum : SlotKinds { Obj = KUnknown, Null = KNull, Either = Obj | Null };
 
 /// A stack slot: its kinds, and which value it is: slots with the same
 /// nonzero Id hold the same object (a push of a value claims its Id, see
@@ -29,7 +29,7 @@ struct VState {
   bool Reached = false;
   bool Handler = false; ///< May be between an exception edge and POP_EXCEPT.
   llvm::SmallVector<Slot, 24> Stack;
-  llvm::SmallVector<uint8_t, 24> Locals;
+  llvm::SmallVector<SlotKinds, 24> Locals;
 
   /// Joins \p O in; whether anything changed. False in \p Ok when the two
   /// stacks differ in depth (a conflict the depth pass reports).
@@ -45,7 +45,7 @@ struct VState {
       return false;
     }
     bool Changed = false;
-    auto Merge = [&](uint8_t &A, uint8_t B) {
+    auto Merge = [&](SlotKinds &A, SlotKinds B) {
       if ((A | B) != A) {
         A |= B;
         Changed = true;
@@ -70,9 +70,9 @@ class ValueKinds {
 public:
   explicit ValueKinds(const CFG &G) : G(G), D(G.code()), Insts(D.Insts) {}
 
-  std::vector<ValueIssue> run() {
+  llvm::Expected<std::vector<ValueIssue>> run() {
     if (Insts.size() == 0)
-      return {};
+      return std::vector<ValueIssue>();
     std::vector<VState> In(G.size());
     In[0] = entryState();
     // A stack of blocks to visit (the lattice is finite; order only changes
@@ -96,7 +96,9 @@ public:
       });
     }
     if (!Ok)
-      return {};
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "two paths reach a block with stacks or locals of different sizes");
     std::vector<ValueIssue> Issues;
     for (const std::vector<ValueIssue> &P : PerBlock)
       Issues.insert(Issues.end(), P.begin(), P.end());
@@ -215,10 +217,10 @@ private:
     R.Handler |= S.Handler;
   }
 
-  static uint8_t pop(VState &S) {
+  static SlotKinds pop(VState &S) {
     if (S.Stack.empty())
       return Obj; // an underflow: the depth pass reports it
-    uint8_t K = S.Stack.back().K;
+    SlotKinds K = S.Stack.back().K;
     S.Stack.pop_back();
     return K;
   }
@@ -240,7 +242,7 @@ private:
   }
 
   static void report(std::vector<ValueIssue> *R, ValueIssue::Kind K, uint32_t I,
-                     uint8_t Kind, uint32_t Which) {
+                     SlotKinds Kind, uint32_t Which) {
     if (R)
       R->push_back({K, I,
                     Kind == Null ? Certainty::Definite : Certainty::Possible,
@@ -259,7 +261,7 @@ private:
       push(S, Obj, fresh(I, 0));
       return;
     }
-    uint8_t K = S.Locals[L];
+    SlotKinds K = S.Locals[L];
     if (K & Null) {
       if (S.Handler && K == Null)
         report(R, ValueIssue::HandlerUnbound, I, K, L);
@@ -268,13 +270,13 @@ private:
     }
     if (Checks) {
       K &= ~Null; // past it, the local is bound
-      S.Locals[L] = K ? K : uint8_t(Obj);
+      S.Locals[L] = K ? K : SlotKinds(Obj);
     }
-    push(S, K ? K : uint8_t(Obj), fresh(I, 0));
+    push(S, K ? K : SlotKinds(Obj), fresh(I, 0));
   }
 
   void store(VState &S, uint32_t L) const {
-    uint8_t K = pop(S);
+    SlotKinds K = pop(S);
     if (validLocal(L, S))
       S.Locals[L] = K;
   }
@@ -294,6 +296,8 @@ private:
     for (const SlotRules::Make &M : Rules.Makes)
       From.push_back(M.From >= 0 && size_t(M.From) < N ? S.Stack[N - 1 - M.From]
                                                        : Slot{0, 0});
+    if (Rules.LocalNeed && validLocal(In.Arg, S))
+      checkLocalNeed(S.Locals[In.Arg], Rules.LocalNeed, I, In.Arg, R);
     if (Rules.NoneTest >= 0 && N)
       refineNone(S, S.Stack.back().Id, (Rules.NoneTest == 1) == Jump);
     move(S, I, Jump, R);
@@ -318,12 +322,27 @@ private:
     if (!R || !Bad)
       return;
     bool Definite = !(V.K & (Nd.Allowed | KUnknown));
-    ValueIssue Issue{ValueIssue::ExceptionSlot, I,
-                     Definite ? Certainty::Definite : Certainty::Possible,
-                     Nd.Slot};
+    ValueIssue Issue{
+        Nd.Exception ? ValueIssue::ExceptionSlot : ValueIssue::KindMismatch, I,
+        Definite ? Certainty::Definite : Certainty::Possible, Nd.Slot};
     Issue.Found = V.K & ~KNull;
-    Issue.Allowed = Nd.Allowed;
+    Issue.Allowed = Nd.Allowed & ~KUnknown;
     Issue.From = V.Id ? V.Id / 8 - 1 : ValueIssue::NoInst;
+    R->push_back(Issue);
+  }
+
+  /// The local \p K that instruction \p I uses as one of \p Allowed (a
+  /// cell): NULL (no MAKE_CELL or COPY_FREE_VARS on some path) and an
+  /// unknown object (a parameter not wrapped) are issues too.
+  static void checkLocalNeed(SlotKinds K, SlotKinds Allowed, uint32_t I,
+                             uint32_t L, std::vector<ValueIssue> *R) {
+    if (!R || !(K & ~Allowed))
+      return;
+    ValueIssue Issue{ValueIssue::LocalKind, I,
+                     K & Allowed ? Certainty::Possible : Certainty::Definite,
+                     L};
+    Issue.Found = K;
+    Issue.Allowed = Allowed;
     R->push_back(Issue);
   }
 
@@ -376,11 +395,11 @@ private:
       return;
     case Opcode::MAKE_CELL:
       if (validLocal(In.Arg, S))
-        S.Locals[In.Arg] = Obj;
+        S.Locals[In.Arg] = KCell;
       return;
     case Opcode::COPY_FREE_VARS:
       for (size_t K = 0; K < In.Arg && K < S.Locals.size(); ++K)
-        S.Locals[S.Locals.size() - 1 - K] = Obj;
+        S.Locals[S.Locals.size() - 1 - K] = KCell;
       return;
     case Opcode::COPY: {
       size_t N = S.Stack.size();
@@ -415,7 +434,7 @@ private:
     size_t N = S.Stack.size();
     size_t Pops = size_t(std::min<int64_t>(E.Pops, int64_t(N)));
     for (size_t K = 0; K < Pops; ++K) {
-      uint8_t Kind = S.Stack[N - Pops + K].K;
+      SlotKinds Kind = S.Stack[N - Pops + K].K;
       bool MayBeNull = K < 64 && ((E.NullIn >> K) & 1);
       if ((Kind & Null) && !MayBeNull)
         report(R, ValueIssue::NullTaken, I, Kind, uint32_t(K));
@@ -436,6 +455,7 @@ private:
 
 } // namespace
 
-std::vector<ValueIssue> pyverify::analyzeValueKinds(const CFG &G) {
+llvm::Expected<std::vector<ValueIssue>>
+pyverify::analyzeValueKinds(const CFG &G) {
   return ValueKinds(G).run();
 }

@@ -39,6 +39,7 @@ CheckInput pyverify::getCheckInput(CheckId Id) {
   case CheckId::NullStackValue:
   case CheckId::LocalUnbound:
   case CheckId::ExceptionSlotType:
+  case CheckId::ValueKindMismatch:
     return CheckInput::Values;
   case CheckId::BlockNesting:
   case CheckId::ContextNotExited:

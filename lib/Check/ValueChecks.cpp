@@ -57,9 +57,42 @@ static std::string exceptionSlotText(const DecodedCode &D, const ValueIssue &V,
       .str();
 }
 
-void pyverify::checkValueKinds(const CFG &G, std::vector<Finding> &Out) {
+/// The message of a KindMismatch issue.
+static std::string kindMismatchText(const DecodedCode &D, const ValueIssue &V,
+                                    const std::string &At) {
+  std::string Found = describeSlotKinds(V.Found);
+  if (V.From != ValueIssue::NoInst) {
+    const Instruction &P = D.Insts[V.From];
+    Found += llvm::formatv(" (pushed by {0} at {1})", P.name(), P.Offset);
+  }
+  std::string Slot = V.Which == 0
+                         ? std::string("on top of the stack")
+                         : "#" + std::to_string(V.Which + 1) + " from the top";
+  return llvm::formatv("{0} takes the value {1}, which is {2}, where it needs "
+                       "{3}: CPython does not check, and crashes",
+                       At, Slot, Found, describeSlotKinds(V.Allowed))
+      .str();
+}
+
+/// The message of a LocalKind issue.
+static std::string localKindText(const DecodedCode &D, const ValueIssue &V,
+                                 const std::string &At) {
+  std::string Found = describeSlotKinds(V.Found);
+  if (V.Found & KNull)
+    Found += " (no MAKE_CELL or COPY_FREE_VARS made it)";
+  return llvm::formatv("{0} uses local '{1}' as {2}, which holds {3}: CPython "
+                       "does not check, and crashes",
+                       At, localName(*D.Code, V.Which),
+                       describeSlotKinds(V.Allowed), Found)
+      .str();
+}
+
+llvm::Error pyverify::checkValueKinds(const CFG &G, std::vector<Finding> &Out) {
   const DecodedCode &D = G.code();
-  for (const ValueIssue &V : analyzeValueKinds(G)) {
+  auto Issues = analyzeValueKinds(G);
+  if (!Issues)
+    return Issues.takeError();
+  for (const ValueIssue &V : *Issues) {
     const Instruction &I = D.Insts[V.Inst];
     std::string At = std::to_string(I.Offset) + " " + describeInstruction(I);
     std::string Where = V.Cert == Certainty::Possible ? " on some paths" : "";
@@ -106,9 +139,18 @@ void pyverify::checkValueKinds(const CFG &G, std::vector<Finding> &Out) {
       Id = CheckId::ExceptionSlotType;
       Text = exceptionSlotText(D, V, At);
       break;
+    case ValueIssue::KindMismatch:
+      Id = CheckId::ValueKindMismatch;
+      Text = kindMismatchText(D, V, At);
+      break;
+    case ValueIssue::LocalKind:
+      Id = CheckId::ValueKindMismatch;
+      Text = localKindText(D, V, At);
+      break;
     }
     Finding F(Id, I.Offset, std::move(Text));
     F.Cert = V.Cert;
     Out.push_back(std::move(F));
   }
+  return llvm::Error::success();
 }

@@ -66,8 +66,9 @@ static void checkDataflow(const CodeAnalysis &A, const CFG &G,
                          Depth->MaxDepth, A.contextOptions().MaxStackDepth)
                .str(),
            CheckId::AnalysisLimit);
-  else
-    checkValueKinds(G, All);
+  else if (llvm::Error E = checkValueKinds(G, All))
+    notRun(O, All, {CheckInput::Values},
+           "value-kind analysis: " + llvm::toString(std::move(E)));
   auto Balance = A.contexts();
   if (!Balance) {
     notRun(O, All, {CheckInput::Contexts},
@@ -130,8 +131,9 @@ FileReport pyverify::verifyCodeFile(const CodeFile &F, const CheckOptions &O,
                                     llvm::StringRef DisplayPath) {
   FileReport R;
   R.Path = DisplayPath.empty() ? F.Path : DisplayPath.str();
+  CodeObjectWalk Walk;
   for (const auto &Root : F.Roots)
-    forEachCodeObject(*Root, [&](const CodeObject &C, unsigned) {
+    Walk.visit(*Root, [&](const CodeObject &C, unsigned) {
       uint32_t Index = R.CodeObjects++;
       CodeAnalysis A(C, O.Balance);
       for (const Finding &Fd : verifyCode(A, O))

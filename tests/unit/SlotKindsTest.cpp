@@ -55,6 +55,16 @@ TEST(SlotKindsTable, RowsFitTheVersionTables) {
                    EXPECT_LT(Slot, E.Pushes) << W;                             \
                    EXPECT_LT(From, E.Pops) << W;                               \
                  });
+#define PYV_SLOT_REQUIRES(Versions, Op, Arg, Slot, Allowed)                    \
+  ++Rows;                                                                      \
+  forEachVersion(Versions, #Op, Arg,                                           \
+                 [](const StackIO &E, const std::string &W) {                  \
+                   EXPECT_LT(Slot, E.Reads) << W;                              \
+                 });
+#define PYV_LOCAL_REQUIRES(Versions, Op, Allowed)                              \
+  ++Rows;                                                                      \
+  forEachVersion(Versions, #Op, AnyArg,                                        \
+                 [](const StackIO &, const std::string &) {});
 #define PYV_SLOT_NONE_TEST(Versions, Op, NoneWhenJumping)                      \
   ++Rows;                                                                      \
   forEachVersion(Versions, #Op, AnyArg,                                        \

@@ -2,11 +2,13 @@
 //
 // Contract: a SlotKind set says what a stack slot (or a fast local) may hold
 // at a point, over every path: a bit per kind, the join is the union. The
-// kinds are the ones exception handling tells apart: the raised exception
-// (a handler entry's top, PUSH_EXC_INFO's top), None, a handler entry's
-// lasti (an int), a list (BUILD_LIST), another object known not to be an
-// exception (a constant, a bool from IS_OP), NULL, and an unknown object
-// (anything, an exception included). getSlotRules() gives an instruction's
+// kinds are the ones exception handling and the unchecked operands tell
+// apart: the raised exception (a handler entry's top, PUSH_EXC_INFO's top),
+// None, a handler entry's lasti (an int), a list (BUILD_LIST), an iterator
+// (GET_ITER), a tuple, a function (MAKE_FUNCTION), a cell (a local that
+// MAKE_CELL or COPY_FREE_VARS set up), another object known to be none of
+// those (a constant, a bool from IS_OP), NULL, and an unknown object
+// (anything). getSlotRules() gives an instruction's
 // row of SlotKinds.def: the kinds it needs in the slots it reads and makes
 // in the slots it writes, and whether it tests a value for None. Nothing
 // else about these kinds is written anywhere.
@@ -27,7 +29,7 @@ namespace pyverify {
 
 class Value;
 
-using SlotKinds = uint8_t;
+using SlotKinds = uint16_t;
 enum : SlotKinds {
   KUnknown = 1, ///< Any object, an exception included.
   KNull = 2,
@@ -36,6 +38,10 @@ enum : SlotKinds {
   KLasti = 16, ///< A handler entry's lasti, an int.
   KOther = 32, ///< An object known not to be an exception (nor None, a list).
   KList = 64,
+  KIter = 128,  ///< An iterator (GET_ITER's result).
+  KTuple = 256, ///< A tuple (BUILD_TUPLE, a tuple constant).
+  KFunc = 512,  ///< A function (MAKE_FUNCTION).
+  KCell = 1024, ///< A cell (a fast local after MAKE_CELL, COPY_FREE_VARS).
 };
 
 /// The names SlotKinds.def's rows use besides the kinds (for includers of
@@ -50,7 +56,8 @@ constexpr int NoSlot = -1;
 struct SlotRules {
   struct Need {
     uint8_t Slot;
-    SlotKinds Allowed;
+    SlotKinds Allowed; ///< KUnknown in it: an unknown object is not reported.
+    bool Exception;    ///< exception-slot-type; else value-kind-mismatch.
   };
   struct Make {
     uint8_t Slot;
@@ -59,7 +66,9 @@ struct SlotRules {
   };
   llvm::SmallVector<Need, 1> Needs;
   llvm::SmallVector<Make, 2> Makes;
-  int8_t NoneTest = -1; ///< 1: jumps when None; 0: when not None.
+  int8_t NoneTest = -1;    ///< 1: jumps when None; 0: when not None.
+  SlotKinds LocalNeed = 0; ///< Nonzero: what the local the argument names
+                           ///< must hold (NULL and an unknown object not).
 };
 
 SlotRules getSlotRules(const Instruction &I);

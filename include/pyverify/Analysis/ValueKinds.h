@@ -25,7 +25,12 @@
 //                  state PUSH_EXC_INFO saved) or of a handler's lasti,
 //                  POP_EXCEPT of a bool: the interpreter does not check, and
 //                  crashes or keeps a non-exception as the thread's handled
-//                  exception; possible for an object of unknown type.
+//                  exception; possible for an object of unknown type;
+//   KindMismatch   the same for a value that is not about exceptions
+//                  (FOR_ITER of a tuple, CALL_INTRINSIC_1 6 of an int);
+//   LocalKind      an instruction uses a fast local as a cell (*_DEREF,
+//                  LOAD_CLOSURE) that may hold something else: NULL before
+//                  MAKE_CELL / COPY_FREE_VARS, a parameter not yet wrapped.
 //
 // The state is, per stack slot and per fast local, what it may hold
 // (SlotKinds.h: NULL, the raised exception, None, a lasti, a list, another
@@ -49,6 +54,8 @@
 #include "pyverify/CFG/CFG.h"
 #include "pyverify/Support/Finding.h"
 
+#include "llvm/Support/Error.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -59,21 +66,27 @@ struct ValueIssue {
     NullTaken,
     UnboundRead,
     HandlerUnbound,
-    ExceptionSlot
+    ExceptionSlot,
+    KindMismatch,
+    LocalKind
   } K;
   uint32_t Inst;      ///< Instruction index.
   Certainty Cert;     ///< Definite: NULL / unbound / a bad kind on every path.
   uint32_t Which = 0; ///< NullTaken: popped slot (0 = deepest);
-                      ///< ExceptionSlot: the slot read (0 = top);
-                      ///< otherwise the local's index.
+                      ///< ExceptionSlot, KindMismatch: the slot read
+                      ///< (0 = top); otherwise the local's index (LocalKind:
+                      ///< the instruction's argument).
   static constexpr uint32_t NoInst = ~uint32_t(0);
-  uint8_t Found = 0;      ///< ExceptionSlot: the kinds the slot may hold
-  uint8_t Allowed = 0;    ///< and those it needs (SlotKinds.h);
+  uint16_t Found = 0;     ///< ExceptionSlot, KindMismatch, LocalKind: the
+                          ///< kinds the slot or local may hold
+  uint16_t Allowed = 0;   ///< and those it needs (SlotKinds.h);
   uint32_t From = NoInst; ///< the instruction that pushed it, when one did.
 };
 
-/// The issues of \p G's reachable code (see the contract).
-std::vector<ValueIssue> analyzeValueKinds(const CFG &G);
+/// The issues of \p G's reachable code (see the contract); an error when
+/// the contract does not hold (two paths bring stacks of different depths),
+/// so nothing could be said.
+llvm::Expected<std::vector<ValueIssue>> analyzeValueKinds(const CFG &G);
 
 } // namespace pyverify
 

@@ -7,9 +7,12 @@
 //                     so: 3.13's CALL takes the callable first, 3.11's and
 //                     3.12's the NULL first)
 //   local-unbound     UnboundRead, HandlerUnbound
+//   exception-slot-type  ExceptionSlot
+//   value-kind-mismatch  KindMismatch, LocalKind
 //
 // Run only on code whose stack depths are consistent (the depth checks
-// report the rest).
+// report the rest); an error (and no finding) when the analysis found them
+// inconsistent after all: the caller says the Values checks did not run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,11 +22,13 @@
 #include "pyverify/CFG/CFG.h"
 #include "pyverify/Support/Finding.h"
 
+#include "llvm/Support/Error.h"
+
 #include <vector>
 
 namespace pyverify {
 
-void checkValueKinds(const CFG &G, std::vector<Finding> &Out);
+llvm::Error checkValueKinds(const CFG &G, std::vector<Finding> &Out);
 
 } // namespace pyverify
 

@@ -1,0 +1,127 @@
+# An instruction given a value of the wrong kind (value-kind-mismatch).
+#
+# CPython does not check these operands. Measured on 3.11.7, 3.12.1, 3.13.0
+# (code built with CodeType.replace, run in a subprocess):
+#   FOR_ITER of a tuple constant (GET_ITER left out): SIGSEGV on all three
+#     (tp_iternext is NULL); a list, None, an int, a bool alike;
+#   3.12/3.13 CALL_INTRINSIC_1 6 (LIST_TO_TUPLE) of 7: SIGSEGV (an int, a
+#     str, a tuple); 10 (SUBSCRIPT_GENERIC) of 7: SIGSEGV (an int, a str, a
+#     list, a function); 11 (TYPEALIAS) of 7: SIGSEGV (all but a tuple, a
+#     function, an exception); CALL_INTRINSIC_2 4 (SET_FUNCTION_TYPE_PARAMS)
+#     of (7, None): SIGSEGV (it writes into its first operand as a function);
+#   LOAD_DEREF / STORE_DEREF of a cell slot without MAKE_CELL, of a free
+#     slot without COPY_FREE_VARS: SIGSEGV on all three.
+# Controls (each clean): the same code with MAKE_CELL / COPY_FREE_VARS, and
+# FOR_ITER / SUBSCRIPT_GENERIC of a parameter (its type is not known: a
+# stated precondition, see docs/checks.md).
+#
+# RUN: %mkcode marshal %s %t.fi311 --object FOR311
+# RUN: %not --code 1 %pyverify check %t.fi311 2>&1 | FileCheck %s --check-prefix=FOR
+# RUN: %mkcode marshal %s %t.fi312 --object FOR312
+# RUN: %not --code 1 %pyverify check --python-version=3.12 %t.fi312 2>&1 | FileCheck %s --check-prefix=FOR
+# RUN: %mkcode marshal %s %t.fi313 --object FOR313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.fi313 2>&1 | FileCheck %s --check-prefix=FOR
+# FOR: error: {{[0-9]+}} FOR_ITER {{.*}} takes the value on top of the stack, which is a tuple (pushed by LOAD_CONST at 2), where it needs an iterator: CPython does not check, and crashes [value-kind-mismatch]
+# RUN: %mkcode marshal %s %t.fiarg --object FORARG311
+# RUN: %pyverify check %t.fiarg | FileCheck %s --check-prefix=GOOD
+# GOOD: 0 error(s), 0 warning(s)
+#
+# RUN: %mkcode marshal %s %t.i6 --object I6_312
+# RUN: %not --code 1 %pyverify check --python-version=3.12 %t.i6 2>&1 | FileCheck %s --check-prefix=I6
+# RUN: %mkcode marshal %s %t.i6b --object I6_313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.i6b 2>&1 | FileCheck %s --check-prefix=I6
+# I6: error: 4 CALL_INTRINSIC_1 6 {{.*}}takes the value on top of the stack, which is a bool or another object that is not an exception (pushed by LOAD_CONST at 2), where it needs a list: CPython does not check, and crashes [value-kind-mismatch]
+# RUN: %mkcode marshal %s %t.i10 --object I10_312
+# RUN: %not --code 1 %pyverify check --python-version=3.12 %t.i10 2>&1 | FileCheck %s --check-prefix=I10
+# RUN: %mkcode marshal %s %t.i10b --object I10_313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.i10b 2>&1 | FileCheck %s --check-prefix=I10
+# I10: error: 4 CALL_INTRINSIC_1 10 {{.*}}where it needs a tuple: CPython does not check, and crashes [value-kind-mismatch]
+# RUN: %mkcode marshal %s %t.i10arg --object I10ARG312
+# RUN: %pyverify check --python-version=3.12 %t.i10arg | FileCheck %s --check-prefix=GOOD
+# RUN: %mkcode marshal %s %t.i11 --object I11_312
+# RUN: %not --code 1 %pyverify check --python-version=3.12 %t.i11 2>&1 | FileCheck %s --check-prefix=I11
+# RUN: %mkcode marshal %s %t.i11b --object I11_313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.i11b 2>&1 | FileCheck %s --check-prefix=I11
+# I11: error: 4 CALL_INTRINSIC_1 11 {{.*}}where it needs a tuple: CPython does not check, and crashes [value-kind-mismatch]
+# RUN: %mkcode marshal %s %t.i24 --object I2_4_312
+# RUN: %not --code 1 %pyverify check --python-version=3.12 %t.i24 2>&1 | FileCheck %s --check-prefix=I24
+# RUN: %mkcode marshal %s %t.i24b --object I2_4_313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.i24b 2>&1 | FileCheck %s --check-prefix=I24
+# I24: error: 6 CALL_INTRINSIC_2 4 {{.*}}takes the value #2 from the top, which is a bool or another object that is not an exception (pushed by LOAD_CONST at 2), where it needs a function: CPython does not check, and crashes [value-kind-mismatch]
+#
+# RUN: %mkcode marshal %s %t.c311 --object CELL311
+# RUN: %not --code 1 %pyverify check %t.c311 2>&1 | FileCheck %s --check-prefix=CELL
+# RUN: %mkcode marshal %s %t.c312 --object CELL312
+# RUN: %not --code 1 %pyverify check --python-version=3.12 %t.c312 2>&1 | FileCheck %s --check-prefix=CELL
+# RUN: %mkcode marshal %s %t.c313 --object CELL313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.c313 2>&1 | FileCheck %s --check-prefix=CELL
+# CELL: error: 4 STORE_DEREF 1 {{.*}}uses local 'x' as a cell, which holds NULL (no MAKE_CELL or COPY_FREE_VARS made it): CPython does not check, and crashes [value-kind-mismatch]
+# CELL: error: 6 LOAD_DEREF 1 {{.*}}uses local 'x' as a cell
+# RUN: %mkcode marshal %s %t.f311 --object FREE311
+# RUN: %not --code 1 %pyverify check %t.f311 2>&1 | FileCheck %s --check-prefix=FREE
+# RUN: %mkcode marshal %s %t.f313 --object FREE313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.f313 2>&1 | FileCheck %s --check-prefix=FREE
+# FREE: error: 2 LOAD_DEREF 0 {{.*}}uses local 'x' as a cell, which holds NULL
+# RUN: %mkcode marshal %s %t.c311ok --object CELLOK311
+# RUN: %pyverify check %t.c311ok | FileCheck %s --check-prefix=GOOD
+# RUN: %mkcode marshal %s %t.c313ok --object CELLOK313
+# RUN: %pyverify check --python-version=3.13 %t.c313ok | FileCheck %s --check-prefix=GOOD
+# RUN: %mkcode marshal %s %t.f311ok --object FREEOK311
+# RUN: %pyverify check %t.f311ok | FileCheck %s --check-prefix=GOOD
+# RUN: %mkcode marshal %s %t.f313ok --object FREEOK313
+# RUN: %pyverify check --python-version=3.13 %t.f313ok | FileCheck %s --check-prefix=GOOD
+
+
+def argt(it):
+    pass
+
+
+def cellt():
+    x = None
+
+    def g():
+        return x
+
+
+def outer():
+    x = 1
+
+    def freet():
+        return x
+    return freet
+
+
+if __name__ == "mkcode":
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Inputs"))
+    from rawcode import code
+
+    PAIR = (None, (1, 2))
+    FOR311 = code("970064015d0201008c0364005300", "", consts=PAIR)
+    FOR312 = code("970064015d02000001008c04040064005300", "", consts=PAIR)
+    FOR313 = code("950053014803000020004d0500000b00200053002400", "",
+                  consts=PAIR)
+    FORARG311 = code("97007c005d0201008c0364005300", "", consts=PAIR,
+                     template=argt.__code__)
+    SEVEN = (None, 7)
+    I6_312 = code("97006401ad065300", "", consts=SEVEN)
+    I6_313 = code("9500530137062400", "", consts=SEVEN)
+    I10_312 = code("97006401ad0a5300", "", consts=SEVEN)
+    I10_313 = code("95005301370a2400", "", consts=SEVEN)
+    I10ARG312 = code("97007c00ad0a5300", "", template=argt.__code__)
+    I11_312 = code("97006401ad0b5300", "", consts=SEVEN)
+    I11_313 = code("95005301370b2400", "", consts=SEVEN)
+    I2_4_312 = code("970064016400ae045300", "", consts=SEVEN)
+    I2_4_313 = code("95005301530038042400", "", consts=SEVEN)
+    CELL = cellt.__code__
+    FREE = outer().__code__
+    CELL311 = code("970064008a0189015300", "", template=CELL)
+    CELL312 = CELL311  # the same opcode numbers in 3.12
+    CELL313 = code("950053006d0154012400", "", template=CELL)
+    CELLOK311 = code("8701970064008a0189015300", "", template=CELL)
+    CELLOK313 = code("5e01950053006d0154012400", "", template=CELL)
+    FREE311 = code("970089005300", "", template=FREE)
+    FREE313 = code("950054002400", "", template=FREE)
+    FREEOK311 = code("9501970089005300", "", template=FREE)
+    FREEOK313 = code("3e01950054002400", "", template=FREE)
