@@ -47,13 +47,18 @@ std::vector<std::string> CodeObject::getFreeVars() const {
 void pyverify::forEachCodeObject(
     const CodeObject &Root,
     llvm::function_ref<void(const CodeObject &, unsigned)> Visit) {
+  CodeObjectWalk().visit(Root, Visit);
+}
+
+void CodeObjectWalk::visit(
+    const CodeObject &Root,
+    llvm::function_ref<void(const CodeObject &, unsigned)> Visit) {
   // Explicit stack: nesting depth of hostile input is bounded by the marshal
   // reader, but the walk should not depend on that.
   // Marshal back-references can share a code object between several
   // co_consts (compile() never does): visit each distinct one once, or a
   // small DAG would take exponential time.
   llvm::SmallVector<std::pair<const CodeObject *, unsigned>, 16> Stack;
-  llvm::SmallPtrSet<const CodeObject *, 16> Seen;
   Stack.push_back({&Root, 0});
   while (!Stack.empty()) {
     auto [C, Depth] = Stack.pop_back_val();

@@ -239,3 +239,10 @@ llvm::json::Object pyverify::codeTreeToJSON(
   llvm::SmallPtrSet<const CodeObject *, 16> Seen;
   return codeTreeImpl(Root, One, Seen, 0);
 }
+
+llvm::json::Object pyverify::codeTreeToJSON(
+    const CodeObject &Root,
+    llvm::function_ref<llvm::json::Object(const CodeObject &)> One,
+    llvm::SmallPtrSetImpl<const CodeObject *> &Seen) {
+  return codeTreeImpl(Root, One, Seen, 0);
+}

@@ -344,8 +344,9 @@ std::vector<ProofResult> pyverify::proveCodeFile(const CodeFile &F,
                                                  const ProveOptions &O) {
   std::vector<ProofResult> Out;
   uint32_t Index = 0;
+  CodeObjectWalk Walk;
   for (const auto &Root : F.Roots)
-    forEachCodeObject(*Root, [&](const CodeObject &C, unsigned) {
+    Walk.visit(*Root, [&](const CodeObject &C, unsigned) {
       Bundle B;
       B.Path = F.Path;
       B.Original = std::shared_ptr<const CodeObject>(Root, &C);

@@ -168,8 +168,9 @@ ReplayInput pyverify::makeReplayInput(const CodeFile &F, StringRef Bytes,
                       : ReplayInputKind::Marshal;
   In.Bytes = Bytes;
   unsigned Index = 0;
+  CodeObjectWalk Walk;
   for (const auto &Root : F.Roots)
-    forEachCodeObject(*Root, [&](const CodeObject &C, unsigned) {
+    Walk.visit(*Root, [&](const CodeObject &C, unsigned) {
       In.Codes.emplace_back(
           Index == 0 ? "original" : "code:" + std::to_string(Index), &C);
       ++Index;

@@ -178,8 +178,10 @@ json::Object analyzeOneJSON(const CodeObject &C) {
   return O;
 }
 
-json::Object analyzeJSON(const CodeObject &Root) {
-  return codeTreeToJSON(Root, analyzeOneJSON);
+json::Object analyzeJSON(const CodeObject &Root,
+                         llvm::SmallPtrSetImpl<const CodeObject *> *Seen) {
+  return Seen ? codeTreeToJSON(Root, analyzeOneJSON, *Seen)
+              : codeTreeToJSON(Root, analyzeOneJSON);
 }
 
 void analyzeText(const CodeObject &C) {
@@ -240,6 +242,7 @@ int runAnalyze() {
         << toString(Versions.takeError()) << "\n";
     return ExitUsage;
   }
+  TargetWalk Walk;
   return forEachTarget(
       AnalyzeInputs,
       [&](const std::string &Path, const CodeTarget &T) {
@@ -247,14 +250,14 @@ int runAnalyze() {
           json::Object O{{"file", jsonSafe(Path)},
                          {"target", T.Target.empty() ? json::Value(nullptr)
                                                      : json::Value(T.Target)},
-                         {"code", analyzeJSON(*T.Code)}};
+                         {"code", analyzeJSON(*T.Code, Walk.seen(Path, T))}};
           outs() << json::Value(std::move(O)) << "\n";
           return;
         }
         if (!T.Target.empty())
           outs() << targetHeader(Path, T) << "\n";
         bool First = true;
-        forEachCodeObject(*T.Code, [&](const CodeObject &C, unsigned) {
+        Walk.visit(Path, T, [&](const CodeObject &C, unsigned) {
           if (!First)
             outs() << "\n";
           First = false;

@@ -409,10 +409,11 @@ int runCfg() {
         << toString(Versions.takeError()) << "\n";
     return ExitUsage;
   }
+  TargetWalk Walk;
   return forEachTarget(
       CfgInputs,
       [&](const std::string &Path, const CodeTarget &T) {
-        forEachCodeObject(*T.Code, [&](const CodeObject &C, unsigned) {
+        Walk.visit(Path, T, [&](const CodeObject &C, unsigned) {
           showCode(Path, T, C);
         });
       },

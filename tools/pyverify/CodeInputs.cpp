@@ -136,6 +136,25 @@ std::string targetHeader(const std::string &Path, const CodeTarget &T) {
   return S + ":";
 }
 
+void TargetWalk::visit(
+    const std::string &File, const CodeTarget &T,
+    llvm::function_ref<void(const CodeObject &, unsigned)> Visit) {
+  if (seen(File, T)) // a plain file's root: one walk over the file
+    return Walk.visit(*T.Code, Visit);
+  forEachCodeObject(*T.Code, Visit);
+}
+
+llvm::SmallPtrSetImpl<const CodeObject *> *
+TargetWalk::seen(const std::string &File, const CodeTarget &T) {
+  if (!T.Target.empty())
+    return nullptr;
+  if (File != Path) {
+    Path = File;
+    Walk = CodeObjectWalk();
+  }
+  return &Walk.seen();
+}
+
 int forEachTarget(
     ArrayRef<std::string> Paths,
     function_ref<void(const std::string &, const CodeTarget &)> Each,

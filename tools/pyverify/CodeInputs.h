@@ -82,6 +82,25 @@ int forEachTarget(
     llvm::function_ref<void(const std::string &, const CodeTarget &)> Each,
     InputVersions Versions = {});
 
+/// The code objects of each target, in pre-order: over a plain file's
+/// roots (a marshal stream's list), each distinct code object once per file
+/// (CodeObjectWalk: roots that share a chain are not walked again, which
+/// would be quadratic in the input); each bundle target on its own, as
+/// check reports them.
+class TargetWalk {
+public:
+  void visit(const std::string &Path, const CodeTarget &T,
+             llvm::function_ref<void(const CodeObject &, unsigned)> Visit);
+  /// The code objects of \p Path visited or written out so far, shared by
+  /// its plain roots (JSON trees: codeTreeToJSON); null for a bundle target.
+  llvm::SmallPtrSetImpl<const CodeObject *> *seen(const std::string &Path,
+                                                  const CodeTarget &T);
+
+private:
+  std::string Path;
+  CodeObjectWalk Walk;
+};
+
 } // namespace pyverify::tool
 
 #endif

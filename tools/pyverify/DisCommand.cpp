@@ -242,14 +242,16 @@ json::Object rawFields(const DecodedCode &D) {
   return F;
 }
 
-json::Object codeToJSON(const CodeObject &Root) {
-  return codeTreeToJSON(Root, [](const CodeObject &C) {
+json::Object codeToJSON(const CodeObject &Root,
+                        llvm::SmallPtrSetImpl<const CodeObject *> *Seen) {
+  auto One = [](const CodeObject &C) {
     DecodedCode D = DecodedCode::decode(C);
     json::Object O = listingToJSON(D);
     if (WithFields)
       O["fields"] = rawFields(D);
     return O;
-  });
+  };
+  return Seen ? codeTreeToJSON(Root, One, *Seen) : codeTreeToJSON(Root, One);
 }
 
 } // namespace
@@ -267,6 +269,7 @@ int runDis() {
         << "dis: no input (give files or directories, or --list-opcodes)\n";
     return 2;
   }
+  TargetWalk Walk;
   return forEachTarget(
       Inputs,
       [&](const std::string &Path, const CodeTarget &T) {
@@ -274,14 +277,14 @@ int runDis() {
           json::Object O{{"file", jsonSafe(Path)},
                          {"target", T.Target.empty() ? json::Value(nullptr)
                                                      : json::Value(T.Target)},
-                         {"code", codeToJSON(*T.Code)}};
+                         {"code", codeToJSON(*T.Code, Walk.seen(Path, T))}};
           outs() << json::Value(std::move(O)) << "\n";
           return;
         }
         bool First = true;
         if (!T.Target.empty())
           outs() << targetHeader(Path, T) << "\n";
-        forEachCodeObject(*T.Code, [&](const CodeObject &C, unsigned) {
+        Walk.visit(Path, T, [&](const CodeObject &C, unsigned) {
           if (!First)
             outs() << "\n";
           First = false;

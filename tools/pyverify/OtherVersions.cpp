@@ -75,9 +75,9 @@ bool hasDecodeError(const CodeObject &C) {
 
 std::string otherVersionNote(ArrayRef<const CodeObject *> Roots) {
   std::vector<const CodeObject *> All;
+  CodeObjectWalk Walk;
   for (const CodeObject *R : Roots)
-    forEachCodeObject(
-        *R, [&](const CodeObject &C, unsigned) { All.push_back(&C); });
+    Walk.visit(*R, [&](const CodeObject &C, unsigned) { All.push_back(&C); });
   for (PythonVersion V : OtherVersions) {
     if (All.empty() || !llvm::all_of(All, [&](const CodeObject *C) {
           return decodesAs(V, *C);

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CheckFiles.h"
+#include "CodeInputs.h"
 #include "Commands.h"
 #include "InputFiles.h"
 
@@ -54,8 +55,10 @@ struct Totals {
   /// Findings per check id; ordered, so the output is deterministic.
   std::map<std::string, uint64_t> PerCheck;
 
-  void addCode(const CodeObject &Root) {
-    forEachCodeObject(Root, [&](const CodeObject &C, unsigned) {
+  TargetWalk Walk;
+
+  void addCode(const std::string &Path, const CodeTarget &Tg) {
+    Walk.visit(Path, Tg, [&](const CodeObject &C, unsigned) {
       DecodedCode D = DecodedCode::decode(C);
       ++Code;
       Bytes += C.Code.size();
@@ -140,7 +143,7 @@ int runStats() {
           << O.Report.Path << ": " << O.VersionNote << "\n";
     ++T.Files;
     for (const CodeTarget &Tg : O.Targets)
-      T.addCode(*Tg.Code);
+      T.addCode(O.Report.Path, Tg);
     for (const Diagnostic &D : O.Report.Diags) {
       ++T.PerCheck[getCheckName(D.Check).str()];
       T.Errors += D.Sev == Severity::Error;

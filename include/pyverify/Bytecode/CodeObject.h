@@ -20,6 +20,7 @@
 #include "pyverify/Bytecode/Value.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <cstdint>
 #include <string>
@@ -91,6 +92,24 @@ struct CodeObject {
 void forEachCodeObject(
     const CodeObject &Root,
     llvm::function_ref<void(const CodeObject &, unsigned Depth)> Visit);
+
+/// forEachCodeObject over several roots of one file (a marshal stream's
+/// list of code objects), each distinct code object once over all of them:
+/// a root, or a child, already visited from an earlier root is not visited
+/// again. Without it, roots that share one chain through back-references
+/// are walked once each, a cost quadratic in the input.
+class CodeObjectWalk {
+public:
+  void
+  visit(const CodeObject &Root,
+        llvm::function_ref<void(const CodeObject &, unsigned Depth)> Visit);
+  /// The code objects visited so far (for walks of their own, such as
+  /// codeTreeToJSON's, that share this one's memory of them).
+  llvm::SmallPtrSetImpl<const CodeObject *> &seen() { return Seen; }
+
+private:
+  llvm::SmallPtrSet<const CodeObject *, 16> Seen;
+};
 
 } // namespace pyverify
 

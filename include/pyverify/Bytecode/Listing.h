@@ -68,6 +68,13 @@ constexpr unsigned MaxJSONCodeDepth = 1000;
 llvm::json::Object
 codeTreeToJSON(const CodeObject &Root,
                llvm::function_ref<llvm::json::Object(const CodeObject &)> One);
+/// The same, where \p Seen holds the code objects already written out
+/// (another root of the same file): those are stubs too, so a file whose
+/// roots share one chain stays linear.
+llvm::json::Object
+codeTreeToJSON(const CodeObject &Root,
+               llvm::function_ref<llvm::json::Object(const CodeObject &)> One,
+               llvm::SmallPtrSetImpl<const CodeObject *> &Seen);
 
 /// A JSON string for bytes that may not be UTF-8 (surrogatepass strings,
 /// hostile input): valid UTF-8 passes through, otherwise it is repaired.
