@@ -21,18 +21,30 @@ TermId TermTable::get(llvm::StringRef Op, llvm::ArrayRef<TermId> Args) {
   return Id;
 }
 
-std::string TermTable::str(TermId T) const {
-  const TermNode &N = Nodes[T];
-  std::string S = N.Op;
-  if (N.Args.empty())
-    return S;
-  S += '(';
-  for (size_t I = 0; I < N.Args.size(); ++I) {
-    if (I)
-      S += ", ";
-    S += str(N.Args[I]);
+std::string TermTable::str(TermId Root) const {
+  // An explicit stack of (term, arguments printed so far): a term is nested
+  // as deep as the input makes it, the C stack is the caller's.
+  std::string S;
+  std::vector<std::pair<TermId, size_t>> Stack{{Root, 0}};
+  while (!Stack.empty()) {
+    auto &[T, Next] = Stack.back();
+    const TermNode &N = Nodes[T];
+    if (Next == 0)
+      S += N.Op;
+    if (N.Args.empty()) {
+      Stack.pop_back();
+      continue;
+    }
+    if (Next == N.Args.size()) {
+      S += ')';
+      Stack.pop_back();
+      continue;
+    }
+    S += Next == 0 ? "(" : ", ";
+    TermId A = N.Args[Next++];
+    Stack.push_back({A, 0});
   }
-  return S + ')';
+  return S;
 }
 
 struct PathSolver::Impl {
@@ -42,6 +54,9 @@ struct PathSolver::Impl {
   z3::sort Obj;
   z3::func_decl Truthy, IsNone;
   std::vector<std::optional<z3::expr>> Cache;
+  /// Height[T]: the longest chain of applications below T (a symbol's is
+  /// 0), for the terms built so far.
+  std::vector<uint32_t> Height;
   std::map<std::pair<std::string, unsigned>, z3::func_decl> Decls;
 
   Impl(const TermTable &Terms, uint64_t Rlimit, unsigned TimeoutMs)
@@ -71,21 +86,59 @@ struct PathSolver::Impl {
     return D;
   }
 
-  z3::expr term(TermId T) {
-    if (Cache.size() <= T)
+  /// Z3's form of \p Root, built bottom-up from an explicit stack (a term is
+  /// nested as deep as the input makes it; the C stack is the caller's). A
+  /// term higher than MaxZ3TermHeight is a fresh constant of its own
+  /// (Solver.h: Deep terms), so no expression handed to Z3 is higher.
+  z3::expr term(TermId Root) {
+    if (Cache.size() < Terms.size()) {
       Cache.resize(Terms.size());
-    if (Cache[T])
-      return *Cache[T];
+      Height.resize(Terms.size());
+    }
+    // Post-order: a term is built once its arguments are. Arguments are
+    // interned before the terms that use them, so the walk ends.
+    std::vector<TermId> Todo{Root};
+    while (!Todo.empty()) {
+      TermId T = Todo.back();
+      if (Cache[T]) {
+        Todo.pop_back();
+        continue;
+      }
+      bool Ready = true;
+      for (TermId A : Terms.node(T).Args)
+        if (!Cache[A]) {
+          Todo.push_back(A);
+          Ready = false;
+        }
+      if (Ready) {
+        Todo.pop_back();
+        build(T);
+      }
+    }
+    return *Cache[Root];
+  }
+
+  /// Z3's form of \p T, whose arguments are built.
+  void build(TermId T) {
     const TermNode &N = Terms.node(T);
+    uint32_t H = 0;
+    for (TermId A : N.Args)
+      H = std::max(H, Height[A] + 1);
+    Height[T] = H;
+    if (N.Args.empty()) {
+      Cache[T] = Ctx.constant(N.Op.c_str(), Obj);
+      return;
+    }
+    if (H > MaxZ3TermHeight) {
+      Z3_ast C = Z3_mk_fresh_const(Ctx, "deep", Obj);
+      Ctx.check_error();
+      Cache[T] = z3::expr(Ctx, C);
+      return;
+    }
     z3::expr_vector Args(Ctx);
     for (TermId A : N.Args)
-      Args.push_back(term(A));
-    z3::expr E = N.Args.empty() ? Ctx.constant(N.Op.c_str(), Obj)
-                                : decl(N.Op, unsigned(N.Args.size()))(Args);
-    if (Cache.size() <= T)
-      Cache.resize(Terms.size());
-    Cache[T] = E;
-    return E;
+      Args.push_back(*Cache[A]);
+    Cache[T] = decl(N.Op, unsigned(N.Args.size()))(Args);
   }
 
   z3::expr lit(const Lit &L) {
