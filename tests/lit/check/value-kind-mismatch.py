@@ -36,6 +36,16 @@
 # RUN: %mkcode marshal %s %t.i10b --object I10_313
 # RUN: %not --code 1 %pyverify check --python-version=3.13 %t.i10b 2>&1 | FileCheck %s --check-prefix=I10
 # I10: error: 4 CALL_INTRINSIC_1 10 {{.*}}where it needs a tuple: CPython does not check, and crashes [value-kind-mismatch]
+# A bool made by UNARY_NOT (3.13: TO_BOOL) is no more a tuple than a constant
+# is (the differential sweep's 3.12 case 1928 of seed 2024, through a
+# local): SIGSEGV on 3.12.1 and 3.13.0.
+# RUN: %mkcode marshal %s %t.inot --object NOT312
+# RUN: %not --code 1 %pyverify check --python-version=3.12 %t.inot 2>&1 | FileCheck %s --check-prefix=BOOL
+# RUN: %mkcode marshal %s %t.inotb --object NOT313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.inotb 2>&1 | FileCheck %s --check-prefix=BOOL
+# RUN: %mkcode marshal %s %t.itob --object TOBOOL313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.itob 2>&1 | FileCheck %s --check-prefix=BOOL
+# BOOL: error: {{[0-9]+}} CALL_INTRINSIC_1 10 {{.*}}which is a bool or another object that is not an exception (pushed by {{UNARY_NOT|TO_BOOL}} at {{[0-9]+}}), where it needs a tuple: CPython does not check, and crashes [value-kind-mismatch]
 # RUN: %mkcode marshal %s %t.i10arg --object I10ARG312
 # RUN: %pyverify check --python-version=3.12 %t.i10arg | FileCheck %s --check-prefix=GOOD
 # RUN: %mkcode marshal %s %t.i11 --object I11_312
@@ -110,6 +120,9 @@ if __name__ == "mkcode":
     I10_312 = code("97006401ad0a5300", "", consts=SEVEN)
     I10_313 = code("95005301370a2400", "", consts=SEVEN)
     I10ARG312 = code("97007c00ad0a5300", "", template=argt.__code__)
+    NOT312 = code("970064010c00ad0a5300", "", consts=SEVEN)
+    NOT313 = code("950053012b00370a2400", "", consts=SEVEN)
+    TOBOOL313 = code("950053012800000000000000370a2400", "", consts=SEVEN)
     I11_312 = code("97006401ad0b5300", "", consts=SEVEN)
     I11_313 = code("95005301370b2400", "", consts=SEVEN)
     I2_4_312 = code("970064016400ae045300", "", consts=SEVEN)
