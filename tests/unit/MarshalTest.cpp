@@ -13,6 +13,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
 
+#include "SmallStack.h"
+
 #include "gtest/gtest.h"
 
 #include <pthread.h>
@@ -897,20 +899,7 @@ TEST(Marshal, CollectTopLevelCode) {
 // out is capped at 2000 levels (the DepthLimit tests); back-references to
 // finished objects nest without that cap, about one level per 2 input bytes.
 
-/// Runs \p F on a new thread whose stack is \p StackBytes.
-void onSmallStack(llvm::function_ref<void()> F, size_t StackBytes = 64 * 1024) {
-  pthread_attr_t Attr;
-  ASSERT_EQ(pthread_attr_init(&Attr), 0);
-  ASSERT_EQ(pthread_attr_setstacksize(&Attr, StackBytes), 0);
-  pthread_t T;
-  auto Run = [](void *P) -> void * {
-    (*static_cast<llvm::function_ref<void()> *>(P))();
-    return nullptr;
-  };
-  ASSERT_EQ(pthread_create(&T, &Attr, +Run, &F), 0);
-  pthread_join(T, nullptr);
-  pthread_attr_destroy(&Attr);
-}
+using pyverify::testing::onSmallStack;
 
 /// \p Levels nested copies of \p Open around \p Inner, then \p Close each.
 std::string nest(size_t Levels, StringRef Open, StringRef Inner,

@@ -12,6 +12,8 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include "SmallStack.h"
+
 #include <gtest/gtest.h>
 #include <pthread.h>
 
@@ -19,20 +21,7 @@ using namespace pyverify::smt;
 
 namespace {
 
-/// Runs \p F on a new thread whose stack is \p StackBytes.
-void onSmallStack(llvm::function_ref<void()> F, size_t StackBytes = 64 * 1024) {
-  pthread_attr_t Attr;
-  ASSERT_EQ(pthread_attr_init(&Attr), 0);
-  ASSERT_EQ(pthread_attr_setstacksize(&Attr, StackBytes), 0);
-  pthread_t T;
-  auto Run = [](void *P) -> void * {
-    (*static_cast<llvm::function_ref<void()> *>(P))();
-    return nullptr;
-  };
-  ASSERT_EQ(pthread_create(&T, &Attr, +Run, &F), 0);
-  pthread_join(T, nullptr);
-  pthread_attr_destroy(&Attr);
-}
+using pyverify::testing::onSmallStack;
 
 /// binop:+(...binop:+(local:x, const:1)..., const:1), \p Levels deep.
 TermId chain(TermTable &Terms, size_t Levels) {
