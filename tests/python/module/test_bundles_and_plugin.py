@@ -234,7 +234,10 @@ def test_prove_bundle_budget():
     for r in tight:
         assert r["verdict"] == "unknown", r
         assert r["reason"].startswith("budget: over --max-steps=10 "), r
-        assert r["steps"] == 11, r
+        # It stops at the instruction that crosses the budget; one that
+        # pushes k values counts k steps (docs/prove-cli.md), so a result may
+        # end a few steps past it, never at a later instruction.
+        assert 10 < r["steps"] <= 10 + 8, r
     for bad in ({"max_steps": -1}, {"max_states": -1}):
         with pytest.raises(ValueError):
             pyverify.prove_bundle(bundle, **bad)
