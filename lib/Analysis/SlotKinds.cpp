@@ -3,6 +3,11 @@
 #include "pyverify/Analysis/SlotKinds.h"
 #include "pyverify/Bytecode/Value.h"
 
+#include "llvm/ADT/BitVector.h"
+
+#include <array>
+#include <iterator>
+
 using namespace pyverify;
 
 using namespace pyverify::slotdef;
@@ -14,8 +19,39 @@ bool applies(const Instruction &I, uint8_t Versions, Opcode Op, int Arg) {
 }
 } // namespace
 
+/// Per version, the opcodes some row of SlotKinds.def names: the others,
+/// most instructions, have no rule, and getSlotRules (run at every step of
+/// the typed-stack pass) returns for them without reading the table.
+static const std::array<llvm::BitVector, std::size(AllPythonVersions)> &
+namedOpcodes() {
+  static const auto Named = [] {
+    std::array<llvm::BitVector, std::size(AllPythonVersions)> N;
+    for (llvm::BitVector &B : N)
+      B.resize(unsigned(Opcode::EndOfOpcodes));
+    auto Name = [&](uint8_t Versions, Opcode Op) {
+      for (size_t V = 0; V < N.size(); ++V)
+        if (Versions & (1u << V))
+          N[V].set(unsigned(Op));
+    };
+#define PYV_SLOT_NEEDS(Versions, Op, Arg, Slot, Allowed)                       \
+  Name(Versions, Opcode::Op);
+#define PYV_SLOT_REQUIRES(Versions, Op, Arg, Slot, Allowed)                    \
+  Name(Versions, Opcode::Op);
+#define PYV_LOCAL_REQUIRES(Versions, Op, Allowed) Name(Versions, Opcode::Op);
+#define PYV_SLOT_MAKES(Versions, Op, Arg, Slot, Kinds, From)                   \
+  Name(Versions, Opcode::Op);
+#define PYV_SLOT_NONE_TEST(Versions, Op, NoneWhenJumping)                      \
+  Name(Versions, Opcode::Op);
+#include "pyverify/Analysis/SlotKinds.def"
+    return N;
+  }();
+  return Named;
+}
+
 SlotRules pyverify::getSlotRules(const Instruction &I) {
   SlotRules R;
+  if (!namedOpcodes()[unsigned(I.Ver)].test(unsigned(I.op())))
+    return R;
 #define PYV_SLOT_NEEDS(Versions, Op, Arg, Slot, Allowed)                       \
   if (applies(I, Versions, Opcode::Op, Arg))                                   \
     R.Needs.push_back({Slot, SlotKinds(Allowed), true});
