@@ -93,16 +93,29 @@ struct Proof {
     R.FirstLine = C.Code->FirstLineNo;
   }
 
-  /// well-formed: refuted by any dataflow error. Returns whether it holds.
+  /// well-formed: refuted by any dataflow error; unknown when the only
+  /// errors say that checks did not run (checks-not-run, analysis-limit: a
+  /// check that did not run refutes nothing and proves nothing). Returns
+  /// whether it holds.
   bool wellFormed(const CodeInfo &C, llvm::StringRef File) {
     R.Findings = wellFormedErrors(C, File, &R.ContextFindings);
     if (R.Findings.empty())
       return true;
-    R.V = Verdict::Refuted;
     R.Property = "well-formed";
+    auto Violation = [](const Diagnostic &D) { return D.NotRun.empty(); };
+    auto First = llvm::find_if(R.Findings, Violation);
+    if (First == R.Findings.end()) {
+      R.V = Verdict::Unknown;
+      R.Reason =
+          llvm::formatv("checks did not run ({0} finding(s)), first: {1} [{2}]",
+                        R.Findings.size(), R.Findings[0].Message,
+                        getCheckName(R.Findings[0].Check));
+      return false;
+    }
+    R.V = Verdict::Refuted;
     R.Reason = llvm::formatv("{0} dataflow error(s), first: {1} [{2}]",
-                             R.Findings.size(), R.Findings[0].Message,
-                             getCheckName(R.Findings[0].Check));
+                             llvm::count_if(R.Findings, Violation),
+                             First->Message, getCheckName(First->Check));
     return false;
   }
 
