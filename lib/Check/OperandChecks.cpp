@@ -30,28 +30,44 @@ struct Tables {
   }
 };
 
+/// "14 LOAD_CONST 200", the instruction a message is about: built only
+/// when a message needs it (checkOperands visits every instruction).
+class Where {
+public:
+  explicit Where(const Instruction &I) : I(I) {}
+  const std::string &str() const {
+    if (S.empty())
+      S = std::to_string(I.Offset) + " " + describeInstruction(I);
+    return S;
+  }
+
+private:
+  const Instruction &I;
+  mutable std::string S;
+};
+
 const char *const PastTuple =
     "CPython does not check the index and reads past the tuple";
 
-std::string slotPast(const std::string &At, uint32_t V, const char *Note,
+std::string slotPast(const Where &At, uint32_t V, const char *Note,
                      const Tables &T) {
   return llvm::formatv("{0} uses localsplus slot {1}{2}, but the frame has {3} "
                        "local, cell and free slot(s): CPython does not check "
                        "the index and reads or writes the value stack or "
                        "memory past it",
-                       At, V, Note, T.numSlots())
+                       At.str(), V, Note, T.numSlots())
       .str();
 }
 
-std::string rangeMessage(const std::string &At, const OperandRule &R,
-                         uint32_t V, const char *Note) {
+std::string rangeMessage(const Where &At, const OperandRule &R, uint32_t V,
+                         const char *Note) {
   std::string Range = R.Hi == UINT32_MAX
                           ? "below " + std::to_string(R.Lo)
                           : llvm::formatv("outside {0}..{1}", R.Lo, R.Hi).str();
   if (R.Bound == OperandBound::OneFlag)
     Range = llvm::formatv("not a single bit of {0}..{1}", R.Lo, R.Hi).str();
-  return llvm::formatv("{0}: the {1} {2}{3} is {4}: CPython {5}", At, R.What, V,
-                       Note, Range, R.Effect)
+  return llvm::formatv("{0}: the {1} {2}{3} is {4}: CPython {5}", At.str(),
+                       R.What, V, Note, Range, R.Effect)
       .str();
 }
 
@@ -70,7 +86,7 @@ std::optional<uint32_t> callArgCount(const InstructionStream &Insts, size_t I) {
 /// KW_NAMES's constant: a tuple no longer than the call's arguments.
 std::optional<std::string> checkKwNames(const InstructionStream &Insts,
                                         size_t I, const Tables &T,
-                                        const std::string &At) {
+                                        const Where &At) {
   const Instruction &In = Insts[I];
   const std::vector<Value> *Names =
       T.C.Consts[In.Arg].getSequence(SequenceKind::Tuple);
@@ -78,23 +94,24 @@ std::optional<std::string> checkKwNames(const InstructionStream &Insts,
     return llvm::formatv("{0} takes co_consts[{1}] as the call's keyword "
                          "names, but it is not a tuple: CPython reads it as "
                          "one",
-                         At, In.Arg)
+                         At.str(), In.Arg)
         .str();
   std::optional<uint32_t> N = callArgCount(Insts, I);
   if (!N)
-    return llvm::formatv(
-               "{0} is not directly followed by the call that "
-               "takes its names ({1}): the names stay set for "
-               "whichever call runs next, in this frame or its "
-               "caller",
-               At, In.Ver == PythonVersion::V3_11 ? "PRECALL, CALL" : "CALL")
+    return llvm::formatv("{0} is not directly followed by the call that "
+                         "takes its names ({1}): the names stay set for "
+                         "whichever call runs next, in this frame or its "
+                         "caller",
+                         At.str(),
+                         In.Ver == PythonVersion::V3_11 ? "PRECALL, CALL"
+                                                        : "CALL")
         .str();
   if (Names->size() <= *N)
     return std::nullopt;
   return llvm::formatv("{0} names {1} keyword argument(s), but the CALL {2} "
                        "it is for passes {2} argument(s): CPython computes a "
                        "negative positional count",
-                       At, Names->size(), *N)
+                       At.str(), Names->size(), *N)
       .str();
 }
 
@@ -103,7 +120,7 @@ std::optional<std::string> checkKwNames(const InstructionStream &Insts,
 /// follow) are a tuple no longer than its argument count.
 std::optional<std::string> checkKwCount(const InstructionStream &Insts,
                                         size_t I, const Tables &T,
-                                        const std::string &At) {
+                                        const Where &At) {
   if (I == 0 || !Insts[I - 1].is(Opcode::LOAD_CONST) ||
       Insts[I - 1].Arg >= T.C.Consts.size())
     return std::nullopt;
@@ -114,21 +131,21 @@ std::optional<std::string> checkKwCount(const InstructionStream &Insts,
     return llvm::formatv("{0} takes co_consts[{1}], loaded by the LOAD_CONST "
                          "right before it, as its keyword names, but it is "
                          "not a tuple: CPython reads it as one",
-                         At, K)
+                         At.str(), K)
         .str();
   if (Names->size() <= Insts[I].Arg)
     return std::nullopt;
   return llvm::formatv("{0} passes {1} argument(s), but the keyword names the "
                        "LOAD_CONST {2} before it loads are {3}: CPython "
                        "computes a negative positional count",
-                       At, Insts[I].Arg, K, Names->size())
+                       At.str(), Insts[I].Arg, K, Names->size())
       .str();
 }
 
 /// The message for \p R broken by instruction \p I, if it is.
 std::optional<std::string> checkRule(const OperandRule &R,
                                      const InstructionStream &Insts, size_t I,
-                                     const Tables &T, const std::string &At) {
+                                     const Tables &T, const Where &At) {
   uint32_t V = R.value(Insts[I].Arg);
   const char *Note = OperandRule::fieldNote(R.Field);
   switch (R.Bound) {
@@ -137,7 +154,7 @@ std::optional<std::string> checkRule(const OperandRule &R,
     if (V >= T.C.Consts.size())
       return llvm::formatv("{0} reads co_consts[{1}]{2}, but the code object "
                            "has {3} constant(s): {4}",
-                           At, V, Note, T.C.Consts.size(), PastTuple)
+                           At.str(), V, Note, T.C.Consts.size(), PastTuple)
           .str();
     if (R.Bound == OperandBound::KwNames)
       return checkKwNames(Insts, I, T, At);
@@ -148,7 +165,7 @@ std::optional<std::string> checkRule(const OperandRule &R,
     if (V >= T.C.Names.size())
       return llvm::formatv("{0} names co_names[{1}]{2}, but the code object "
                            "has {3} name(s): {4}",
-                           At, V, Note, T.C.Names.size(), PastTuple)
+                           At.str(), V, Note, T.C.Names.size(), PastTuple)
           .str();
     return std::nullopt;
   case OperandBound::LocalsPlus:
@@ -160,7 +177,7 @@ std::optional<std::string> checkRule(const OperandRule &R,
                            "cell, but it is a plain local, neither a cell nor "
                            "a free variable: CPython treats the object in it "
                            "as a cell",
-                           At, V, Note, T.C.LocalsPlusNames[V])
+                           At.str(), V, Note, T.C.LocalsPlusNames[V])
           .str();
     return std::nullopt;
   case OperandBound::NFreeVars:
@@ -168,7 +185,7 @@ std::optional<std::string> checkRule(const OperandRule &R,
       return llvm::formatv("{0} copies {1} free variable(s), but the code "
                            "object has {2}: CPython copies closure items past "
                            "the tuple or leaves free-variable slots NULL",
-                           At, V, T.NumFree)
+                           At.str(), V, T.NumFree)
           .str();
     return std::nullopt;
   case OperandBound::Range:
@@ -191,10 +208,8 @@ void pyverify::checkOperands(const DecodedCode &D, std::vector<Finding> &Out) {
     const Instruction &In = D.Insts[I];
     if (!In.hasArg())
       continue;
-    std::string At;
+    Where At(In);
     for (const OperandRule &R : getOperandRules(In.Ver, In.op())) {
-      if (At.empty())
-        At = std::to_string(In.Offset) + " " + describeInstruction(In);
       if (std::optional<std::string> Msg = checkRule(R, D.Insts, I, T, At))
         Out.emplace_back(CheckId::OperandOutOfRange, In.Offset,
                          std::move(*Msg));
