@@ -57,6 +57,13 @@ SHAPES = {
     "intrinsic-subscript-generic-of-int": [("LOAD_CONST", ONE),
                                            ("CALL_INTRINSIC_1", 10),
                                            ("RETURN_VALUE", 0)],
+    # ... of UNARY_NOT's bool through a local (the sweep's 3.12 case 1928 of
+    # seed 2024): the interpreter fixes that result's type, the check types it
+    "intrinsic-subscript-generic-of-not": [("LOAD_CONST", NONE),
+                                           ("UNARY_NOT", 0), ("STORE_FAST", 6),
+                                           ("LOAD_FAST", 6),
+                                           ("CALL_INTRINSIC_1", 10),
+                                           ("RETURN_VALUE", 0)],
     # The same of an argument (a=7): a stated precondition (PRECONDITIONS).
     "intrinsic-subscript-generic-of-argument": [("LOAD_FAST", 3),
                                                 ("CALL_INTRINSIC_1", 10),
