@@ -251,7 +251,8 @@ void BundleProver::matchesEager(CodeInfo &Rc, const BundleResume &Res,
   int64_t OI = Orig.D().Insts.indexAtStart(Res.OriginalOffset);
   Orig.ClaimedKinds = Rc.ClaimedKinds;
   if (!OrigOk)
-    return Unknown("the original is not well-formed");
+    return Unknown("the original is not well-formed, or checks did not run "
+                   "on it");
   if (OI < 0)
     return Unknown("original_offset is not an instruction start");
   Side B2(Rc, P.Terms, P.Bud);
