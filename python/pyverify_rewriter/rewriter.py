@@ -31,7 +31,18 @@ VARIANTS = (
     "handler-reads-first-frame-local",
     "mode-leaked-on-exception",
     "operand-flipped",
+    "mode-class-handed",
+    "body-entries-dropped",
+    "list-replay",
+    "list-replay-pop-forgotten",
 )
+
+# the Dynamo-shaped list replay (set_stack([graph_out_0[k], ...]))
+LIST_REPLAY_VARIANTS = ("list-replay", "list-replay-pop-forgotten")
+# variants that need an active torch-function mode at the break
+MODE_ONLY_VARIANTS = ("entered-twice", "handler-reads-first-frame-local",
+                      "mode-leaked-on-exception", "mode-class-handed",
+                      "list-replay", "list-replay-pop-forgotten")
 
 # What pyverify reports for each variant (see README.md, "Expected check
 # ids"; measured with pyverify check on every fixture).  "smt:<reason>" means
@@ -52,6 +63,15 @@ EXPECT = {
     "handler-reads-first-frame-local": "with-handler-mismatch",
     "mode-leaked-on-exception": "smt:mode-leaked",
     "operand-flipped": "smt:operand-flipped",
+    # the resume prologue's BEFORE_WITH enters a real mode: pushed twice
+    "mode-class-handed": "smt:mode-pushed-twice",
+    # only instructions that cannot raise by themselves are uncovered: clean
+    # for a checker of self-raising instructions; an exception injected there
+    # (a trace hook) leaves the resume function with the context entered
+    "body-entries-dropped": "smt:context-not-exited",
+    # a correct frame (Dynamo's replay shape)
+    "list-replay": "ok",
+    "list-replay-pop-forgotten": "smt:mode-leaked",
 }
 
 # operand-flipped: the resume body differs from the original in one
@@ -82,6 +102,8 @@ OPERAND_FLIPS = {
 }
 
 MODESTACK_GLOBAL = "__import_pyverify_rewriter_dot_modestack"
+NO_ENTER_CLASS = "NoEnterMode"          # modestack.NoEnterMode
+GRAPH_OUT = "graph_out_0"               # Dynamo's name for the output tuple
 PREFIX = runtime._PREFIX
 
 _counter = itertools.count()
@@ -438,6 +460,24 @@ def _load_method(pools, name):
     return I("LOAD_ATTR", (pools.name(name) << 1) | 1)
 
 
+def _load_attr(pools, name):
+    """``[obj] -> [obj.name]``: ``LOAD_ATTR namei`` (3.12+: ``namei << 1``,
+    bit 0 off: a plain attribute, not a method load)."""
+    if HAS_LOAD_METHOD:
+        return I("LOAD_ATTR", pools.name(name))
+    return I("LOAD_ATTR", pools.name(name) << 1)
+
+
+def _no_enter_class(pools):
+    """The class a mode slot is handed over as: ``LOAD_GLOBAL
+    __import_pyverify_rewriter_dot_modestack; LOAD_ATTR NoEnterMode``, the
+    shape of Dynamo's TorchFunctionModeVariable.reconstruct_type
+    (``LOAD_GLOBAL __import_torch_dot__dynamo_dot_polyfills; LOAD_ATTR
+    NoEnterTorchFunctionMode``)."""
+    return [load_global(pools, MODESTACK_GLOBAL),
+            _load_attr(pools, NO_ENTER_CLASS)]
+
+
 def _exit_call(pools, local):
     """LOAD_FAST m; LOAD_METHOD __exit__; LOAD_CONST None; COPY 1; COPY 1;
     PRECALL 3; CALL 3; POP_TOP  -- __exit__(None, None, None)."""
@@ -522,11 +562,16 @@ def build_graph_helper(info, variant):
         if j in info.nulls:
             continue
         c = ctx_by_slot.get(j)
+        if c is not None and c.kind == "mode" and \
+                variant != "mode-class-handed":
+            # the frame loads the no-enter class itself (_no_enter_class)
+            continue
         if c is None:
             cap.append(I("LOAD_FAST", Local(caps[j])))
         else:
-            fn = ("mode_placeholder" if c.kind == "mode" else
-                  "exit_class" if c.ctor is not None else "exit_factory")
+            # mode-class-handed: the mode's own class, type(mode)
+            fn = ("exit_class" if c.kind == "with" and c.ctor is not None
+                  else "exit_factory")
             cap += [load_global(pools, PREFIX + fn, True),
                     I("LOAD_FAST", Local(caps[j])), *_call(1)]
         nout += 1
@@ -580,35 +625,60 @@ def build_frame(info, variant, graph_name, resume_name):
     out += [*_call(len(info.argnames))]
     state = info.state
     slots = len(state)
-    outs = []
-    for j in range(slots):
-        if j not in info.nulls:
-            outs.append("___pyverify_out_%d" % j)
-    stores = list(outs) + list(info.live_locals)
     modes = [c for c in info.contexts if c.kind == "mode"]
+    mode_slots = {c.stack_index for c in modes}
+    # a mode slot is handed over as the no-enter class, loaded by the frame
+    # itself (not a graph output); mode-class-handed hands the graph's
+    # type(mode) instead
+    from_graph = [j for j in range(slots) if j not in info.nulls and
+                  (j not in mode_slots or variant == "mode-class-handed")]
+    outs = ["___pyverify_out_%d" % j for j in from_graph]
+    stores = list(outs) + list(info.live_locals)
     extras = []
     if variant == "entered-twice":
         extras = ["___pyverify_real_%d" % c.index for c in modes]
     stores += extras
-    if modes:
-        stores.append("___pyverify_modes")
-    out.append(I("UNPACK_SEQUENCE", len(stores)))
-    for v in stores:
-        out.append(I("STORE_FAST", Local(v)))
+    list_replay = variant in LIST_REPLAY_VARIANTS
+    if list_replay:
+        # Dynamo's shape: the output tuple in a local, every value a
+        # subscript of it (LOAD_FAST graph_out_0; LOAD_CONST k;
+        # BINARY_SUBSCR); the traced modes are separate output elements
+        if GRAPH_OUT in code.co_varnames:
+            raise RewriteError("the function has a local named %s"
+                               % GRAPH_OUT, reason="graph-out-name")
+        out.append(I("STORE_FAST", Local(GRAPH_OUT)))
+        for k, v in enumerate(stores):
+            out += _graph_out(pools, k)
+            out.append(I("STORE_FAST", Local(v)))
+    else:
+        if modes:
+            stores.append("___pyverify_modes")
+        out.append(I("UNPACK_SEQUENCE", len(stores)))
+        for v in stores:
+            out.append(I("STORE_FAST", Local(v)))
     for j in range(slots):
         if j in info.nulls:
             out.append(I("PUSH_NULL"))
-        else:
+        elif j in from_graph:
             out.append(I("LOAD_FAST", Local("___pyverify_out_%d" % j)))
+        else:
+            out += _no_enter_class(pools)
     # side-effect replay: the traced TF-mode stack (the mode's one push)
     if modes:
         out += [load_global(pools, MODESTACK_GLOBAL),
                 _load_method(pools, "get_stack"), *_call(0),
                 I("STORE_FAST", Local("___prev_torch_function_mode_stack")),
                 load_global(pools, MODESTACK_GLOBAL),
-                _load_method(pools, "set_stack"),
-                I("LOAD_FAST", Local("___pyverify_modes")), *_call(1),
-                I("POP_TOP")]
+                _load_method(pools, "set_stack")]
+        if list_replay:
+            # set_torch_function_mode_stack([<mode>, ...]): cg.foreach of
+            # the symbolic stack, BUILD_LIST n
+            for i in range(len(modes)):
+                out += _graph_out(pools, len(stores) + i)
+            out.append(I("BUILD_LIST", len(modes)))
+        else:
+            out.append(I("LOAD_FAST", Local("___pyverify_modes")))
+        out += [*_call(1), I("POP_TOP")]
     # 2. wrapper setup, outer first
     managers = []
     starts = {}
@@ -664,11 +734,12 @@ def build_frame(info, variant, graph_name, resume_name):
             out += [end, I("LOAD_CONST", pools.const(None)),
                     I("JUMP_FORWARD", target=done),
                     h, I("POP_TOP")]
-            if variant != "mode-leaked-on-exception":
+            if variant not in ("mode-leaked-on-exception",
+                               "list-replay-pop-forgotten"):
                 out += [load_global(pools, MODESTACK_GLOBAL),
                         _load_method(pools, "pop"), *_call(0), I("POP_TOP")]
-            # mode-leaked-on-exception: re-raise without popping (the
-            # leaked-mode bug of emitted-code section 8)
+            # mode-leaked-on-exception, list-replay-pop-forgotten: re-raise
+            # without popping (the leaked-mode bug of emitted-code section 8)
             out += [raise0, cl, I("POP_EXCEPT"), I("RERAISE", 1),
                     done, I("POP_TOP")]
             ranges.append((starts[c.index], end, Entry(h, si, False)))
@@ -693,9 +764,11 @@ def build_frame(info, variant, graph_name, resume_name):
     out += [*_call(nargs), I("RETURN_VALUE")]
     ranges_to_entries(out, ranges)
     varnames = list(code.co_varnames)
-    for v in outs + extras + (["___pyverify_modes",
-                               "___prev_torch_function_mode_stack"] if modes else []) \
-            + managers:
+    if list_replay:
+        varnames.append(GRAPH_OUT)
+    for v in outs + extras + (["___pyverify_modes"] if modes and not list_replay
+                              else []) + \
+            (["___prev_torch_function_mode_stack"] if modes else []) + managers:
         if v not in varnames:
             varnames.append(v)
     frame, sd = build_code(
@@ -705,6 +778,13 @@ def build_frame(info, variant, graph_name, resume_name):
         name=code.co_name, qualname=code.co_qualname, pools=pools,
         exc_edges=(variant != "stacksize-no-exc-edges"))
     return frame, sd, out
+
+
+def _graph_out(pools, k):
+    """``graph_out_0[k]``: LOAD_FAST graph_out_0; LOAD_CONST k;
+    BINARY_SUBSCR."""
+    return [I("LOAD_FAST", Local(GRAPH_OUT)), I("LOAD_CONST", pools.const(k)),
+            I("BINARY_SUBSCR")]
 
 
 def _ordinary_epilogue(pools, start, cm, si, ranges, call_exit):
@@ -821,6 +901,9 @@ def build_resume(info, variant, name):
         _wrong_depth(info, all_instrs, m, is_redirected, notes)
     if variant == "uncovered-body-instruction":
         _uncover(info, all_instrs, m, is_redirected, notes)
+    if variant == "body-entries-dropped":
+        _drop_clean_entries(info, all_instrs, m, is_redirected,
+                            stack_args + list(info.live_locals), notes)
     if variant == "handler-reads-first-frame-local":
         live = _reachable_by_raising(all_instrs)
         index = index_of(all_instrs)
@@ -850,6 +933,10 @@ def build_resume(info, variant, name):
                                  and ins.orig is not None)
     if "uncovered" in notes:
         notes["uncovered"] = [i.offset for i in notes["uncovered"]]
+    if "dropped" in notes:
+        # (offset in the resume function, offset in the original or None
+        # for the second half of a split 3.13 superinstruction)
+        notes["dropped"] = [(i.offset, i.orig) for i in notes["dropped"]]
     if "wrong_depth" in notes:
         notes["wrong_depth"]["covers"] = notes["wrong_depth"]["covers"].offset
     return resume, sd, all_instrs, notes
@@ -959,6 +1046,53 @@ def _uncover(info, all_instrs, m, is_redirected, notes):
     for g in group:
         all_instrs[g].entry = None
     notes["uncovered"] = [all_instrs[g] for g in group]
+
+
+_BOUND_LOCAL_READS = tuple(OP[n] for n in ("LOAD_FAST", "LOAD_FAST_CHECK")
+                           if n in OP)
+
+
+def _drop_clean_entries(info, all_instrs, m, is_redirected, argnames, notes):
+    """body-entries-dropped: the first run, from the resume point on, of
+    consecutive reachable instructions of a with body that are covered by a
+    redirected entry and cannot raise by themselves (opcodes.may_raise; a
+    read of a local bound on every path there counts as such) loses its
+    entries.  A checker of self-raising instructions finds nothing to
+    complain about; an exception injected there by a trace hook leaves the
+    resume function with the context still entered."""
+    sd = stack_depths(all_instrs)
+    index = index_of(all_instrs)
+    kr = index[id(m[id(info.instrs[info.k_resume])])]
+    must, _ = assigned_locals(all_instrs, argnames)
+
+    def clean(k):
+        ins = all_instrs[k]
+        if not may_raise(ins.op, ins.arg):
+            return True
+        return ins.op in _BOUND_LOCAL_READS and str(ins.arg) in \
+            must.get(k, frozenset())
+
+    run = []
+    for k in range(kr, len(all_instrs)):
+        ok = is_redirected(all_instrs[k]) and sd.reachable(k) and clean(k)
+        if ok:
+            run.append(k)
+        elif run:
+            break
+    if not run:
+        raise VariantNotApplicable(
+            "no reachable instruction of a with body after the resume point "
+            "is both covered by a redirected entry and unable to raise by "
+            "itself", reason="no-clean-body-instruction")
+    for k in run:
+        all_instrs[k].entry = None
+    notes["dropped"] = [all_instrs[k] for k in run]
+    notes["resume_instruction_dropped"] = run[0] == kr
+    # 3.11's LOAD_FAST (3.12+: LOAD_FAST_CHECK) raises for an unbound local;
+    # a per-code-object check that does not prove the local bound takes the
+    # read for a raising instruction (rewrite() refines the expectation)
+    notes["dropped_bound_reads"] = sum(
+        may_raise(all_instrs[k].op, all_instrs[k].arg) for k in run)
 
 
 # ---------------------------------------------------------------------------
@@ -1071,15 +1205,15 @@ def rewrite(func, break_offset, *, modes=(), variant="correct",
     info = analyze_break(code, break_offset, modes, assume_bound)
     ordinary = [c for c in info.contexts if c.kind == "with"]
     tfm = [c for c in info.contexts if c.kind == "mode"]
-    if variant in ("entered-twice", "handler-reads-first-frame-local",
-                   "mode-leaked-on-exception") and not tfm:
+    if variant in MODE_ONLY_VARIANTS and not tfm:
         raise VariantNotApplicable("%s needs an active torch-function mode"
                                    % variant, reason="no-mode")
     if variant == "exit-missing-on-exception" and not ordinary:
         raise VariantNotApplicable("%s needs an active ordinary context"
                                    % variant, reason="no-ordinary-context")
     if variant in ("entries-not-redirected", "redirected-wrong-depth",
-                   "uncovered-body-instruction") and not info.contexts:
+                   "uncovered-body-instruction", "body-entries-dropped") \
+            and not info.contexts:
         raise VariantNotApplicable("%s needs an active context" % variant,
                                    reason="no-context")
     n = next(_counter)
@@ -1120,7 +1254,9 @@ def rewrite(func, break_offset, *, modes=(), variant="correct",
     if fobj is not None:
         helper_fn = types.FunctionType(r.helper, fobj.__globals__,
                                        code.co_name, None, fobj.__closure__)
-        r.graph_fn = runtime.GraphFunction(helper_fn, bool(tfm))
+        r.graph_fn = runtime.GraphFunction(
+            helper_fn, len(tfm),
+            list_replay=variant in LIST_REPLAY_VARIANTS)
     r.info = info
     r.assumed_bound = info.assumed_bound
     conflicts = bool(r.frame_stack.conflicts or r.resume_stack.conflicts)
@@ -1135,6 +1271,10 @@ def rewrite(func, break_offset, *, modes=(), variant="correct",
                     else "stacksize-too-small")
     else:
         r.expect = EXPECT[variant]
+        if variant == "body-entries-dropped" and \
+                r.notes["dropped_bound_reads"]:
+            # pyverify check reads the bound local's LOAD_FAST as raising
+            r.expect = "context-not-exited"
         if conflicts and (r.expect == "ok" or r.expect.startswith("smt:")):
             r.expect = "stack-depth-conflict"
     r.notes["conflicts"] = {"frame": r.frame_stack.conflicts,

@@ -109,9 +109,14 @@ def mode_placeholder(bound_exit):
 class GraphFunction:
     """The stand-in compiled graph (see module docstring)."""
 
-    def __init__(self, helper, has_modes):
+    def __init__(self, helper, modes, list_replay=False):
         self.helper = helper
-        self.has_modes = has_modes
+        self.modes = int(modes)         # the TF modes active at the break
+        self.has_modes = bool(modes)
+        # list replay (Dynamo's set_torch_function_mode_stack([...])): the
+        # traced modes are returned as separate output elements, as many as
+        # the frame's BUILD_LIST was built for
+        self.list_replay = list_replay
 
     def __call__(self, *args):
         before = modestack.get_stack()
@@ -122,7 +127,21 @@ class GraphFunction:
         if self.has_modes:
             traced = modestack.get_stack()
             modestack._stack[:] = before       # the graph itself is pure
-            values = values + (traced,)
+            if len(traced) < len(before) + self.modes:
+                raise TypeError(
+                    "%d context(s) were declared torch-function modes, but "
+                    "the prefix pushed %d pyverify_rewriter.modestack modes"
+                    % (self.modes, len(traced) - len(before)))
+            if not self.list_replay:
+                values = values + (traced,)
+            elif len(traced) != self.modes:
+                # a guard: the frame's BUILD_LIST was traced for this depth
+                raise RuntimeError(
+                    "the torch-function mode stack at the break holds %d "
+                    "mode(s); the list replay was built for %d"
+                    % (len(traced), self.modes))
+            else:
+                values = values + tuple(traced)
         return values
 
     def __repr__(self):

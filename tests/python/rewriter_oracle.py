@@ -146,6 +146,27 @@ class Injector:
         return self.local_trace
 
 
+class ArmedInjector(Injector):
+    """Raise Boom at the first execution of the instruction at ``offset`` of
+    ``code`` after the instruction at ``arm`` (the break CALL) ran once: in
+    the eager run, the execution that a resume function's first execution of
+    the same original instruction stands for."""
+
+    def __init__(self, code, offset, arm):
+        super().__init__(code, offset)
+        self.arm = arm
+        self.armed = False
+
+    def local_trace(self, frame, event, arg):
+        if event == "opcode" and not self.fired:
+            if self.armed and frame.f_lasti == self.offset:
+                self.fired = True
+                raise rc.Boom("injected")
+            if frame.f_lasti == self.arm:
+                self.armed = True
+        return self.local_trace
+
+
 def _dry_traced_run(name, fn, args, code):
     """Measured: an opcode-traced run of a code object can deliver no opcode
     event at all, so an injection would silently not fire: on 3.12.1 the
@@ -167,9 +188,9 @@ def _dry_traced_run(name, fn, args, code):
         sys.settrace(None)
 
 
-def run_injected(name, fn, args, code, offset, nth=1):
+def run_injected(name, fn, args, code, offset, nth=1, injector=None):
     _dry_traced_run(name, fn, args, code)
-    inj = Injector(code, offset, nth)
+    inj = injector or Injector(code, offset, nth)
     rc.reset()
     sys.settrace(inj.global_trace)
     try:
@@ -268,7 +289,40 @@ def _worker_point(variant, name, off, modes, results):
                              "raise_at": k, "eager": repr(e_out),
                              "rewritten": repr(r_out)})
             break
-    # 2. against the correct rewrite, with an exception injected at the
+    # 2. against eager, with an exception injected by the opcode trace at
+    #    each instruction whose entries the variant dropped
+    #    (body-entries-dropped) and at the same original instruction in the
+    #    eager run (its first execution after the break); the correct rewrite
+    #    injected there must agree with eager, or the comparison means
+    #    nothing
+    eager_injected = 0
+    correct_differs = []
+    for args in inputs:
+        for rb, o in r.notes.get("dropped") or ():
+            if detected:
+                break
+            if o is None:       # half of a 3.13 superinstruction
+                continue
+            le, oute, fe = run_injected(
+                name, fn, args, r.original, o,
+                injector=ArmedInjector(r.original, o, r.break_offset))
+            if not fe:
+                continue
+            lg, outg, fg = run_injected(name, gg, args, good.resume,
+                                        good.body_offsets[o])
+            lb, outb, fb = run_injected(name, g, args, r.resume, rb)
+            if not (fg and fb):
+                continue
+            eager_injected += 1
+            if outg != oute or not logs_match(le, lg, oute):
+                correct_differs.append({"args": repr(args), "orig": o,
+                                        "eager": repr(oute),
+                                        "correct": repr(outg)})
+            elif outb != oute or not logs_match(le, lb, oute):
+                detected.append({"how": "eager-injected", "args": repr(args),
+                                 "offset": rb, "orig": o,
+                                 "eager": repr(oute), "buggy": repr(outb)})
+    # 3. against the correct rewrite, with an exception injected at the
     #    same instruction (the two differ only in the changed code)
     injected = 0
     if not detected:
@@ -289,6 +343,8 @@ def _worker_point(variant, name, off, modes, results):
     results.write(json.dumps({"point": [name, off], "status": "done",
                               "detected": detected, "break_hits": hits,
                               "break_raised": raised, "injected": injected,
+                              "eager_injected": eager_injected,
+                              "correct_differs": correct_differs,
                               "expect": r.expect,
                               "notes": repr(r.notes)[:300]}) + "\n")
 
@@ -330,11 +386,21 @@ RUNTIME_INVISIBLE = {
         "the slots above co_stacksize are written only while no callee frame "
         "occupies that memory, so the overrun is usually silent; pyverify "
         "catches it statically",
+    "list-replay":
+        "a correct frame (Dynamo's set_stack([graph_out_0[k], ...]) replay "
+        "shape): it must behave as eager under every fault",
 }
+
+# variants that must never be seen at run time (equivalent to the correct
+# rewrite; the tests fail if one is)
+RUNTIME_EQUIVALENT = ("entries-not-redirected", "list-replay")
 
 
 def classify(variant, d):
     """'seen', or the reason the runtime cannot see the variant here."""
+    if d.get("correct_differs"):
+        return "NOT DETECTED: the correct rewrite differs from eager under " \
+            "the same injection %r" % d["correct_differs"][:2]
     if d["status"] == "crashed" or d.get("detected"):
         return "seen"
     if variant in RUNTIME_INVISIBLE:
