@@ -135,8 +135,13 @@ static ContextEvent callEvent(const SlotFacts &F, ExitVia Via) {
     case ModeEffect::SetStack:
       if (F.NumArgs == 1 && F.FirstArg == ArgRole::SavedModes)
         return ctxev::ModeRestore{};
-      return ctxev::ModeReplay{F.NumArgs == 1 &&
-                               F.FirstArg == ArgRole::GraphOutput};
+      // A list built element by element (TorchDynamo's BUILD_LIST n of
+      // the modes it reconstructs): n modes, exact when each element is
+      // the graph's output.
+      if (F.NumArgs == 1 && F.FirstArg == ArgRole::ModeList)
+        return ctxev::ModeReplay{F.ListExact, F.ListLength};
+      return ctxev::ModeReplay{
+          F.NumArgs == 1 && F.FirstArg == ArgRole::GraphOutput, std::nullopt};
     }
     break;
   case SlotRole::EnvGlobal:
@@ -149,6 +154,7 @@ static ContextEvent callEvent(const SlotFacts &F, ExitVia Via) {
       return ctxev::GraphCall{};
     case GlobalRole::Helper:
     case GlobalRole::ModeStackModule:
+    case GlobalRole::Module:
       return ctxev::NoEvent{};
     }
     break;

@@ -27,6 +27,18 @@ const ModeOp ModeOps[] = {
 #include "pyverify/Analysis/Environment.def"
 };
 
+struct EnvClass {
+  EnvGlobalId Module;
+  const char *Attribute;
+  EnvClassKind Kind;
+};
+
+const EnvClass Classes[] = {
+#define PYV_ENV_CLASS(Module, Attribute, Kind)                                 \
+  {EnvGlobalId::Module, Attribute, EnvClassKind::Kind},
+#include "pyverify/Analysis/Environment.def"
+};
+
 bool isIdentChar(char C) { return llvm::isAlnum(C) || C == '_'; }
 
 } // namespace
@@ -70,6 +82,14 @@ std::optional<ModeEffect> pyverify::lookupModeOp(const EnvGlobal &Module,
   for (const ModeOp &Op : ModeOps)
     if (Op.Module == Module.Id && Attribute == Op.Attribute)
       return Op.Effect;
+  return std::nullopt;
+}
+
+std::optional<EnvClassKind>
+pyverify::lookupEnvClass(const EnvGlobal &Module, llvm::StringRef Attribute) {
+  for (const EnvClass &C : Classes)
+    if (C.Module == Module.Id && Attribute == C.Attribute)
+      return C.Kind;
   return std::nullopt;
 }
 

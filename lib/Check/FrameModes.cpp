@@ -20,13 +20,16 @@ enum class Kind : uint8_t {
   Env,      ///< A global of Environment.def (Env says which).
   ModeOp,   ///< An operation of a mode-stack module (Effect says which).
   Saved,    ///< What a GetStack returned.
-  GraphOut, ///< A compiled graph's result, or unpacked from one.
+  GraphOut, ///< A compiled graph's result, or an element of it.
+  List,     ///< BUILD_LIST / BUILD_TUPLE of Len values (Exact: all GraphOut).
 };
 
 struct Tag {
   Kind K = Kind::Other;
   const EnvGlobal *Env = nullptr;
   std::optional<ModeEffect> Effect;
+  uint32_t Len = 0;
+  bool Exact = false;
   bool operator==(const Tag &) const = default;
 };
 
@@ -215,6 +218,20 @@ private:
       S.Stack.insert(S.Stack.end(), I.Arg, Each);
       return;
     }
+    case Opcode::BINARY_SUBSCR: { // graph_out[k]: an element of the output
+      S.pop();
+      Tag Seq = S.pop();
+      S.Stack.push_back(Seq.K == Kind::GraphOut ? Seq : Tag{});
+      return;
+    }
+    case Opcode::BUILD_LIST:
+    case Opcode::BUILD_TUPLE: {
+      Tag L{Kind::List, nullptr, std::nullopt, I.Arg, true};
+      for (uint32_t K = 0; K < I.Arg; ++K)
+        L.Exact &= S.pop().K == Kind::GraphOut;
+      S.Stack.push_back(L);
+      return;
+    }
     case Opcode::CALL:
       return call(Pc, S);
     default: {
@@ -243,10 +260,14 @@ private:
       F.Global = Callee.Env;
     }
     F.NumArgs = N;
-    if (N >= 1)
+    if (N >= 1) {
       F.FirstArg = Args[0].K == Kind::Saved      ? ArgRole::SavedModes
                    : Args[0].K == Kind::GraphOut ? ArgRole::GraphOutput
+                   : Args[0].K == Kind::List     ? ArgRole::ModeList
                                                  : ArgRole::Other;
+      F.ListLength = Args[0].Len;
+      F.ListExact = Args[0].Exact;
+    }
     Tag Result;
     auto Push = [&] { S.Modes.push_back(OrdinaryBefore(Pc)); };
     std::visit(
@@ -258,9 +279,10 @@ private:
                    [&](ctxev::ModeSave) { Result.K = Kind::Saved; },
                    // Restoring the saved stack pops every mode pushed since.
                    [&](ctxev::ModeRestore) { S.Modes.clear(); },
-                   // The side-effect replay: one push per claimed mode.
-                   [&](ctxev::ModeReplay) {
-                     for (unsigned K = 0; K < Claimed; ++K)
+                   // The side-effect replay: one push per mode of a built
+                   // list, else one per claimed mode.
+                   [&](ctxev::ModeReplay R) {
+                     for (unsigned K = 0; K < R.Count.value_or(Claimed); ++K)
                        Push();
                    },
                    [&](ctxev::GraphCall) { Result.K = Kind::GraphOut; },

@@ -68,6 +68,23 @@ void SingleExplorer::run(Side Start) {
 
 void SingleExplorer::finish(Side &S) {
   ++Stats.Paths;
+  if (!S.Unsettled.empty() && Stats.Unsettled.empty())
+    Stats.Unsettled = S.Unsettled;
+  if (S.Handed) {
+    HandOff &H = HandOffs[S.Handed->first];
+    const HandOff &P = S.Handed->second;
+    if (H.Bits.size() < P.Bits.size()) {
+      H.Bits.resize(P.Bits.size(), 0);
+      H.Text.resize(P.Bits.size());
+    }
+    for (size_t K = 0; K < P.Bits.size(); ++K) {
+      // The first description of a value that enters is the one printed.
+      if (H.Text[K].empty() ||
+          ((P.Bits[K] & HandedEnters) && !(H.Bits[K] & HandedEnters)))
+        H.Text[K] = P.Text[K];
+      H.Bits[K] |= P.Bits[K];
+    }
+  }
   if (S.End == EndKind::Cut && S.Subsumed && !S.Bad)
     return;
   if (S.End == EndKind::Cut) {

@@ -28,6 +28,10 @@ struct SingleExplorer {
   /// The offsets in the explored code object at which some path violates
   /// exactly-once without resting on an approximation.
   std::vector<uint32_t> ViolationAt;
+  /// A frame's calls of its resume functions, by the original offset the
+  /// resume global names: what each argument is on the explored paths
+  /// (HandedBits or-ed over them).
+  std::map<uint32_t, HandOff> HandOffs;
 
   void run(Side Start);
 

@@ -39,6 +39,8 @@ static SlotFacts slotFacts(const SVal &V) {
   case Tag::Null:
   case Tag::SavedModes:
   case Tag::GraphOutput:
+  case Tag::ModeList:
+  case Tag::NoEnterClass:
     break;
   }
   return F;
@@ -50,9 +52,94 @@ static ArgRole argRole(const SVal &V) {
     return ArgRole::SavedModes;
   case Tag::GraphOutput:
     return ArgRole::GraphOutput;
+  case Tag::ModeList:
+    return ArgRole::ModeList;
   default:
     return ArgRole::Other;
   }
+}
+
+std::string Side::describeValue(const SVal &V) const {
+  switch (V.K) {
+  case Tag::NoEnterClass:
+    return "the no-op-enter mode class";
+  case Tag::Global:
+    return ("the global " + V.Name).str();
+  case Tag::GraphOutput:
+    return "a value of the compiled graph's output";
+  case Tag::Null:
+    return "NULL";
+  default:
+    break;
+  }
+  llvm::StringRef Op = Terms->node(V.T).Op;
+  if (Op.consume_front("attr:"))
+    return ("an attribute " + Op).str();
+  if (Op.consume_front("local:"))
+    return ("its parameter " + Op).str();
+  if (Op.startswith("const:"))
+    return ("the constant " + Op.drop_front(6)).str();
+  return "a value computed by " + C->Name;
+}
+
+/// The frame's call of the resume function: what it passes, per argument.
+void Side::recordHandOff(const SVal &Callee, llvm::ArrayRef<SVal> Args) {
+  HandOff H;
+  for (const SVal &A : Args) {
+    H.Bits.push_back(A.K == Tag::NoEnterClass ? HandedNoEnter : HandedEnters);
+    H.Text.push_back(describeValue(A));
+  }
+  uint32_t Off = resumeGlobalOffset(Callee.Name).value_or(UINT32_MAX);
+  Handed = std::make_pair(Off, std::move(H));
+}
+
+/// BEFORE_WITH of the n-th context a resume function claims: what the
+/// frame passed for its class decides what it does (docs/prove.md, "The
+/// hand-over"). A no-op-enter mode class enters nothing -- the mode the
+/// frame replayed is taken over -- and any other value enters (for a mode:
+/// pushes it a second time).
+void Side::reenter(const SVal &Manager, CtxKind Claimed) {
+  uint8_t Bits = Manager.K == Tag::NoEnterClass ? uint8_t(HandedNoEnter)
+                 : Manager.Handed               ? Manager.Handed
+                                                : uint8_t(HandedEnters);
+  std::string Param =
+      Manager.Param >= 0 && size_t(Manager.Param) < C->Code->LocalsPlusNames.size()
+          ? C->Code->LocalsPlusNames[size_t(Manager.Param)]
+          : std::string();
+  auto Passed = [&]() -> std::string {
+    if (Manager.Param >= 0 &&
+        size_t(Manager.Param) < C->ParamHandedText.size() &&
+        !C->ParamHandedText[size_t(Manager.Param)].empty())
+      return " (the frame passes " +
+             C->ParamHandedText[size_t(Manager.Param)] + " for " + Param + ")";
+    return Param.empty() ? std::string(" (" + describeValue(Manager) + ")")
+                         : " (" + Param + ")";
+  };
+  if (Bits & HandedUntraced) {
+    std::string Why = "the value the frame passes for " +
+                      (Param.empty() ? std::string("the re-entered context")
+                                     : Param) +
+                      " cannot be traced: " + C->HandedWhy;
+    approximate(Why);
+    if (Unsettled.empty())
+      Unsettled = std::move(Why);
+  }
+  std::string Claim = "context " + std::to_string(NextLabel);
+  if (Claimed == CtxKind::Mode && (Bits & HandedEnters))
+    violate("exactly-once",
+            llvm::formatv("the resume prologue re-enters {0}, claimed a "
+                          "torch-function mode, with a value that is no "
+                          "no-op-enter mode class{1}: its BEFORE_WITH pushes "
+                          "the mode a second time, over the one the frame "
+                          "replayed and handed over",
+                          Claim, Passed()));
+  if (Claimed == CtxKind::With && (Bits & HandedNoEnter))
+    violate("exactly-once",
+            llvm::formatv("the resume prologue re-enters {0}, claimed a with "
+                          "context, with the no-op-enter mode class{1}: its "
+                          "BEFORE_WITH enters nothing and its __exit__ pops "
+                          "a torch-function mode",
+                          Claim, Passed()));
 }
 
 void Side::modePop() {
@@ -131,10 +218,12 @@ void Side::applyContextEvent(const ContextEvent &E, const SVal &Slot,
             }
             CtxKind K = CtxKind::With;
             // In a resume prologue, the n-th re-entered context is the n-th
-            // claim.
-            if (C->IsResume && size_t(NextLabel) < C->ClaimedKinds.size() &&
-                C->ClaimedKinds[NextLabel] == ContextKind::Mode)
-              K = CtxKind::Mode;
+            // claim; what it does follows from the value re-entered.
+            if (C->IsResume && size_t(NextLabel) < C->ClaimedKinds.size()) {
+              if (C->ClaimedKinds[NextLabel] == ContextKind::Mode)
+                K = CtxKind::Mode;
+              reenter(Slot, K);
+            }
             int32_t L = enter(K, std::nullopt, false);
             SVal X = app("exit_of", {Slot}, false);
             X.K = Tag::ExitSlot;
@@ -170,9 +259,16 @@ void Side::applyContextEvent(const ContextEvent &E, const SVal &Slot,
             if (!R.Exact)
               approximate("a mode-stack set_stack of a value that is "
                           "neither a saved stack nor the compiled graph's "
-                          "output is read as the side-effect replay");
-            // The side-effect replay: one push per claimed mode.
+                          "output (or a list of its elements) is read as the "
+                          "side-effect replay");
+            // The side-effect replay: one push per element of a built list,
+            // else one per claimed mode.
             ModesReplayed = true;
+            if (R.Count) {
+              for (unsigned K = 0; K < *R.Count; ++K)
+                enter(CtxKind::Mode, std::nullopt, true);
+              return;
+            }
             for (ContextKind K : C->ClaimedKinds)
               if (K == ContextKind::Mode)
                 enter(CtxKind::Mode, std::nullopt, true);
@@ -195,10 +291,22 @@ void Side::call(unsigned N) {
   SlotFacts F = slotFacts(Callee);
   F.NumArgs = N;
   F.ExitSequence = isExitCallSequence(C->D(), Pc);
-  if (N >= 1)
+  if (N >= 1) {
     F.FirstArg = argRole(Args[0]);
+    F.ListLength = Args[0].Len;
+    F.ListExact = Args[0].Exact;
+  }
   SVal Result = app("call", All, /*Timed=*/true);
-  applyContextEvent(recogniseContextEvent(inst(), F), Callee, Result);
+  // Calling a class gives an instance that enters as the class says: the
+  // no-op-enter class's instance, or a handed-over class's.
+  if (Callee.K == Tag::NoEnterClass)
+    Result.K = Tag::NoEnterClass;
+  Result.Handed = Callee.Handed;
+  Result.Param = Callee.Param;
+  ContextEvent E = recogniseContextEvent(inst(), F);
+  if (C->IsFrame && std::holds_alternative<ctxev::HandOver>(E))
+    recordHandOff(Callee, Args);
+  applyContextEvent(E, Callee, Result);
   Stack.push_back(Result);
 }
 
@@ -306,6 +414,9 @@ void Side::execSync(bool Taken) {
         V.K = Tag::ModeOp;
         V.Name = Name;
         V.Mode = M;
+      } else if (lookupEnvClass(*Obj.Env, Name)) {
+        V.K = Tag::NoEnterClass;
+        V.Name = Name;
       }
     }
     Stack.push_back(V);

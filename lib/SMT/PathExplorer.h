@@ -41,6 +41,9 @@ struct ExploreStats {
   bool Limit = false;
   /// The proof's budget ran out (Budget::Exceeded: which, and its value).
   std::string OverBudget;
+  /// Why some path cannot be proved even without a violation
+  /// (Side::Unsettled): the property is unknown, never proved.
+  std::string Unsettled;
 };
 
 Counterexample singleCex(const Side &S, const std::vector<ProofStep> &Eager);

@@ -132,9 +132,18 @@ struct Proof {
   }
 };
 
-/// exactly-once (and, for a frame, the break check) on one code object.
+/// What a frame passes its resume functions (FrameHandOff), when every
+/// path of the frame was explored; else why not.
+struct FrameHandOffs {
+  std::map<uint32_t, HandOff> ByOffset;
+  std::string Why; ///< Empty when ByOffset covers every path.
+};
+
+/// exactly-once (and, for a frame, the break check) on one code object;
+/// a frame's hand-over to its resume functions goes to \p Out.
 void exactlyOnce(const ProveOptions &O, CodeInfo &C, Proof &P,
-                 const std::vector<ProofStep> &Eager, int64_t BreakIndex) {
+                 const std::vector<ProofStep> &Eager, int64_t BreakIndex,
+                 FrameHandOffs *Out = nullptr) {
   Feasibility F{P.S, "feasible:" + C.Name + ":exactly-once"};
   SingleExplorer X{O, F, {}, {}, {}};
   Side Start(C, P.Terms, P.Bud);
@@ -144,6 +153,18 @@ void exactlyOnce(const ProveOptions &O, CodeInfo &C, Proof &P,
   X.run(std::move(Start));
   P.R.Paths += X.Stats.Paths;
   P.R.Queries += F.Count;
+  if (Out) {
+    Out->ByOffset = std::move(X.HandOffs);
+    if (X.Stats.Limit)
+      Out->Why = "not every path of the frame was explored (path limit)";
+    else if (!X.Stats.OverBudget.empty())
+      Out->Why = "not every path of the frame was explored (" +
+                 X.Stats.OverBudget + ")";
+    else if (X.Stats.Cut)
+      Out->Why = "a path of the frame was cut (" + X.Stats.CutWhy + ")";
+    else if (F.Unknown)
+      Out->Why = "the solver could not decide a path of the frame";
+  }
   // check's findings at an offset where a path violates exactly-once are
   // confirmed by that path (the rest are settled with the verdict).
   for (CheckedFinding &CF : P.R.ContextFindings)
@@ -174,6 +195,8 @@ struct BundleProver {
   CodeInfo Orig;
   bool OrigOk;
   std::vector<ContextKind> FrameKinds;
+  /// What the frame passes its resume functions (frame() fills it).
+  FrameHandOffs HandOffs{{}, "the bundle has no frame"};
 
   BundleProver(const Bundle &B, const ProveOptions &O)
       : B(B), O(O), Orig(makeInfo("original", *B.Original)),
@@ -185,6 +208,8 @@ struct BundleProver {
 
   ProofResult frame();
   ProofResult resume(size_t RI);
+  /// Rc's parameters: what the frame passes for each (HandedBits).
+  void handedTo(CodeInfo &Rc, const BundleResume &Res) const;
   ProofResult originalOnly();
   /// matches-eager of the resume function \p Rc, after exactly-once.
   void matchesEager(CodeInfo &Rc, const BundleResume &Res, Proof &P);
@@ -201,8 +226,10 @@ ProofResult BundleProver::frame() {
         "the frame's wrapper code while modes are replayed (context "
         "constructors before the break instruction, __enter__ and "
         "__exit__ calls) does not raise");
+  HandOffs.Why = "the frame is not well-formed, or checks did not run on it";
   if (!P.wellFormed(Fr, B.Path))
     return P.finish({"exactly-once"});
+  HandOffs.Why.clear();
   int64_t BreakIndex = -1;
   std::string BreakWhy;
   std::vector<ProofStep> Eager;
@@ -229,7 +256,7 @@ ProofResult BundleProver::frame() {
     }
     // Without the break instruction only exactly-once is checked.
   }
-  exactlyOnce(O, Fr, P, Eager, BreakIndex);
+  exactlyOnce(O, Fr, P, Eager, BreakIndex, &HandOffs);
   if (P.R.V != Verdict::Refuted && BreakIndex < 0 && OrigOk) {
     P.R.V = Verdict::Unknown;
     P.R.Property = "matches-eager";
@@ -291,6 +318,35 @@ void BundleProver::matchesEager(CodeInfo &Rc, const BundleResume &Res,
            std::move(X.BestApprox), X.ApproxWhy);
 }
 
+void BundleProver::handedTo(CodeInfo &Rc, const BundleResume &Res) const {
+  const CodeObject &Co = *Res.Code;
+  size_t NParams = size_t(Co.ArgCount + Co.KwOnlyArgCount) +
+                   ((Co.Flags & CoVarArgs) ? 1 : 0) +
+                   ((Co.Flags & CoVarKeywords) ? 1 : 0);
+  NParams = std::min(NParams, Co.LocalsPlusNames.size());
+  Rc.ParamHanded.assign(NParams, HandedUntraced);
+  Rc.ParamHandedText.assign(NParams, "");
+  if (!HandOffs.Why.empty()) {
+    Rc.HandedWhy = HandOffs.Why;
+    return;
+  }
+  auto It = HandOffs.ByOffset.find(Res.OriginalOffset);
+  if (It == HandOffs.ByOffset.end()) {
+    Rc.HandedWhy = "no path of the frame calls the resume function for "
+                   "original_offset " +
+                   std::to_string(Res.OriginalOffset);
+    return;
+  }
+  const HandOff &H = It->second;
+  // Positional arguments, in order (the frame's CALL passes no keywords).
+  for (size_t K = 0; K < NParams && K < H.Bits.size(); ++K) {
+    Rc.ParamHanded[K] = H.Bits[K];
+    Rc.ParamHandedText[K] = H.Text[K];
+  }
+  Rc.HandedWhy = "the frame's resume call passes fewer arguments than the "
+                 "resume function has parameters";
+}
+
 ProofResult BundleProver::resume(size_t RI) {
   const BundleResume &Res = B.Resumes[RI];
   CodeInfo Rc =
@@ -298,6 +354,7 @@ ProofResult BundleProver::resume(size_t RI) {
   Rc.IsResume = true;
   for (const BundleContext &Cx : Res.Contexts)
     Rc.ClaimedKinds.push_back(Cx.Kind);
+  handedTo(Rc, Res);
   Proof P(O, B.Path, Rc);
   P.R.Assumptions = assumptions(O, true, {&Rc.D(), &Orig.D()});
   if (!P.wellFormed(Rc, B.Path))

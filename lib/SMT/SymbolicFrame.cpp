@@ -91,7 +91,8 @@ bool Side::mayRaiseHere() const {
     F.ProtocolAttribute = isContextProtocolName(Name);
     F.ModeStackOperation = !Stack.empty() && Stack.back().K == Tag::Global &&
                            Stack.back().Env &&
-                           lookupModeOp(*Stack.back().Env, Name);
+                           (lookupModeOp(*Stack.back().Env, Name) ||
+                            lookupEnvClass(*Stack.back().Env, Name));
     break;
   }
   case Opcode::CALL: {
@@ -128,7 +129,7 @@ bool Side::isBuiltinTruthValue(TermId T) const {
   llvm::StringRef Op = Terms->node(T).Op;
   // Marshal constants are of builtin types; these operations make bools.
   return Op.startswith("const:") || Op.startswith("IS_OP(") ||
-         Op.startswith("CONTAINS_OP(") || Op.startswith("UNARY_NOT") ||
+         Op.startswith("CONTAINS_OP(") || Op == "not" ||
          Op == "exc_match";
 }
 
@@ -250,8 +251,28 @@ void Side::execPlain(const Instruction &I) {
   for (size_t K = In.size(); K-- > 0;)
     In[K] = pop();
   std::string OpName = operationKey(*C->Code, I);
-  bool FromGraph = Op == Opcode::UNPACK_SEQUENCE && In.size() == 1 &&
-                   In[0].K == Tag::GraphOutput;
+  // `not x` is the negation of x's truth (the solver's background fact).
+  if (Op == Opcode::UNARY_NOT && In.size() == 1 && E.Pushes == 1) {
+    Stack.push_back(plain(Terms->apply("not", {In[0].T})));
+    return;
+  }
+  // Values followed through what the code does to them: an element of the
+  // graph's output (unpacked or subscripted) is the graph's output; a list
+  // or tuple built of values is a list of that many (a replay of n modes).
+  bool FromGraph = (Op == Opcode::UNPACK_SEQUENCE && In.size() == 1 &&
+                    In[0].K == Tag::GraphOutput) ||
+                   (Op == Opcode::BINARY_SUBSCR && In.size() == 2 &&
+                    In[0].K == Tag::GraphOutput);
+  if ((Op == Opcode::BUILD_LIST || Op == Opcode::BUILD_TUPLE) &&
+      E.Pushes == 1) {
+    SVal L = app(OpName, In, /*Timed=*/true);
+    L.K = Tag::ModeList;
+    L.Len = uint32_t(In.size());
+    L.Exact = llvm::all_of(
+        In, [](const SVal &V) { return V.K == Tag::GraphOutput; });
+    Stack.push_back(L);
+    return;
+  }
   // The instruction was one step; each further value it makes is one more.
   if (E.Pushes > 1)
     Bud->step(uint64_t(E.Pushes - 1));

@@ -52,7 +52,19 @@ enum class Tag : uint8_t {
   ModeOp,      ///< A mode-stack operation (Mode: what it does).
   Global,      ///< A global's value (Name; Env: the rewriter's entry).
   SavedModes,  ///< What a GetStack operation returned: the stack then.
-  GraphOutput, ///< A compiled graph's result, or unpacked from one.
+  GraphOutput, ///< A compiled graph's result, or an element of it.
+  ModeList,    ///< BUILD_LIST / BUILD_TUPLE of Len values (Exact: all
+               ///< GraphOutput): a replay's list of modes.
+  NoEnterClass, ///< A no-op-enter mode class of Environment.def, or an
+                ///< instance of it (the result of calling it).
+};
+
+/// What the frame hands the resume function for a parameter, over the
+/// frame's paths (bits of SVal::Handed; docs/prove.md, "The hand-over").
+enum HandedBits : uint8_t {
+  HandedNoEnter = 1,  ///< A no-op-enter mode class: re-entering takes over.
+  HandedEnters = 2,   ///< Any other value: re-entering it enters / pushes.
+  HandedUntraced = 4, ///< Not known (no frame, or not every path explored).
 };
 
 struct SVal {
@@ -64,6 +76,12 @@ struct SVal {
   llvm::StringRef Name;
   const EnvGlobal *Env = nullptr; ///< Global: its Environment.def entry.
   std::optional<ModeEffect> Mode; ///< ModeOp: its effect.
+  uint32_t Len = 0;   ///< ModeList: its length.
+  bool Exact = false; ///< ModeList: every element is GraphOutput.
+  /// A resume-function parameter, or a value called from one: what the
+  /// frame passes for it (HandedBits); 0 for any other value.
+  uint8_t Handed = 0;
+  int16_t Param = -1; ///< With Handed: the parameter's index.
 };
 
 /// The operation an instruction performs, as a term's function symbol:
@@ -106,6 +124,19 @@ struct CodeInfo {
   CodeRole Role = CodeRole::Plain;
   /// Frame: the kinds of the contexts the original holds at break_offset.
   std::optional<std::vector<CtxKind>> ExpectedAtBreak;
+  /// Resume function: per parameter, what the frame passes (HandedBits),
+  /// how it was described, and why it is untraced where it is.
+  std::vector<uint8_t> ParamHanded;
+  std::vector<std::string> ParamHandedText;
+  std::string HandedWhy;
+};
+
+/// What a frame passes, over its explored paths, in its calls of the resume
+/// function for \p original_offset (HandedBits per argument, with the first
+/// description of a value that enters).
+struct HandOff {
+  std::vector<uint8_t> Bits;
+  std::vector<std::string> Text;
 };
 
 struct Step {
@@ -179,6 +210,13 @@ public:
   SharedPrefixVector<Step> Steps; ///< Shared with the forks of this path.
   unsigned Ordinal = 0; ///< Observable steps so far (values' time stamps).
   bool ResumeCalled = false;
+  /// Frame: the arguments of its resume call on this path (HandedBits per
+  /// argument, a description each) and the original offset the resume
+  /// global names.
+  std::optional<std::pair<uint32_t, HandOff>> Handed;
+  /// Why this path cannot be proved even without a violation (a value the
+  /// proof depends on cannot be traced); set with an approximation.
+  std::string Unsettled;
   int64_t BreakIndex = -1; ///< Frame: the break instruction.
   std::optional<std::vector<CtxKind>> ActiveAtBreak;
   std::optional<std::string> Unsupported;
@@ -310,8 +348,14 @@ public:
     unsigned NArgs = unsigned(Co.ArgCount + Co.KwOnlyArgCount) +
                      ((Co.Flags & CoVarArgs) ? 1 : 0) +
                      ((Co.Flags & CoVarKeywords) ? 1 : 0);
-    for (unsigned I = 0; I < NArgs && I < Locals.size(); ++I)
+    for (unsigned I = 0; I < NArgs && I < Locals.size(); ++I) {
       Locals[I] = sym(symbolForName(Co.LocalsPlusNames[I]));
+      // A resume function's parameters carry what the frame passes.
+      if (I < C->ParamHanded.size()) {
+        Locals[I]->Handed = C->ParamHanded[I];
+        Locals[I]->Param = int16_t(I);
+      }
+    }
   }
   static std::string symbolForName(llvm::StringRef N) {
     if (N.consume_front("___stack")) {
@@ -408,6 +452,9 @@ private:
   void explicitEnter(TermId Manager);
   void explicitExit(TermId Manager);
   void handOver();
+  void recordHandOff(const SVal &Callee, llvm::ArrayRef<SVal> Args);
+  void reenter(const SVal &Manager, CtxKind Claimed);
+  std::string describeValue(const SVal &V) const;
   void jumpTo(int64_t TargetByte, unsigned Unroll, bool Backward);
   unsigned CurrentUnroll = 2;
 };

@@ -158,6 +158,12 @@ void prover::conclude(ProofResult &R, const ExploreStats &St,
     R.Property = Property.str();
     return;
   }
+  if (!St.Unsettled.empty()) {
+    R.V = Verdict::Unknown;
+    R.Reason = "couldn't prove: " + St.Unsettled;
+    R.Property = Property.str();
+    return;
+  }
   R.ProvedProperties.push_back(Property.str());
 }
 

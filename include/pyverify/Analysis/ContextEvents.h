@@ -68,6 +68,7 @@ enum class ArgRole : uint8_t {
   Other,
   SavedModes,  ///< What a mode-stack GetStack returned.
   GraphOutput, ///< A compiled graph's result, or unpacked from one.
+  ModeList,    ///< A list or tuple built of n values (SlotFacts::List*).
 };
 
 struct SlotFacts {
@@ -75,6 +76,10 @@ struct SlotFacts {
   std::optional<ModeEffect> Mode;    ///< Callee == ModeOp.
   const EnvGlobal *Global = nullptr; ///< Callee == EnvGlobal.
   ArgRole FirstArg = ArgRole::Other;
+  /// FirstArg == ModeList: its length, and whether every element is the
+  /// compiled graph's output (or an element of it).
+  unsigned ListLength = 0;
+  bool ListExact = false;
   unsigned NumArgs = 0;
   /// CALL 2 after LOAD_CONST None x3; PRECALL 2: the compiler's
   /// __exit__(None, None, None) sequence (isExitCallSequence).
@@ -119,11 +124,14 @@ struct ModePush {};
 struct ModePop {};
 struct ModeSave {};    ///< GetStack: the result restores the stack later.
 struct ModeRestore {}; ///< SetStack of a saved stack: pops what was pushed.
-/// SetStack of anything else: the side-effect replay installs the modes
-/// the bundle claims; Exact is false when the argument is not the compiled
-/// graph's output (an approximation the consumer records).
+/// SetStack of anything else: the side-effect replay. Of a list of n
+/// values built by BUILD_LIST / BUILD_TUPLE, it installs n modes (Count);
+/// of anything else, the modes the bundle claims. Exact is false when the
+/// argument (or an element of the list) is not the compiled graph's output
+/// (an approximation the consumer records).
 struct ModeReplay {
   bool Exact;
+  std::optional<unsigned> Count;
 };
 /// The frame calls the resume function: it takes over the modes.
 struct HandOver {};

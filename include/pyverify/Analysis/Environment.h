@@ -5,7 +5,9 @@
 // matched against the whole of a pattern, never by substring.
 // lookupModeOp() tells what an attribute of a mode-stack module does. Any
 // name not in the table is an arbitrary value (may raise when loaded,
-// accessed or called; does not touch the tracked contexts).
+// accessed or called; does not touch the tracked contexts). lookupEnvClass()
+// tells whether an attribute of a module global is a class the table lists
+// (the no-enter mode class a frame hands its resume function).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,7 +25,8 @@ enum class GlobalRole {
   ResumeFunction,
   CompiledGraph,
   Helper,
-  ModeStackModule
+  ModeStackModule,
+  Module
 };
 
 enum class EnvGlobalId {
@@ -40,12 +43,20 @@ struct EnvGlobal {
 
 enum class ModeEffect { Push, Pop, GetStack, SetStack };
 
+/// What a class Environment.def lists (PYV_ENV_CLASS) is.
+enum class EnvClassKind { NoEnterMode };
+
 /// The table entry whose pattern matches all of \p Name, or null.
 const EnvGlobal *lookupGlobal(llvm::StringRef Name);
 
 /// What \p Attribute of the mode-stack module \p Module does, if anything.
 std::optional<ModeEffect> lookupModeOp(const EnvGlobal &Module,
                                        llvm::StringRef Attribute);
+
+/// What \p Attribute of the module global \p Module is, when Environment.def
+/// lists it as a class (PYV_ENV_CLASS).
+std::optional<EnvClassKind> lookupEnvClass(const EnvGlobal &Module,
+                                           llvm::StringRef Attribute);
 
 /// The original offset a resume-function global names: the first {int} of
 /// a ResumeFunction pattern (Environment.def); nullopt for any other name or
