@@ -11,21 +11,26 @@ Fixture mode (default):
                   tests/python/rewriter_cases.py, with manifest.json)
     correlated/   tests/prove/gen_correlated.py (correlated/ and flipped/)
   runs `pyverify prove --format=json --jobs=N` once on both, and requires:
-    (a) every correct bundle whose expect is "ok" is proved (all its results);
+    (a) every correct bundle whose expect is "ok" is proved (all its results),
+        and so is every bundle of another variant the rewriter declares
+        correct (EXPECT "ok", but entries-not-redirected): list-replay,
+        Dynamo's set_stack([graph_out_0[k], ...]) replay shape;
     (b) every bundle of a buggy variant is refuted, each refuted result naming
         its property and carrying a counterexample (a well-formed refutation
         may have none) -- except entries-not-redirected, which the rewriter
         README documents as semantically equivalent: it must be proved;
     (c) every correlated case is proved and every flipped one refuted;
     (d) for the fixture break points with a torch-function mode active:
-        correct proved, entered-twice and mode-leaked-on-exception refuted;
+        correct and list-replay proved, entered-twice,
+        mode-leaked-on-exception, mode-class-handed and
+        list-replay-pop-forgotten refuted (each must have a fixture);
     (e) determinism: `--format=text` gives the same stdout with --jobs=1
         (twice) and --jobs=2.
     (f) frames without a location table: every fixture bundle written by
         `gen-fixtures --strip-locations` (no position for any instruction)
         gets the verdict it gets with its tables, no correct bundle is
-        unknown, the correct "ok" ones are proved and the buggy ones (but
-        entries-not-redirected) refuted (the break instruction is located
+        unknown, the correct "ok" ones (and list-replay's) are proved and the
+        buggy ones (but entries-not-redirected) refuted (the break instruction is located
         structurally, BreakLocation.h).  `--strip-locations` runs only (f).
     (g) the solver cross-check: `--solver=z3` (Z3 decides every path
         condition) gives every result exactly as the default literal rule
@@ -71,7 +76,30 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROVE_TIMEOUT = 5400        # seconds for one prove run (--prove-timeout)
 
 BUGGY_EQUIVALENT = "entries-not-redirected"
-MODE_VARIANTS_REFUTED = ("entered-twice", "mode-leaked-on-exception")
+MODE_VARIANTS_REFUTED = ("entered-twice", "mode-leaked-on-exception",
+                         "mode-class-handed", "list-replay-pop-forgotten")
+MODE_VARIANTS_PROVED = ("correct", "list-replay")
+# Variants proved like correct (rule (a)): correct and every variant whose
+# EXPECT is "ok" but the equivalent one (set by correct_variants()).
+CORRECT_VARIANTS = ("correct", "list-replay")
+
+
+def correct_variants(python_dir):
+    """"correct" and the rewriter's other variants whose EXPECT is "ok",
+    but entries-not-redirected (a buggy variant that is equivalent)."""
+    global CORRECT_VARIANTS
+    sys.path.insert(0, os.path.abspath(python_dir))
+    try:
+        from pyverify_rewriter import EXPECT
+    finally:
+        sys.path.pop(0)
+    CORRECT_VARIANTS = ("correct",) + tuple(
+        v for v, e in EXPECT.items()
+        if e == "ok" and v not in ("correct", BUGGY_EQUIVALENT))
+    for v in MODE_VARIANTS_PROVED:
+        if v not in CORRECT_VARIANTS:
+            raise SetupError("%s is not a variant expected ok" % v)
+    return CORRECT_VARIANTS
 
 
 # ---------------------------------------------------------------------------
@@ -212,13 +240,15 @@ def stripped(a, work, fx, by, violations):
         if want != got:
             violations.append("(f) stripped %s: %s, with its location tables "
                               "%s: %s" % (name, got, want, short(res)))
-        if got == "unknown" and v == "correct":
+        if got == "unknown" and v in CORRECT_VARIANTS:
             violations.append("(f) stripped %s: unknown: %s" % (name,
                                                                 short(res)))
-        if v == "correct" and m["expect"] == "ok" and got != "proved":
+        if v in CORRECT_VARIANTS and m["expect"] == "ok" and \
+                got != "proved":
             violations.append("(f) stripped %s: expected proved, got %s: %s"
                               % (name, got, short(res)))
-        if v not in ("correct", BUGGY_EQUIVALENT) and got != "refuted":
+        if v not in CORRECT_VARIANTS + (BUGGY_EQUIVALENT,) and \
+                got != "refuted":
             violations.append("(f) stripped %s: expected refuted, got %s: %s"
                               % (name, got, short(res)))
     print("\nstripped location tables (gen-fixtures --strip-locations, "
@@ -360,14 +390,14 @@ def fixture_mode(a, work):
         if has_mode:
             mode_table[variant][v] += 1
         # (a), (b), (d)
-        if variant in ("correct", BUGGY_EQUIVALENT):
+        if variant in CORRECT_VARIANTS + (BUGGY_EQUIVALENT,):
             if expect != "ok":
                 reported.append("%s: expect %s, %s (%s)"
                                 % (key, expect, v, short(res)))
             elif v != "proved":
                 violations.append("%s%s: expected proved, got %s: %s" % (
-                    "(d) " if has_mode else "(a) " if variant == "correct"
-                    else "(b) ", key, v, short(res)))
+                    "(d) " if has_mode else "(a) " if variant in
+                    CORRECT_VARIANTS else "(b) ", key, v, short(res)))
         else:
             for p in refutation_problems(res):
                 violations.append("%s%s: %s" % (
@@ -408,9 +438,10 @@ def fixture_mode(a, work):
           "%s" % dict(counts.get(BUGGY_EQUIVALENT, {})))
     print("torch-function-mode break points: %s" % {
         v: dict(c) for v, c in sorted(mode_table.items())})
-    if not mode_table.get("mode-leaked-on-exception"):
-        violations.append("(d) no mode-leaked-on-exception fixture "
-                          "(rewriter variant missing?)")
+    for variant in MODE_VARIANTS_PROVED + MODE_VARIANTS_REFUTED:
+        if not mode_table.get(variant):
+            violations.append("(d) no %s fixture with a mode (rewriter "
+                              "variant missing?)" % variant)
     if reported:
         print("\nreported, not judged (the rewriter's stack-depth conflict):")
         for line in reported:
@@ -664,6 +695,7 @@ def main(argv=None):
         print("test_prove: FAIL: %s has no `prove` command" % a.pyverify)
         return 1
     try:
+        correct_variants(a.python_dir)
         mode = (stdlib_mode if a.stdlib else
                 stripped_mode if a.strip_locations else fixture_mode)
         violations, what = mode(a, work)
