@@ -10,12 +10,18 @@ the capture
    ``__exit__(None, None, None)`` -- Dynamo's graph ends with the global state
    restored (emitted-code section 2.3); TF modes are not exited,
 3. returns ``_Captured((stack values..., live locals..., extras...))`` where
-   each ``__exit__`` slot is replaced by the class it is re-created from.
+   each ordinary ``__exit__`` slot is replaced by the class it is re-created
+   from; a TF mode's slot is left out (the frame loads
+   ``modestack.NoEnterMode`` itself, as Dynamo's reconstruct_type loads
+   ``NoEnterTorchFunctionMode`` from its polyfills module; the buggy variant
+   mode-class-handed returns ``exit_factory``'s type(mode) there).
 
 ``GraphFunction`` wraps that helper.  For TF modes it treats the mode-stack
 mutations of the prefix as *traced*: the stack is restored to its state at
 graph entry and the traced stack is returned, so the rewritten frame replays
-it (``set_stack``), as Dynamo's side-effect replay does.
+it (``set_stack``), as Dynamo's side-effect replay does: as one list, or
+(list replay, Dynamo's ``set_torch_function_mode_stack([...])`` shape) as
+separate output elements the frame subscripts and puts in a ``BUILD_LIST``.
 
 If the prefix finishes without reaching the break (returns), Dynamo would not
 have used this compiled frame at all (its guards/trace would differ); the
@@ -98,7 +104,9 @@ def exit_factory(bound_exit):
 
 
 def mode_placeholder(bound_exit):
-    """TF modes are rebuilt as the no-enter polyfill class."""
+    """TF modes are rebuilt as the no-enter polyfill class.  No longer called
+    by the graph helper (the frame loads ``NoEnterMode`` from the mode-stack
+    module); kept installed for bundles written before."""
     mgr = _manager(bound_exit)
     if not isinstance(mgr, modestack.Mode):
         raise TypeError("context %r was declared a torch-function mode but is "

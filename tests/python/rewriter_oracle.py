@@ -295,12 +295,12 @@ def _worker_point(variant, name, off, modes, results):
     #    eager run (its first execution after the break); the correct rewrite
     #    injected there must agree with eager, or the comparison means
     #    nothing
-    eager_injected = 0
+    #    (every input, every instruction of the range: all are run, so that
+    #    the correct rewrite is compared with eager at each)
+    eager_injected = eager_differs = 0
     correct_differs = []
     for args in inputs:
         for rb, o in r.notes.get("dropped") or ():
-            if detected:
-                break
             if o is None:       # half of a 3.13 superinstruction
                 continue
             le, oute, fe = run_injected(
@@ -319,9 +319,12 @@ def _worker_point(variant, name, off, modes, results):
                                         "eager": repr(oute),
                                         "correct": repr(outg)})
             elif outb != oute or not logs_match(le, lb, oute):
-                detected.append({"how": "eager-injected", "args": repr(args),
-                                 "offset": rb, "orig": o,
-                                 "eager": repr(oute), "buggy": repr(outb)})
+                eager_differs += 1
+                if not detected:
+                    detected.append({"how": "eager-injected",
+                                     "args": repr(args), "offset": rb,
+                                     "orig": o, "eager": repr(oute),
+                                     "buggy": repr(outb)})
     # 3. against the correct rewrite, with an exception injected at the
     #    same instruction (the two differ only in the changed code)
     injected = 0
@@ -344,6 +347,7 @@ def _worker_point(variant, name, off, modes, results):
                               "detected": detected, "break_hits": hits,
                               "break_raised": raised, "injected": injected,
                               "eager_injected": eager_injected,
+                              "eager_differs": eager_differs,
                               "correct_differs": correct_differs,
                               "expect": r.expect,
                               "notes": repr(r.notes)[:300]}) + "\n")
