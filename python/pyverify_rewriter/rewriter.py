@@ -644,8 +644,8 @@ def build_frame(info, variant, graph_name, resume_name):
         # subscript of it (LOAD_FAST graph_out_0; LOAD_CONST k;
         # BINARY_SUBSCR); the traced modes are separate output elements
         if GRAPH_OUT in code.co_varnames:
-            raise RewriteError("the function has a local named %s"
-                               % GRAPH_OUT, reason="graph-out-name")
+            raise VariantNotApplicable("the function has a local named %s"
+                                       % GRAPH_OUT, reason="graph-out-name")
         out.append(I("STORE_FAST", Local(GRAPH_OUT)))
         for k, v in enumerate(stores):
             out += _graph_out(pools, k)
