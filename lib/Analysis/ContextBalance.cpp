@@ -217,8 +217,11 @@ void reportBlock(const ContextTransfer &T, unsigned Node,
   reportBodyEntries(T, B, R);
   ContextState S = Entry;
   for (uint32_t I = B.Begin; I < B.End; ++I) {
-    for (const ActiveContext &A : S.active())
+    for (const ActiveContext &A : S.active()) {
+      if (A.Maybe && Res.ActiveBefore[I].size() < 64)
+        Res.MaybeBefore[I] |= uint64_t(1) << Res.ActiveBefore[I].size();
       Res.ActiveBefore[I].push_back(A.Ctx);
+    }
     if (G.coverOf(I) < 0 && T.raisesHere(S, I)) {
       ContextState X = S;
       T.applyRaisingExitEvents(X, I);
@@ -254,6 +257,7 @@ llvm::Expected<ContextBalanceResult> run(const CFG &G, const BlockStack &BS,
   if (Skip && !T.involvesContexts())
     return Res;
   Res.ActiveBefore.resize(T.Insts.size());
+  Res.MaybeBefore.resize(T.Insts.size());
   ContextReport R{G, {}, Res.Findings, Res.NormalExits};
   CFGFixpointGraph FG(G, /*OnlyRaising=*/true);
   auto Fix = runForwardFixpoint(FG, T, {},

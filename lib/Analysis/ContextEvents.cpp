@@ -40,6 +40,46 @@ bool pyverify::isExitCallSequence(const DecodedCode &D, uint32_t I) {
   return true;
 }
 
+bool pyverify::isOutsideCompiledWithBody(const DecodedCode &D, uint32_t I,
+                                         int64_t DepthBefore, int64_t ExitSlot,
+                                         bool Innermost) {
+  const auto &Insts = D.Insts;
+  if (I >= Insts.size() || !Insts[I].Valid)
+    return false;
+  const Instruction &In = Insts[I];
+  switch (In.op()) {
+  case Opcode::NOP:
+    return true;
+  case Opcode::PUSH_EXC_INFO:
+  case Opcode::WITH_EXCEPT_START:
+    return Innermost;
+  case Opcode::JUMP_BACKWARD:
+    return In.Ver != PythonVersion::V3_11;
+  default:
+    break;
+  }
+  // [SWAP 2] LOAD_CONST None x3 [PRECALL 2] CALL 2 of this with: I is one of
+  // them, and the slot the sequence calls is ExitSlot.
+  for (uint32_t K = I; K < Insts.size() && K <= I + 5; ++K) {
+    if (!isExitCallSequence(D, K))
+      continue;
+    uint32_t Consts = K - 3 - (Insts[K].Ver == PythonVersion::V3_11 ? 1 : 0);
+    uint32_t First = Consts;
+    if (First > 0 && Insts[First - 1].is(Opcode::SWAP) &&
+        Insts[First - 1].Arg == 2)
+      --First;
+    if (I < First)
+      return false;
+    // The depth before the first constant: the exit is just below it, and
+    // was one slot lower before a SWAP 2 put the return value under it.
+    int64_t AtConsts = I < Consts ? DepthBefore        // the SWAP
+                       : I < Consts + 3 ? DepthBefore - (I - Consts)
+                                        : DepthBefore - 3; // PRECALL, CALL
+    return AtConsts - (First < Consts ? 2 : 1) == ExitSlot;
+  }
+  return false;
+}
+
 llvm::StringRef pyverify::getCodeRoleName(CodeRole R) {
   return R == CodeRole::Plain ? "plain" : "emitted";
 }

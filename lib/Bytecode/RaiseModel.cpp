@@ -11,6 +11,58 @@ bool pyverify::breakerRaisesAtTarget(const Instruction &I) {
          I.info().isBackwardJump() && !I.is(Opcode::JUMP_BACKWARD_NO_INTERRUPT);
 }
 
+llvm::StringRef pyverify::getRaiseTierName(RaiseTier T) {
+  switch (T) {
+  case RaiseTier::Self:
+    return "self";
+  case RaiseTier::EvalBreaker:
+    return "eval-breaker";
+  case RaiseTier::Tracing:
+    return "tracing";
+  }
+  return "self";
+}
+
+llvm::SmallVector<uint32_t, 2>
+pyverify::tracingRaiseOffsets(const Instruction &I) {
+  llvm::SmallVector<uint32_t, 2> Out;
+  if (!I.Valid)
+    return Out;
+  switch (I.op()) {
+  case Opcode::RESUME: // measured: no opcode event (check_raise_tiers.py)
+  case Opcode::MAKE_CELL:
+  case Opcode::RETURN_GENERATOR:
+  case Opcode::CACHE:
+    return Out;
+  default:
+    break;
+  }
+  if (I.Ver != PythonVersion::V3_11 && I.is(Opcode::END_FOR))
+    return Out; // an exhausted FOR_ITER jumps over it
+  Out.push_back(I.Start);
+  if (I.Start != I.Offset && I.Ver != PythonVersion::V3_11)
+    Out.push_back(I.Offset);
+  return Out;
+}
+
+bool pyverify::checksEvalBreaker(const Instruction &I) {
+  if (!I.Valid)
+    return false;
+  if (I.is(Opcode::RESUME))
+    return I.Arg == 1; // after a yield (RESUME 0 has no context active)
+  if (I.info().isBackwardJump())
+    return !I.is(Opcode::JUMP_BACKWARD_NO_INTERRUPT);
+  switch (I.op()) {
+  case Opcode::CALL:
+  case Opcode::PRECALL:
+  case Opcode::CALL_FUNCTION_EX:
+  case Opcode::CALL_KW:
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool pyverify::mayRaiseGiven(const Instruction &I, const OpcodeInfo &Info,
                              const RaiseFacts &F) {
   assert(I.Valid && "the facts of an invalid instruction are not known");

@@ -48,6 +48,7 @@ CheckInput pyverify::getCheckInput(CheckId Id) {
   case CheckId::ContextExitWithoutEnter:
   case CheckId::WithHandlerMismatch:
   case CheckId::WithBodyEnteredWithoutEnter:
+  case CheckId::WithBodyUncovered:
     return CheckInput::Contexts;
   case CheckId::ResumeContextsMismatch:
   case CheckId::BundleOffsetInvalid:

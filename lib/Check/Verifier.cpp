@@ -6,6 +6,7 @@
 #include "pyverify/Check/OperandChecks.h"
 #include "pyverify/Check/StackChecks.h"
 #include "pyverify/Check/ValueChecks.h"
+#include "pyverify/Check/WithBodyChecks.h"
 #include "pyverify/Check/WithHandlerChecks.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -77,6 +78,7 @@ static void checkDataflow(const CodeAnalysis &A, const CFG &G,
     return;
   }
   appendContextFindings(G, cantFail(A.blockStack()), *Balance, All);
+  checkWithBodyCoverage(A.decoded(), *Depth, *Balance, All);
 }
 
 /// Why \p D has no CFG (it is not well-formed), for checks-not-run.

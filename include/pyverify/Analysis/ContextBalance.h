@@ -67,6 +67,9 @@ struct ContextBalanceResult {
   /// itself is empty when the interpretation was skipped (nothing can enter
   /// a context): read it through activeBefore().
   std::vector<llvm::SmallVector<uint32_t, 2>> ActiveBefore;
+  /// Per instruction: bit K set when ActiveBefore[I][K] is active on some
+  /// merged paths only (K < 64; later ones count as maybe).
+  std::vector<uint64_t> MaybeBefore;
   /// Per with site (the index in BlockStack::withSites()): the instruction
   /// indices of its normal-exit calls (a CALL consuming its __exit__ slot),
   /// in the order the replay meets them.
@@ -81,6 +84,11 @@ struct ContextBalanceResult {
     if (I >= ActiveBefore.size())
       return {};
     return ActiveBefore[I];
+  }
+  /// Whether the K-th context of activeBefore(I) is active on every merged
+  /// path to I.
+  bool definitelyActive(uint32_t I, size_t K) const {
+    return K < 64 && I < MaybeBefore.size() && !(MaybeBefore[I] >> K & 1);
   }
 };
 

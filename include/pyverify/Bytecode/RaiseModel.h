@@ -25,6 +25,15 @@
 //                       3.11, 3.12): a CFG edge of its own, not a raise of
 //                       the jump. 3.13's raises at the jump.
 //
+// Raise tiers (raiseTierName, tracingRaiseOffsets, checksEvalBreaker): an
+// exception is raised at an instruction by the instruction itself (Self:
+// mayRaiseGiven), through the eval breaker (a signal handler, an
+// asynchronous exception, at the instructions that check it), or through
+// tracing (a trace function raising on a line or opcode event: pdb's quit,
+// coverage tools). Measured per version by tests/versions/check_raise_tiers.py
+// (docs/versions.md, "Raise tiers"); which instructions of a with CPython's
+// own compiler covers is isOutsideCompiledWithBody (ContextEvents.h).
+//
 // The CFG (its raising edges), the context-balance pass and the prover all
 // decide "may this raise here" by it. A conditional branch may raise (the
 // truth test calls __bool__ / __len__) unless the table says otherwise
@@ -36,6 +45,9 @@
 #define PYVERIFY_BYTECODE_RAISEMODEL_H
 
 #include "pyverify/Bytecode/InstructionStream.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace pyverify {
 
@@ -57,6 +69,24 @@ struct RaiseFacts {
 /// before it jumps). Measured on each interpreter:
 /// tests/versions/check_back_edge.py.
 bool breakerRaisesAtTarget(const Instruction &I);
+
+/// The tiers of the raise model (see the contract).
+enum class RaiseTier : uint8_t { Self, EvalBreaker, Tracing };
+llvm::StringRef getRaiseTierName(RaiseTier T);
+
+/// Whether a trace function's exception can be raised at \p I, and the
+/// offsets its exception is looked up at: every instruction gets an opcode
+/// event but RESUME, MAKE_CELL and RETURN_GENERATOR (and 3.12's END_FOR,
+/// never executed); 3.11 delivers the event of an instruction with an
+/// EXTENDED_ARG prefix at the prefix (looked up there), 3.12 and 3.13 one
+/// at the prefix and one at the instruction. Empty when it cannot.
+llvm::SmallVector<uint32_t, 2> tracingRaiseOffsets(const Instruction &I);
+
+/// Whether \p I checks the eval breaker, so that a pending signal handler
+/// or asynchronous exception raises there: RESUME after a yield, the back
+/// jumps (looked up at the target - 1 or the jump: breakerRaisesAtTarget),
+/// and the call instructions (which also raise by themselves).
+bool checksEvalBreaker(const Instruction &I);
 
 /// Whether \p I (a valid instruction whose opcode's facts are \p Info) may
 /// raise, given what \p F rules out (see the contract). Callers that have

@@ -1,0 +1,125 @@
+//===- WithBodyChecks.cpp - Every with-body instruction is covered --------===//
+
+#include "pyverify/Check/WithBodyChecks.h"
+
+#include "pyverify/Analysis/ContextEvents.h"
+#include "pyverify/Bytecode/RaiseModel.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <optional>
+
+using namespace pyverify;
+
+namespace {
+
+/// Consecutive instructions that lose context Ctx through one lookup.
+struct Run {
+  uint32_t First, Last;
+  uint32_t Ctx;     ///< The enter instruction's index.
+  int64_t Slot;     ///< Its bound __exit__'s stack slot.
+  int64_t EntryIdx; ///< The table entry found, -1 for none.
+};
+
+std::string describeEntry(const DecodedCode &D, int64_t K) {
+  const ExceptionTableEntry &E = D.Table[size_t(K)];
+  return llvm::formatv("entry {0} ({1} to {2} -> {3} [{4}]{5})", K, E.Start,
+                       E.End - 2, E.Target, E.Depth, E.Lasti ? " lasti" : "");
+}
+
+} // namespace
+
+void pyverify::checkWithBodyCoverage(const DecodedCode &D,
+                                     const StackDepthResult &Depth,
+                                     const ContextBalanceResult &R,
+                                     std::vector<Finding> &Out) {
+  const InstructionStream &Insts = D.Insts;
+  llvm::DenseSet<uint32_t> Reported;
+  for (const Finding &F : Out)
+    if (F.Check == CheckId::ContextNotExited ||
+        F.Check == CheckId::WithHandlerMismatch)
+      Reported.insert(F.Offset);
+  std::vector<Finding> New;
+  std::optional<Run> Cur;
+  auto Flush = [&] {
+    if (!Cur)
+      return;
+    const Instruction &A = Insts[Cur->First], &B = Insts[Cur->Last];
+    const Instruction &Enter = Insts[Cur->Ctx];
+    std::string What =
+        Cur->First == Cur->Last
+            ? llvm::formatv("{0} {1}", A.Offset, A.name()).str()
+            : llvm::formatv("{0} {1} .. {2} {3} ({4} instructions)", A.Offset,
+                            A.name(), B.Offset, B.name(),
+                            Cur->Last - Cur->First + 1)
+                  .str();
+    std::string Lookup =
+        Cur->EntryIdx < 0
+            ? std::string("no exception-table entry covers it")
+            : describeEntry(D, Cur->EntryIdx) +
+                  llvm::formatv(" unwinds below its bound __exit__ (slot {0})",
+                                Cur->Slot)
+                      .str();
+    Finding F(CheckId::WithBodyUncovered, A.Offset, llvm::formatv(
+                  "{0} runs in the body of the with entered at {1}, but {2}: "
+                  "an exception a trace function raises there (a line or "
+                  "opcode event: pdb, coverage tools; the tracing tier of the "
+                  "raise model) leaves the context entered. CPython's compiler "
+                  "covers every with-body instruction but NOPs, the exit "
+                  "sequence and the handler's start",
+                  What, Enter.Offset, Lookup)
+                  .str());
+    F.note(Enter.Offset, "the context is entered here");
+    New.push_back(std::move(F));
+    Cur.reset();
+  };
+  for (uint32_t I = 0; I < Insts.size(); ++I) {
+    llvm::ArrayRef<uint32_t> Active = R.activeBefore(I);
+    const Instruction &In = Insts[I];
+    llvm::SmallVector<uint32_t, 2> Offs;
+    if (!Active.empty() && In.Valid && Depth.Before[I] &&
+        !Reported.count(In.Offset))
+      Offs = tracingRaiseOffsets(In);
+    // The innermost with-statement context, entered on every path here, a
+    // trace raise here loses.
+    std::optional<Run> Lost;
+    bool Innermost = true;
+    for (size_t K = Active.size(); K-- > 0 && !Offs.empty() && !Lost;) {
+      const Instruction &Enter = Insts[Active[K]];
+      if (!Enter.is(Opcode::BEFORE_WITH) &&
+          !Enter.is(Opcode::BEFORE_ASYNC_WITH))
+        continue;
+      const std::optional<int64_t> &Dp = Depth.Before[Active[K]];
+      bool Inner = Innermost;
+      Innermost = false;
+      if (!Dp || *Dp < 1 || !R.definitelyActive(I, K))
+        continue;
+      int64_t Slot = *Dp - 1;
+      if (isOutsideCompiledWithBody(D, I, *Depth.Before[I], Slot, Inner))
+        continue;
+      for (uint32_t Off : Offs) {
+        const ExceptionTableEntry *E = lookupHandler(D.Table, Off);
+        if (!E || int64_t(E->Depth) <= Slot) {
+          Lost = Run{I, I, Active[K], Slot,
+                     E ? int64_t(E - D.Table.data()) : -1};
+          break;
+        }
+      }
+    }
+    if (!Lost) {
+      Flush();
+      continue;
+    }
+    if (Cur && Cur->Ctx == Lost->Ctx && Cur->EntryIdx == Lost->EntryIdx &&
+        Cur->Last + 1 == I) {
+      Cur->Last = I;
+      continue;
+    }
+    Flush();
+    Cur = Lost;
+  }
+  Flush();
+  Out.insert(Out.end(), std::make_move_iterator(New.begin()),
+             std::make_move_iterator(New.end()));
+}
