@@ -53,8 +53,6 @@ bool pyverify::isOutsideCompiledWithBody(const DecodedCode &D, uint32_t I,
   case Opcode::PUSH_EXC_INFO:
   case Opcode::WITH_EXCEPT_START:
     return Innermost;
-  case Opcode::JUMP_BACKWARD:
-    return In.Ver != PythonVersion::V3_11;
   default:
     break;
   }
