@@ -29,6 +29,23 @@ void SingleExplorer::run(Side Start) {
       finish(S);
       continue;
     }
+    // A with-body instruction a trace function or the eval breaker can
+    // raise at (Side::tierPoint): raises explored last, then it runs.
+    if (S.AtTier) {
+      S.AtTier = false;
+      S.TierDonePc = S.Pc;
+      for (uint32_t Off : S.TierOffsets) {
+        Side R = S;
+        R.pushStep();
+        R.raiseTier(Off);
+        // A raise that goes on exactly as one explored already: covered.
+        if (!TierSeen.insert(R.raisedStateKey(It.PC)).second)
+          continue;
+        Work.push_back({std::move(R), It.PC});
+      }
+      Work.push_back({std::move(S), std::move(It.PC)});
+      continue;
+    }
     S.pushStep();
     // May raise (a call, a truth test, FOR_ITER's next...): explored last.
     // RETURN_VALUE cannot raise. An exit call that raises has still exited
@@ -126,6 +143,8 @@ void SingleExplorer::finish(Side &S) {
       const CtxRec *R = S.ctx(L);
       if (S.C->IsFrame && S.ResumeCalled && R->Kind == CtxKind::Mode)
         continue;
+      if (llvm::is_contained(S.Abandoned, L))
+        continue; // a tier raise left it entered where CPython does too
       Left.push_back(L);
     }
     if (!Left.empty()) {

@@ -15,6 +15,8 @@
 
 #include "PathExplorer.h"
 
+#include "llvm/ADT/DenseSet.h"
+
 namespace pyverify::smt::prover {
 
 /// exactly-once on one code object: every path from \p Start.
@@ -32,6 +34,8 @@ struct SingleExplorer {
   /// resume global names: what each argument is on the explored paths
   /// (HandedBits or-ed over them).
   std::map<uint32_t, HandOff> HandOffs;
+  /// The states tier raises went on from (Side::raisedStateKey).
+  llvm::DenseSet<uint64_t> TierSeen;
 
   void run(Side Start);
 

@@ -186,7 +186,8 @@ void Side::handOver() {
   ResumeCalled = true;
   // Only modes may be handed to the resume function, each once.
   for (int32_t L : Active)
-    if (const CtxRec *R = ctx(L); R && R->Kind == CtxKind::With)
+    if (const CtxRec *R = ctx(L); R && R->Kind == CtxKind::With &&
+                                  !llvm::is_contained(Abandoned, L))
       violate("exactly-once",
               llvm::formatv("{0} is still active when the frame calls "
                             "the resume function",
@@ -224,7 +225,7 @@ void Side::applyContextEvent(const ContextEvent &E, const SVal &Slot,
                 K = CtxKind::Mode;
               reenter(Slot, K);
             }
-            int32_t L = enter(K, std::nullopt, false);
+            int32_t L = enter(K, std::nullopt, false, /*Statement=*/true);
             SVal X = app("exit_of", {Slot}, false);
             X.K = Tag::ExitSlot;
             X.Ctx = L;

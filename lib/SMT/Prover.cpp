@@ -148,6 +148,8 @@ void exactlyOnce(const ProveOptions &O, CodeInfo &C, Proof &P,
   SingleExplorer X{O, F, {}, {}, {}};
   Side Start(C, P.Terms, P.Bud);
   Start.CurrentSuppress = !O.AssumeNoSuppress;
+  Start.TierTracing = O.TierTracing;
+  Start.TierEvalBreaker = O.TierEvalBreaker;
   Start.bindParameters();
   Start.BreakIndex = BreakIndex;
   X.run(std::move(Start));

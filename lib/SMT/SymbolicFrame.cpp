@@ -70,6 +70,101 @@ bool prover::isSyncInstruction(const Instruction &I) {
 
 bool Side::atSync() const { return isSyncInstruction(inst()); }
 
+/// A with-body instruction at which a tier raises (docs/prove.md, "Raise
+/// tiers"): a trace function at every instruction that gets an event, the
+/// eval breaker at a back edge (looked up at the target - 1 on 3.11 and
+/// 3.12). Only where some with statement's context is entered and the
+/// instruction is in its body as CPython compiles it; the contexts for which
+/// it is not (their own exit sequence, handler start; a mode or explicit
+/// context, which no compiler guards) a raise leaves entered, as CPython
+/// does, and are not held against the path. An instruction that may raise by
+/// itself raises at its sync point.
+bool Side::tierPoint() {
+  const Instruction &I = inst();
+  TierOffsets.clear();
+  TierAbandon.clear();
+  if (Active.empty() || !I.Valid)
+    return false;
+  if (TierTracing)
+    TierOffsets = tracingRaiseOffsets(I);
+  if (TierEvalBreaker && checksEvalBreaker(I) && I.info().isBackwardJump()) {
+    uint32_t At = breakerRaisesAtTarget(I) ? uint32_t(I.Target - 2) : I.Start;
+    if (!llvm::is_contained(TierOffsets, At))
+      TierOffsets.push_back(At);
+  }
+  if (TierOffsets.empty())
+    return false;
+  if (atSync() && mayRaiseHere())
+    return false; // raises by itself: explored at its sync point
+  bool InBody = false, Innermost = true;
+  for (size_t K = Active.size(); K-- > 0;) {
+    int32_t L = Active[K];
+    const CtxRec *R = ctx(L);
+    if (llvm::is_contained(Abandoned, L))
+      continue;
+    bool Held = llvm::any_of(Stack, [&](const SVal &V) {
+      return V.K == Tag::ExitSlot && V.Ctx == L;
+    });
+    bool Inner = Innermost;
+    if (R && R->Statement)
+      Innermost = false;
+    // The slot the compiler's shapes are stated in: where the bound
+    // __exit__ was pushed (a return value's SWAP 2 moves it later).
+    if (!R || !R->Statement || !Held ||
+        isOutsideCompiledWithBody(C->D(), Pc, int64_t(Stack.size()),
+                                  R->EnterSlot, Inner))
+      TierAbandon.push_back(L);
+    else
+      InBody = true;
+  }
+  if (!InBody)
+    return false;
+  return true;
+}
+
+uint64_t Side::raisedStateKey(llvm::ArrayRef<Lit> PC) const {
+  llvm::hash_code H =
+      llvm::hash_combine(Pc, int(End), CurrentSuppress, Stack.size());
+  for (size_t J = 0; J < Stack.size(); ++J) {
+    const SVal &V = Stack[J];
+    // The exception just pushed and the lasti below it: fresh per raise.
+    bool Fresh = J + 2 >= Stack.size() && End == EndKind::None;
+    H = llvm::hash_combine(H, Fresh ? TermId(0) : V.T, int(V.K), V.Ctx, V.Aux,
+                           V.Handed);
+  }
+  for (const auto &L : Locals)
+    H = llvm::hash_combine(H, L ? int64_t(L->T) : -1, L ? int(L->K) : -1);
+  for (const auto &[Name, V] : Cells)
+    H = llvm::hash_combine(H, llvm::StringRef(Name), V.T);
+  H = llvm::hash_combine(H, llvm::hash_combine_range(Active.begin(),
+                                                     Active.end()));
+  H = llvm::hash_combine(H, llvm::hash_combine_range(Abandoned.begin(),
+                                                     Abandoned.end()));
+  H = llvm::hash_combine(H, llvm::hash_combine_range(TruthTested.begin(),
+                                                     TruthTested.end()));
+  for (const auto &[Head, N] : BackEdges)
+    H = llvm::hash_combine(H, Head, N);
+  for (const Lit &L : PC)
+    H = llvm::hash_combine(H, int(L.K), L.T, L.Positive);
+  return uint64_t(size_t(H));
+}
+
+void Side::raiseTier(uint32_t Offset) {
+  for (int32_t L : TierAbandon)
+    if (!llvm::is_contained(Abandoned, L)) {
+      Abandoned.push_back(L);
+      event("leaves " + describe(L) +
+            " entered, as CPython does here (outside its with body)");
+    }
+  ++Ordinal;
+  raise(Offset == inst().Start && inst().Start == inst().Offset
+            ? "raises (a trace function or the eval breaker)"
+            : ("raises (a trace function or the eval breaker; looked up at " +
+               llvm::Twine(Offset) + ")")
+                  .str(),
+        Offset);
+}
+
 bool Side::mayRaiseHere() const {
   const Instruction &I = inst();
   RaiseFacts F;
@@ -170,10 +265,11 @@ Lit Side::branchLit() {
   }
 }
 
-void Side::raise(llvm::StringRef Why) {
+void Side::raise(llvm::StringRef Why, std::optional<uint32_t> At) {
   event(Why.str());
   const Instruction &I = inst();
-  const ExceptionTableEntry *E = lookupHandler(C->D().Table, I.Offset);
+  const ExceptionTableEntry *E =
+      lookupHandler(C->D().Table, At.value_or(I.Offset));
   if (!E) {
     End = EndKind::RaiseOut;
     event("raises out of " + C->Name);
@@ -319,6 +415,12 @@ bool Side::advance(unsigned Unroll) {
     }
     if (StopAtForwardJump && I.is(Opcode::JUMP_FORWARD))
       return true;
+    bool TierDone = Pc == TierDonePc;
+    TierDonePc = UINT32_MAX;
+    if ((TierTracing || TierEvalBreaker) && !TierDone && tierPoint()) {
+      AtTier = true;
+      return true;
+    }
     if (atSync())
       return true;
     stepFree(I, Unroll);

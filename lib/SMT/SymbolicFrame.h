@@ -99,6 +99,9 @@ struct CtxRec {
   CtxKind Kind;
   std::optional<TermId> Manager; ///< Explicit m.__enter__() contexts.
   bool FromReplay = false;       ///< A mode pushed by the side-effect replay.
+  bool Statement = false; ///< Entered by BEFORE_WITH: a with statement's.
+  /// Statement: the stack slot its bound __exit__ was pushed to.
+  int64_t EnterSlot = -1;
 };
 
 enum class EndKind : uint8_t { None, Return, RaiseOut, Cut };
@@ -225,6 +228,29 @@ public:
   std::vector<std::string> Approximations;
   /// Values whose truth test succeeded on this path (TestedBefore).
   llvm::SmallVector<TermId, 4> TruthTested;
+  /// Contexts a tier raise left entered where CPython's compiler leaves
+  /// them too (isOutsideCompiledWithBody): not a violation of this path.
+  llvm::SmallVector<int32_t, 2> Abandoned;
+  /// Raise tiers (ProveOptions): explored at with-body instructions.
+  bool TierTracing = false, TierEvalBreaker = false;
+  /// advance() stopped at a tier point: TierOffsets are where a raise
+  /// there is looked up, TierAbandon the contexts it would leave entered
+  /// as CPython does.
+  bool AtTier = false;
+  llvm::SmallVector<uint32_t, 2> TierOffsets;
+  llvm::SmallVector<int32_t, 2> TierAbandon;
+  uint32_t TierDonePc = UINT32_MAX; ///< The tier point already forked.
+  /// Whether the instruction at Pc is a tier point; fills TierOffsets and
+  /// TierAbandon.
+  bool tierPoint();
+  /// A tier raise at Pc, looked up at \p Offset.
+  void raiseTier(uint32_t Offset);
+  /// Everything the rest of a path depends on, right after a raise: where
+  /// it goes on, the stack (the raised exception and lasti by kind only:
+  /// each raise makes fresh ones), locals, cells, contexts, loop counts,
+  /// the values tested, the path condition \p PC. Two raises with the same
+  /// key go on the same way: an explorer explores one.
+  uint64_t raisedStateKey(llvm::ArrayRef<Lit> PC) const;
   void approximate(std::string Why) {
     if (!llvm::is_contained(Approximations, Why))
       Approximations.push_back(std::move(Why));
@@ -291,9 +317,11 @@ public:
     }
   }
 
-  int32_t enter(CtxKind K, std::optional<TermId> Manager, bool Replay) {
+  int32_t enter(CtxKind K, std::optional<TermId> Manager, bool Replay,
+                bool Statement = false) {
     int32_t L = NextLabel++;
-    Ctxs.push_back({L, K, Manager, Replay});
+    Ctxs.push_back({L, K, Manager, Replay, Statement,
+                    Statement ? int64_t(Stack.size()) : -1});
     Active.push_back(L);
     event("enter " + describe(L));
     return L;
@@ -312,7 +340,8 @@ public:
     // contexts in the frame; the interleaving of the two is not observable.
     CtxKind K = ctx(L) ? ctx(L)->Kind : CtxKind::With;
     for (auto Later = std::next(It); Later != Active.end(); ++Later)
-      if (const CtxRec *R = ctx(*Later); R && R->Kind == K) {
+      if (const CtxRec *R = ctx(*Later);
+          R && R->Kind == K && !llvm::is_contained(Abandoned, *Later)) {
         violate("exactly-once",
                 llvm::formatv("{0} exits {1} while {2} entered after it is "
                               "still active (not LIFO)",
@@ -372,6 +401,8 @@ public:
   /// end. Returns false when the path ended (cut when over the budget: each
   /// instruction, the sync point's included, is one step of Bud).
   bool advance(unsigned Unroll);
+  /// Executes the instruction at Pc, not a sync point (after a tier fork).
+  void stepOver() { stepFree(inst(), CurrentUnroll); }
   /// The instruction at Pc is a sync point (may raise or branch, returns).
   bool atSync() const;
   bool isBranch() const;
@@ -380,8 +411,9 @@ public:
   /// Executes the sync instruction at Pc, not raising; \p Taken for
   /// branches.
   void execSync(bool Taken);
-  /// The instruction at Pc raises.
-  void raise(llvm::StringRef Why);
+  /// The instruction at Pc raises (looked up at \p At, default its
+  /// offset).
+  void raise(llvm::StringRef Why, std::optional<uint32_t> At = std::nullopt);
   /// The sync instruction at Pc raises. An exit call that raises has still
   /// exited; an enter that raises has not entered.
   void raiseAtSync();

@@ -24,6 +24,7 @@ bool prover::isContextCheck(CheckId Id) {
   case CheckId::ContextExitWithoutEnter:
   case CheckId::WithHandlerMismatch:
   case CheckId::WithBodyEnteredWithoutEnter:
+  case CheckId::WithBodyUncovered:
     return true;
   default:
     return false;
@@ -75,6 +76,28 @@ prover::assumptions(const ProveOptions &O, bool Pair,
                 "are re-entrant and non-suppressing)");
   A.push_back("an exception raised by an exit call means the exit was called");
   A.push_back("a context manager has __enter__ and __exit__");
+  // The raise tiers (RaiseModel.h): what exactly-once explores besides the
+  // instructions that raise by themselves.
+  if (O.TierTracing || O.TierEvalBreaker)
+    A.push_back(llvm::formatv(
+        "an exception can be raised in a with body not only by the "
+        "instructions that raise by themselves: {0}; where CPython's compiler "
+        "leaves an instruction outside its with (NOPs, the exit sequence, the "
+        "handler's start) such a raise leaves that context entered, as in "
+        "CPython",
+        O.TierTracing && O.TierEvalBreaker
+            ? "at every instruction by a trace function (line and opcode "
+              "events), and at back edges by the eval breaker (signals, "
+              "asynchronous exceptions)"
+        : O.TierTracing ? "at every instruction by a trace function (line "
+                          "and opcode events)"
+                        : "at back edges by the eval breaker (signals, "
+                          "asynchronous exceptions)"));
+  if (!O.TierTracing)
+    A.push_back("no trace function raises (--no-assume=tracing)");
+  if (!O.TierEvalBreaker)
+    A.push_back("no signal handler or asynchronous exception raises at a back "
+                "edge (--no-assume=eval-breaker)");
   A.push_back("a truth test may raise, but not again on a value whose truth "
               "test already succeeded on the path");
   std::vector<bool> Used(environmentGlobals().size());
@@ -99,6 +122,9 @@ prover::assumptions(const ProveOptions &O, bool Pair,
                 "and live locals at original_offset");
     A.push_back("the resume prologue does not raise (its context "
                 "constructors and re-entries succeed)");
+    A.push_back("matches-eager pairs the raises of instructions that raise by "
+                "themselves; a trace function's or the eval breaker's raise is "
+                "checked by exactly-once on each code object");
   }
   A.push_back(llvm::formatv("loops unrolled {0} time(s)", O.Unroll));
   return A;

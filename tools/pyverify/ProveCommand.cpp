@@ -2,7 +2,7 @@
 //
 // pyverify prove [--unroll=K] [--rlimit=N] [--timeout=MS] [--jobs=N]
 //                [--solver=literals|z3] [--format=text|json|sarif]
-//                [--no-assume=suppress] PATH...
+//                [--no-assume=suppress,tracing,eval-breaker] PATH...
 //
 // Proves the emitted code objects of .pvb bundles (Prover.h: well-formed,
 // exactly-once, matches-eager) and exactly-once for .pyc, .py and marshal
@@ -110,7 +110,9 @@ cl::opt<bool> Progress("progress",
 cl::list<std::string>
     NoAssume("no-assume",
              cl::desc("Drop an assumption: 'suppress' (__exit__ may "
-                      "suppress an exception)"),
+                      "suppress an exception); narrow the raise tiers: "
+                      "'tracing' (no trace function raises), 'eval-breaker' "
+                      "(no signal or asynchronous exception at back edges)"),
              cl::CommaSeparated, cl::sub(ProveCmd));
 
 cl::opt<std::string>
@@ -321,12 +323,19 @@ int runProve() {
   Opts.TimeoutMs = TimeoutMs;
   Opts.Solver = Solver;
   for (const std::string &A : NoAssume) {
-    if (A != "suppress") {
+    if (A == "suppress") {
+      Opts.AssumeNoSuppress = false;
+    } else if (A == "tracing") {
+      Opts.TierTracing = false;
+    } else if (A == "eval-breaker") {
+      Opts.TierEvalBreaker = false;
+    } else {
       WithColor::error(errs(), "pyverify")
-          << "prove: --no-assume accepts only 'suppress', not '" << A << "'\n";
+          << "prove: --no-assume accepts 'suppress', 'tracing' and "
+             "'eval-breaker', not '"
+          << A << "'\n";
       return ExitUsage;
     }
-    Opts.AssumeNoSuppress = false;
   }
 
   if (!ReplayDir.empty())

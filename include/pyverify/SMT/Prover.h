@@ -54,6 +54,13 @@ struct ProveOptions {
   uint64_t Rlimit = 2'000'000;  ///< Z3 resource limit per query (Z3 mode).
   unsigned TimeoutMs = 5000;    ///< Time limit per query (Z3 mode).
   bool AssumeNoSuppress = true; ///< __exit__ never suppresses.
+  /// The raise tiers exactly-once explores at with-body instructions that
+  /// do not raise by themselves (RaiseModel.h, docs/prove.md): a trace
+  /// function's exception, the eval breaker's at back edges. On by default
+  /// (the sound choice: CPython's compiler guards every with-body
+  /// instruction); --no-assume=tracing / eval-breaker narrows it.
+  bool TierTracing = true;
+  bool TierEvalBreaker = true;
   uint64_t MaxPaths = 5'000;    ///< Paths explored per property.
   /// The complexity budget of one result (its explorations together),
   /// counted, never timed: instructions its sides execute, and paths (or

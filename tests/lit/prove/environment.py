@@ -15,8 +15,8 @@
 # are mode events that succeed, so the balanced function is proved.
 # CHECK:      environment.pyc: [code:4] proved
 # CHECK-NEXT:   in rewriter_modes (line {{[0-9]+}})
-# CHECK-NEXT:   assuming: {{(\[[0-9]+\] )*}}[7]
-# CHECK-NEXT:   [7] the mode-stack module __import_pyverify_rewriter_dot_modestack exists
+# CHECK-NEXT:   assuming: {{(\[[0-9]+\] )*}}[8]
+# CHECK-NEXT:   [8] the mode-stack module __import_pyverify_rewriter_dot_modestack exists
 # CHECK:      pyverify: 1 file(s), 5 result(s): 2 proved, 3 refuted, 0 unknown
 #
 # `check` reports the same three as errors (an exception in the call leaves
