@@ -126,6 +126,8 @@ void Side::reenter(const SVal &Manager, CtxKind Claimed) {
   }
   std::string Claim = "context " + std::to_string(NextLabel);
   if (Claimed == CtxKind::Mode && (Bits & HandedEnters))
+    event("pushes the mode again");
+  if (Claimed == CtxKind::Mode && (Bits & HandedEnters))
     violate("exactly-once",
             llvm::formatv("the resume prologue re-enters {0}, claimed a "
                           "torch-function mode, with a value that is no "

@@ -16,6 +16,9 @@ BRANCHES = {n for n in opcode.opmap if "JUMP" in n and "IF" in n} | {"FOR_ITER"}
 FRAME_BUILTINS = {"super", "locals", "globals", "vars", "dir", "eval", "exec", "__import__",
                   "__build_class__"}
 MODESTACKS = ("__import_pyverify_rewriter_dot_modestack", "__import_torch_dot__dynamo_dot_utils")
+# The no-op-enter mode classes (Environment.def, PYV_ENV_CLASS): module, attribute.
+NO_ENTER_CLASSES = {"__import_pyverify_rewriter_dot_modestack": "NoEnterMode",
+                    "__import_torch_dot__dynamo_dot_polyfills": "NoEnterTorchFunctionMode"}
 
 
 def load_codes(case):
@@ -239,7 +242,17 @@ def _modestack_module(name):
     m._push_on_torch_function_stack, m._pop_torch_function_stack = push, pop
     m.get_torch_function_mode_stack, m.set_torch_function_mode_stack = get_stack, set_stack
     m.depth = lambda: len(RUN.modes)
+    _add_no_enter_class(m, name)
     return m
+
+
+def _add_no_enter_class(m, name):
+    """The module's no-op-enter mode class: an instance's __enter__ pushes
+    nothing, its __exit__ pops (the resume prologue takes a replayed mode
+    over)."""
+    attr = NO_ENTER_CLASSES.get(name)
+    if attr:
+        setattr(m, attr, lambda *a, **k: Mode("%s()" % attr, placeholder=True))
 
 
 def globals_for(code):
@@ -264,6 +277,9 @@ def globals_for(code):
             g[n] = GraphFn(n)
         elif n in MODESTACKS:
             g[n] = _modestack_module(n)
+        elif n in NO_ENTER_CLASSES:
+            g[n] = types.ModuleType(n)
+            _add_no_enter_class(g[n], n)
         elif n == "__pyverify_pop_null":
             g[n] = lambda *a: None
         else:
@@ -313,7 +329,16 @@ def make_resume(case, codes, bundle, tables, i):
     if shape is None and ctxs:
         raise CannotReplay("offset %d is not reached in the original" % res["original_offset"])
     slots, raw = _slots(shape), {c["stack_index"]: k for k, c in enumerate(ctxs)}
-    objs = [Mode("mode%d" % k, k, placeholder=True) if c["kind"] == "mode"
+    # A mode claim whose prologue BEFORE_WITH the path says pushes the mode
+    # again (the frame hands it no no-op-enter class: docs/prove.md, "The
+    # hand-over") is re-entered with a mode that pushes.
+    again, k = set(), 0
+    for st in case["counterexample"]["emitted"]:
+        if st["opname"] == "BEFORE_WITH" and k < len(ctxs):
+            if "pushes the mode again" in (st.get("event") or ""):
+                again.add(k)
+            k += 1
+    objs = [Mode("mode%d" % k, k, placeholder=k not in again) if c["kind"] == "mode"
             else StandIn("ctx%d" % k, "with", k) for k, c in enumerate(ctxs)]
     run = Run(case["target"], r, case["counterexample"]["emitted"], tables[case["target"]])
     run.modes = [objs[k] for k, c in enumerate(ctxs) if c["kind"] == "mode"]

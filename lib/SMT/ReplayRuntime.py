@@ -68,6 +68,8 @@ def _hook(desc):
         return None
     if r.stopped:
         raise _Stop()  # a stopped run ends at the next thing it does
+    if getattr(r, "untraced", False) and r.frame is not None:
+        r.rearm()
     rec = _step()
     if rec is None:
         r.unscheduled.append((r.cur_off, desc))
@@ -305,6 +307,9 @@ class Record:
         self.exc = None
         ev = self.path_events
         self.want_raise = any(e == "raises" for e in ev)
+        # A raise through a raise tier (docs/prove.md, "Raise tiers"): the
+        # run's trace function raises at the instruction itself.
+        self.want_tier = next((e for e in ev if e.startswith("raises (a trace function")), None)
         taken = True if "branch taken" in ev else False if "branch not taken" in ev else None
         self.want_taken, self.want_truth, self.want_exhausted = taken, None, None
         if taken is not None and "IF_TRUE" in self.opname:
@@ -490,6 +495,8 @@ class Run:
         self.cursor += 1
         self.log.append(rec)
         self.cur = rec
+        if rec.want_tier:
+            self.tier_raise(rec)
         if rec.want_raise and rec.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
             names = self.code.co_names
             n = names[rec.arg >> 1] if rec.opname == "LOAD_GLOBAL" else names[rec.arg]
@@ -497,6 +504,36 @@ class Run:
                       frame.f_builtins):
                 if isinstance(d, dict) and n in d:
                     self.hidden.append((d, n, d.pop(n)))
+
+    def tier_raise(self, rec):
+        """The path raises at this instruction through a trace function or
+        the eval breaker: this trace function raises here. CPython then turns
+        tracing off (sys.settrace(None)); the next operation on a stand-in
+        turns it back on (rearm)."""
+        if "looked up at" in rec.want_tier:
+            self.fail("step %d: %s:%d %s raises through the eval breaker, looked up at "
+                      "another code unit: a trace function cannot raise there"
+                      % (rec.index, self.label, rec.offset, rec.opname), rec)
+        rec.raised = rec.raised_by_us = True
+        rec.events.append(rec.want_tier)
+        rec.events += [e for e in rec.path_events if e.startswith("leaves ")]
+        rec.exc = "ScheduledRaise: raised by the trace function"
+        self.untraced = True
+        if any(e.startswith("raises out of") for e in rec.path_events):
+            rec.active_after = self.active_sig()
+            self.returned = True  # no 'return' event comes without tracing
+        raise ScheduledRaise("the counterexample says a trace function raises at %s:%d %s"
+                             % (self.label, rec.offset, rec.opname))
+
+    def rearm(self):
+        """Tracing back on after tier_raise, from the stand-in operation the
+        driven frame performs (an __exit__ its handler calls): the step of the
+        instruction performing it is consumed here, its opcode event passed."""
+        self.untraced = False
+        sys.settrace(_global_trace)
+        self.frame.f_trace = _local_trace
+        self.frame.f_trace_opcodes = True
+        self.on_opcode(self.frame, self.frame.f_lasti - self.shift)
 
     def on_exception(self, off, arg):
         self.restore()
@@ -593,3 +630,9 @@ def execute(run, call):
         for lab, kind, _ in run.active:
             run.violations.append((len(run.log) - 1, "%s %s with %s%d still active: never exited on "
                                    "this path" % (run.label, run.end, _prefix(kind), lab)))
+        # A resume function pops every mode it was handed (and pushes none
+        # it keeps): what is left on the mode stack leaked.
+        if run.label.startswith("resume") and run.modes:
+            run.violations.append((len(run.log) - 1, "%s %s with %d mode(s) still on the mode "
+                                   "stack: pushed again over the mode the frame handed over, "
+                                   "never popped" % (run.label, run.end, len(run.modes))))
