@@ -182,7 +182,8 @@ def verify_bundle(bundle=None, *, checks=None, **fields):
 
 def prove_bundle(bundle=None, *, unroll=2, rlimit=2_000_000, timeout=5000,
                  assume_suppress=False, max_steps=1_000_000,
-                 max_states=20_000, **fields):
+                 max_states=20_000, tracing=True, eval_breaker=True,
+                 **fields):
     """Proves a rewriter's output at one graph break, as ``pyverify prove
     --format=json`` does for a .pvb file: for the frame and each resume
     function, well-formed, exactly-once and matches-eager (docs/prove.md).
@@ -193,7 +194,10 @@ def prove_bundle(bundle=None, *, unroll=2, rlimit=2_000_000, timeout=5000,
     that ``__exit__`` never suppresses an exception (the CLI's
     ``--no-assume=suppress``); max_steps, max_states: the complexity budget
     per result (the CLI's ``--max-steps``, ``--max-states``), beyond which
-    the result is unknown.
+    the result is unknown; tracing=False, eval_breaker=False narrow the
+    raise tiers exactly-once explores in with bodies (a trace function's
+    exception at every instruction, the eval breaker's at back edges; the
+    CLI's ``--no-assume=tracing,eval-breaker``).
 
     Returns the CLI's JSON as Python objects::
 
@@ -216,7 +220,9 @@ def prove_bundle(bundle=None, *, unroll=2, rlimit=2_000_000, timeout=5000,
                             rlimit=int(rlimit), timeout=int(timeout),
                             assume_no_suppress=not assume_suppress,
                             max_steps=int(max_steps),
-                            max_states=int(max_states))
+                            max_states=int(max_states),
+                            tracing=bool(tracing),
+                            eval_breaker=bool(eval_breaker))
     summary = {"bundles": 1}
     for verdict in ("proved", "refuted", "unknown"):
         summary[verdict] = sum(1 for r in results if r["verdict"] == verdict)

@@ -31,7 +31,7 @@ py::list proveBundleCall(const py::object &Original, const py::object &Frame,
                          const py::object &BreakOffset, const py::list &Resumes,
                          long long Unroll, long long Rlimit, long long Timeout,
                          bool AssumeNoSuppress, long long MaxSteps,
-                         long long MaxStates) {
+                         long long MaxStates, bool Tracing, bool EvalBreaker) {
   if (Unroll < 0 || Unroll > UINT32_MAX)
     throw py::value_error("unroll is out of range: " + std::to_string(Unroll));
   if (Rlimit < 0)
@@ -52,6 +52,8 @@ py::list proveBundleCall(const py::object &Original, const py::object &Frame,
   Opts.Rlimit = uint64_t(Rlimit);
   Opts.TimeoutMs = unsigned(Timeout);
   Opts.AssumeNoSuppress = AssumeNoSuppress;
+  Opts.TierTracing = Tracing;
+  Opts.TierEvalBreaker = EvalBreaker;
   Bundle B = buildBundle(Original, Frame, BreakOffset, Resumes);
   std::string Text;
   {
@@ -74,9 +76,11 @@ PYBIND11_MODULE(_pyverify_prove, M) {
         py::arg("timeout") = 5000, py::arg("assume_no_suppress") = true,
         py::arg("max_steps") = ProveOptions().MaxSteps,
         py::arg("max_states") = ProveOptions().MaxStates,
+        py::arg("tracing") = true, py::arg("eval_breaker") = true,
         "_prove_bundle(original, frame, break_offset, resumes, *, unroll=2, "
         "rlimit=2000000, timeout=5000, assume_no_suppress=True, "
-        "max_steps=1000000, max_states=20000) -> list\n\n"
+        "max_steps=1000000, max_states=20000, tracing=True, "
+        "eval_breaker=True) -> list\n\n"
         "Proves the bundle's emitted code objects (docs/prove-cli.md); one "
         "dict per result. The GIL is released during the proof.");
 }

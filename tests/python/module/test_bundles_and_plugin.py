@@ -241,3 +241,23 @@ def test_prove_bundle_budget():
     for bad in ({"max_steps": -1}, {"max_states": -1}):
         with pytest.raises(ValueError):
             pyverify.prove_bundle(bundle, **bad)
+
+
+def test_prove_bundle_raise_tiers():
+    # The raise tiers (docs/prove.md): a resume function whose redirected
+    # body entries are dropped over instructions that cannot raise by
+    # themselves is refuted by a trace function's raise there; tracing=False
+    # (the CLI's --no-assume=tracing) narrows the tiers, and the result says
+    # which assumption it then rests on.
+    dropped = [b for n, b in BUNDLES if n.endswith("-body-entries-dropped")]
+    assert dropped, [n for n, _ in BUNDLES]
+    for bundle in dropped:
+        res = pyverify.prove_bundle(bundle)["results"]
+        resume = [r for r in res if r["target"].startswith("resume")]
+        assert resume and all(r["verdict"] == "refuted" for r in resume), res
+        assert any("a trace function" in (s.get("event") or "")
+                   for r in resume for s in r["counterexample"]["emitted"])
+        narrow = pyverify.prove_bundle(bundle, tracing=False)["results"]
+        for r in narrow:
+            assert "no trace function raises (--no-assume=tracing)" in \
+                r["assumptions"], r
