@@ -106,7 +106,12 @@ def pyverify_finds(pyverify, code, tmp):
     out = subprocess.run([pyverify, "check", "--format=json", "--python-version=" + VERSION,
                           path], capture_output=True, text=True)
     report = json.loads(out.stdout)
-    return [d["check"] for d in report["diagnostics"]]
+    # with-body-uncovered is about a trace function's raise at the jump,
+    # another tier (3.12.1 leaves the jump itself outside the with's entry:
+    # check_with_body_coverage.py runs that one); the eval breaker's is
+    # what this test measures.
+    return [d["check"] for d in report["diagnostics"]
+            if d["check"] != "with-body-uncovered"]
 
 
 def main():
