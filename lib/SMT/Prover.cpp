@@ -227,7 +227,9 @@ ProofResult BundleProver::frame() {
     P.R.Assumptions.push_back(
         "the frame's wrapper code while modes are replayed (context "
         "constructors before the break instruction, __enter__ and "
-        "__exit__ calls) does not raise");
+        "__exit__ calls) does not raise, by itself or through a trace "
+        "function or the eval breaker (its contexts are explicit enters and "
+        "replayed modes, not with statements)");
   HandOffs.Why = "the frame is not well-formed, or checks did not run on it";
   if (!P.wellFormed(Fr, B.Path))
     return P.finish({"exactly-once"});

@@ -121,7 +121,9 @@ prover::assumptions(const ProveOptions &O, bool Pair,
     A.push_back("the resume function receives the original's stack values "
                 "and live locals at original_offset");
     A.push_back("the resume prologue does not raise (its context "
-                "constructors and re-entries succeed)");
+                "constructors and re-entries succeed), by itself or through a "
+                "trace function or the eval breaker: a mode the frame handed "
+                "over is not yet taken over there and would stay pushed");
     A.push_back("matches-eager pairs the raises of instructions that raise by "
                 "themselves; a trace function's or the eval breaker's raise is "
                 "checked by exactly-once on each code object");
