@@ -94,8 +94,11 @@ bool Side::tierPoint() {
   }
   if (TierOffsets.empty())
     return false;
-  if (atSync() && mayRaiseHere())
-    return false; // raises by itself: explored at its sync point
+  // Raises by itself: explored at its sync point, looked up at the same
+  // unit -- unless an EXTENDED_ARG prefix gets the trace event (3.11: only
+  // the prefix does).
+  if (atSync() && mayRaiseHere() && I.Start == I.Offset)
+    return false;
   bool InBody = false, Innermost = true;
   for (size_t K = Active.size(); K-- > 0;) {
     int32_t L = Active[K];
