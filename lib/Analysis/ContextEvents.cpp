@@ -70,7 +70,7 @@ bool pyverify::isOutsideCompiledWithBody(const DecodedCode &D, uint32_t I,
       return false;
     // The depth before the first constant: the exit is just below it, and
     // was one slot lower before a SWAP 2 put the return value under it.
-    int64_t AtConsts = I < Consts ? DepthBefore        // the SWAP
+    int64_t AtConsts = I < Consts       ? DepthBefore // the SWAP
                        : I < Consts + 3 ? DepthBefore - (I - Consts)
                                         : DepthBefore - 3; // PRECALL, CALL
     return AtConsts - (First < Consts ? 2 : 1) == ExitSlot;

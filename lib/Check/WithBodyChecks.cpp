@@ -61,7 +61,8 @@ void pyverify::checkWithBodyCoverage(const DecodedCode &D,
                   llvm::formatv(" unwinds below its bound __exit__ (slot {0})",
                                 Cur->Slot)
                       .str();
-    Finding F(CheckId::WithBodyUncovered, A.Offset, llvm::formatv(
+    Finding F(CheckId::WithBodyUncovered, A.Offset,
+              llvm::formatv(
                   "{0} runs in the body of the with entered at {1}, but {2}: "
                   "an exception a trace function raises there (a line or "
                   "opcode event: pdb, coverage tools; the tracing tier of the "
@@ -101,8 +102,8 @@ void pyverify::checkWithBodyCoverage(const DecodedCode &D,
       for (uint32_t Off : Offs) {
         const ExceptionTableEntry *E = lookupHandler(D.Table, Off);
         if (!E || int64_t(E->Depth) <= Slot) {
-          Lost = Run{I, I, Active[K], Slot,
-                     E ? int64_t(E - D.Table.data()) : -1};
+          Lost =
+              Run{I, I, Active[K], Slot, E ? int64_t(E - D.Table.data()) : -1};
           break;
         }
       }

@@ -102,24 +102,24 @@ void Side::reenter(const SVal &Manager, CtxKind Claimed) {
   uint8_t Bits = Manager.K == Tag::NoEnterClass ? uint8_t(HandedNoEnter)
                  : Manager.Handed               ? Manager.Handed
                                                 : uint8_t(HandedEnters);
-  std::string Param =
-      Manager.Param >= 0 && size_t(Manager.Param) < C->Code->LocalsPlusNames.size()
-          ? C->Code->LocalsPlusNames[size_t(Manager.Param)]
-          : std::string();
+  std::string Param = Manager.Param >= 0 && size_t(Manager.Param) <
+                                                C->Code->LocalsPlusNames.size()
+                          ? C->Code->LocalsPlusNames[size_t(Manager.Param)]
+                          : std::string();
   auto Passed = [&]() -> std::string {
     if (Manager.Param >= 0 &&
         size_t(Manager.Param) < C->ParamHandedText.size() &&
         !C->ParamHandedText[size_t(Manager.Param)].empty())
-      return " (the frame passes " +
-             C->ParamHandedText[size_t(Manager.Param)] + " for " + Param + ")";
+      return " (the frame passes " + C->ParamHandedText[size_t(Manager.Param)] +
+             " for " + Param + ")";
     return Param.empty() ? std::string(" (" + describeValue(Manager) + ")")
                          : " (" + Param + ")";
   };
   if (Bits & HandedUntraced) {
-    std::string Why = "the value the frame passes for " +
-                      (Param.empty() ? std::string("the re-entered context")
-                                     : Param) +
-                      " cannot be traced: " + C->HandedWhy;
+    std::string Why =
+        "the value the frame passes for " +
+        (Param.empty() ? std::string("the re-entered context") : Param) +
+        " cannot be traced: " + C->HandedWhy;
     approximate(Why);
     if (Unsettled.empty())
       Unsettled = std::move(Why);
@@ -188,8 +188,8 @@ void Side::handOver() {
   ResumeCalled = true;
   // Only modes may be handed to the resume function, each once.
   for (int32_t L : Active)
-    if (const CtxRec *R = ctx(L); R && R->Kind == CtxKind::With &&
-                                  !llvm::is_contained(Abandoned, L))
+    if (const CtxRec *R = ctx(L);
+        R && R->Kind == CtxKind::With && !llvm::is_contained(Abandoned, L))
       violate("exactly-once",
               llvm::formatv("{0} is still active when the frame calls "
                             "the resume function",

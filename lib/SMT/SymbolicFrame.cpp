@@ -139,12 +139,12 @@ uint64_t Side::raisedStateKey(llvm::ArrayRef<Lit> PC) const {
     H = llvm::hash_combine(H, L ? int64_t(L->T) : -1, L ? int(L->K) : -1);
   for (const auto &[Name, V] : Cells)
     H = llvm::hash_combine(H, llvm::StringRef(Name), V.T);
-  H = llvm::hash_combine(H, llvm::hash_combine_range(Active.begin(),
-                                                     Active.end()));
-  H = llvm::hash_combine(H, llvm::hash_combine_range(Abandoned.begin(),
-                                                     Abandoned.end()));
-  H = llvm::hash_combine(H, llvm::hash_combine_range(TruthTested.begin(),
-                                                     TruthTested.end()));
+  H = llvm::hash_combine(
+      H, llvm::hash_combine_range(Active.begin(), Active.end()));
+  H = llvm::hash_combine(
+      H, llvm::hash_combine_range(Abandoned.begin(), Abandoned.end()));
+  H = llvm::hash_combine(
+      H, llvm::hash_combine_range(TruthTested.begin(), TruthTested.end()));
   for (const auto &[Head, N] : BackEdges)
     H = llvm::hash_combine(H, Head, N);
   for (const Lit &L : PC)
@@ -227,8 +227,7 @@ bool Side::isBuiltinTruthValue(TermId T) const {
   llvm::StringRef Op = Terms->node(T).Op;
   // Marshal constants are of builtin types; these operations make bools.
   return Op.startswith("const:") || Op.startswith("IS_OP(") ||
-         Op.startswith("CONTAINS_OP(") || Op == "not" ||
-         Op == "exc_match";
+         Op.startswith("CONTAINS_OP(") || Op == "not" || Op == "exc_match";
 }
 
 std::string Side::syncDesc() const {
@@ -367,8 +366,8 @@ void Side::execPlain(const Instruction &I) {
     SVal L = app(OpName, In, /*Timed=*/true);
     L.K = Tag::ModeList;
     L.Len = uint32_t(In.size());
-    L.Exact = llvm::all_of(
-        In, [](const SVal &V) { return V.K == Tag::GraphOutput; });
+    L.Exact =
+        llvm::all_of(In, [](const SVal &V) { return V.K == Tag::GraphOutput; });
     Stack.push_back(L);
     return;
   }

@@ -46,15 +46,15 @@ namespace pyverify::smt::prover {
 enum class Tag : uint8_t {
   Plain,
   Null,
-  ExitSlot,    ///< The bound __exit__ pushed by BEFORE_WITH (Ctx).
-  EnterMethod, ///< m.__enter__ (Manager term in Aux).
-  ExitMethod,  ///< m.__exit__.
-  ModeOp,      ///< A mode-stack operation (Mode: what it does).
-  Global,      ///< A global's value (Name; Env: the rewriter's entry).
-  SavedModes,  ///< What a GetStack operation returned: the stack then.
-  GraphOutput, ///< A compiled graph's result, or an element of it.
-  ModeList,    ///< BUILD_LIST / BUILD_TUPLE of Len values (Exact: all
-               ///< GraphOutput): a replay's list of modes.
+  ExitSlot,     ///< The bound __exit__ pushed by BEFORE_WITH (Ctx).
+  EnterMethod,  ///< m.__enter__ (Manager term in Aux).
+  ExitMethod,   ///< m.__exit__.
+  ModeOp,       ///< A mode-stack operation (Mode: what it does).
+  Global,       ///< A global's value (Name; Env: the rewriter's entry).
+  SavedModes,   ///< What a GetStack operation returned: the stack then.
+  GraphOutput,  ///< A compiled graph's result, or an element of it.
+  ModeList,     ///< BUILD_LIST / BUILD_TUPLE of Len values (Exact: all
+                ///< GraphOutput): a replay's list of modes.
   NoEnterClass, ///< A no-op-enter mode class of Environment.def, or an
                 ///< instance of it (the result of calling it).
 };
@@ -76,8 +76,8 @@ struct SVal {
   llvm::StringRef Name;
   const EnvGlobal *Env = nullptr; ///< Global: its Environment.def entry.
   std::optional<ModeEffect> Mode; ///< ModeOp: its effect.
-  uint32_t Len = 0;   ///< ModeList: its length.
-  bool Exact = false; ///< ModeList: every element is GraphOutput.
+  uint32_t Len = 0;               ///< ModeList: its length.
+  bool Exact = false;             ///< ModeList: every element is GraphOutput.
   /// A resume-function parameter, or a value called from one: what the
   /// frame passes for it (HandedBits); 0 for any other value.
   uint8_t Handed = 0;

@@ -1,4 +1,5 @@
-//===- WithBodyChecks.h - Every with-body instruction is covered -*- C++ -*-===//
+//===- WithBodyChecks.h - Every with-body instruction is covered -*- C++
+//-*-===//
 //
 // Contract: checkWithBodyCoverage() reports with-body-uncovered: an
 // instruction that runs while a with statement's context is entered (the

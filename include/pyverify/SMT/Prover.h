@@ -61,7 +61,7 @@ struct ProveOptions {
   /// instruction); --no-assume=tracing / eval-breaker narrows it.
   bool TierTracing = true;
   bool TierEvalBreaker = true;
-  uint64_t MaxPaths = 5'000;    ///< Paths explored per property.
+  uint64_t MaxPaths = 5'000; ///< Paths explored per property.
   /// The complexity budget of one result (its explorations together),
   /// counted, never timed: instructions its sides execute, and paths (or
   /// path pairs) held for exploration at once. Beyond either the result is
