@@ -34,6 +34,10 @@ void pyverify::checkWithBodyCoverage(const DecodedCode &D,
                                      const StackDepthResult &Depth,
                                      const ContextBalanceResult &R,
                                      std::vector<Finding> &Out) {
+  // Nothing can enter a context here (the pass was skipped: activeBefore()
+  // is empty everywhere), so no instruction is in a with body.
+  if (R.ActiveBefore.empty())
+    return;
   const InstructionStream &Insts = D.Insts;
   llvm::DenseSet<uint32_t> Reported;
   for (const Finding &F : Out)

@@ -125,9 +125,8 @@ void Side::reenter(const SVal &Manager, CtxKind Claimed) {
       Unsettled = std::move(Why);
   }
   std::string Claim = "context " + std::to_string(NextLabel);
-  if (Claimed == CtxKind::Mode && (Bits & HandedEnters))
-    event("pushes the mode again");
-  if (Claimed == CtxKind::Mode && (Bits & HandedEnters))
+  if (Claimed == CtxKind::Mode && (Bits & HandedEnters)) {
+    event("pushes the mode again"); // the replay re-enters a pushing mode
     violate("exactly-once",
             llvm::formatv("the resume prologue re-enters {0}, claimed a "
                           "torch-function mode, with a value that is no "
@@ -135,6 +134,7 @@ void Side::reenter(const SVal &Manager, CtxKind Claimed) {
                           "the mode a second time, over the one the frame "
                           "replayed and handed over",
                           Claim, Passed()));
+  }
   if (Claimed == CtxKind::With && (Bits & HandedNoEnter))
     violate("exactly-once",
             llvm::formatv("the resume prologue re-enters {0}, claimed a with "
