@@ -17,6 +17,8 @@ forked worker of ``run_variant``.
 import json
 import marshal
 import os
+import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -217,6 +219,25 @@ def injection_targets(good, bad):
     return out
 
 
+# seconds one break point may run (all its inputs and injections); a point
+# takes well under a second, so only a hung interpreter reaches it
+POINT_DEADLINE = 60
+
+
+def _wait_point(pid):
+    """waitpid(pid) with POINT_DEADLINE; None (child killed) when it hung."""
+    fd = os.pidfd_open(pid)
+    try:
+        ready, _, _ = select.select([fd], [], [], POINT_DEADLINE)
+    finally:
+        os.close(fd)
+    if not ready:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        return None
+    return os.waitpid(pid, 0)[1]
+
+
 def _worker_main(variant, out_path):
     """Run every (case, break point) with ``variant``; one JSON line each."""
     results = open(out_path, "a", buffering=1)
@@ -250,8 +271,14 @@ def _worker_main(variant, out_path):
             finally:
                 results.flush()
                 os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        if os.WIFSIGNALED(status):
+        status = _wait_point(pid)
+        if status is None:
+            # no verdict within the deadline: memory corrupted by a bad
+            # co_stacksize can leave the interpreter looping forever, which
+            # is as much a divergence from eager as a crash
+            results.write(json.dumps({"point": [name, off], "status": "crashed",
+                                      "hung": POINT_DEADLINE}) + "\n")
+        elif os.WIFSIGNALED(status):
             results.write(json.dumps({"point": [name, off], "status": "crashed",
                                       "signal": os.WTERMSIG(status)}) + "\n")
         else:

@@ -82,11 +82,23 @@ def runtime_oracle(failures):
     return runs, raising
 
 
-def runtime_variants(failures, out_dir):
+def print_variant_row(variant, row, seconds):
+    n, seen, crashed, hung = row
+    note = "" if seen else " (%s)" % ro.RUNTIME_INVISIBLE.get(variant, "-")[:60]
+    print("    variant %-32s applicable %3d, seen at run time %3d (crashes %d, hung %d)"
+          "%s  %.1f s" % (variant, n, seen, crashed, hung, note, seconds), flush=True)
+
+
+def runtime_variants(failures, out_dir, report=None):
+    """Run each buggy variant at every break point (forked workers).
+
+    ``report(variant, row, seconds)`` is called as each variant finishes, so
+    a slow machine's log shows where the time went."""
     rows = {}
     for variant in VARIANTS:
         if variant in ro.NOT_RUN:
             continue
+        t0 = time.time()
         res = ro.run_variant(variant, out_dir)
         errors = {p: d.get("traceback", "")[-500:] for p, d in res.items()
                   if d["status"] == "error"}
@@ -106,7 +118,10 @@ def runtime_variants(failures, out_dir):
             failures.append("%s seen at run time (claimed equivalent to eager): "
                             "%r" % (variant, seen[:5]))
         rows[variant] = (len(applicable), len(seen),
-                         sum(d["status"] == "crashed" for d in applicable.values()))
+                         sum(d["status"] == "crashed" for d in applicable.values()),
+                         sum("hung" in d for d in applicable.values()))
+        if report:
+            report(variant, rows[variant], time.time() - t0)
     return rows
 
 
@@ -236,15 +251,11 @@ def main():
         print("cases without an eligible break point here: %s" % ", ".join(sorted(unused)))
 
     runs, raising = runtime_oracle(failures)
-    print("(a) runtime oracle, correct: %d break points, %d runs (%d raise)"
-          % (len(ro.BREAKS), runs, raising))
+    print("(a) runtime oracle, correct: %d break points, %d runs (%d raise)  %.1f s"
+          % (len(ro.BREAKS), runs, raising, time.time() - t0), flush=True)
     if not a.no_variants_runtime:
         with tempfile.TemporaryDirectory() as d:
-            rows = runtime_variants(failures, d)
-        for v, (n, seen, crashed) in rows.items():
-            note = "" if seen else " (%s)" % ro.RUNTIME_INVISIBLE.get(v, "-")[:60]
-            print("    variant %-32s applicable %3d, seen at run time %3d (crashes %d)%s"
-                  % (v, n, seen, crashed, note))
+            runtime_variants(failures, d, report=print_variant_row)
     if a.pyverify and os.path.exists(a.pyverify):
         per, expects, fps = static_checks(failures, a.pyverify, version, a.keep)
         print("(b, c) pyverify check --python-version=%s (frame, resume; + graph helper "
