@@ -1,7 +1,6 @@
 """The net stack-effect formulas of Opcode.cpp's evalStackEffect (EffectKind),
-shared by scripts/gen-opcodes.py (3.11) and scripts/gen-version-opcodes.py
-(3.12, 3.13), which fit each opcode's `dis.stack_effect` to one of them, in
-this order, over SWEEP."""
+used by scripts/gen-opcodes.py (every version), which fits each opcode's
+`dis.stack_effect` to one of them, in this order, over SWEEP."""
 
 SWEEP = list(range(0, 1030)) + [2**16 - 1, 2**16, 2**24 - 1, 2**24, 2**30, 2**31 - 1]
 

@@ -1,9 +1,8 @@
 """What each CPython instruction really does to the operand stack, and whether it
 may raise, per version: the facts Python/ceval.c (3.11) and Python/bytecodes.c (3.12,
 3.13) encode and `dis` does not expose, written once here and read by
-scripts/gen-opcodes.py (3.11 -> Opcodes.def) and scripts/gen-version-opcodes.py
-(3.12, 3.13 -> Opcodes312.def, Opcodes313.def). Both generators check every entry
-against the interpreter they run under (`dis.stack_effect` on both edges; for 3.13 also
+scripts/gen-opcodes.py (run with each version: Opcodes311.def, Opcodes312.def,
+Opcodes313.def), which checks every entry against the interpreter it runs under (`dis.stack_effect` on both edges; for 3.13 also
 the interpreter's own pycore_opcode_metadata.h where it is installed).
 """
 
@@ -228,7 +227,7 @@ _NEVER312 = (_NEVER311 - {"POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_N
     "LOAD_FAST", "LOAD_FAST_AND_CLEAR", "JUMP_BACKWARD_NO_INTERRUPT", "RESERVED",
     "INTERPRETER_EXIT"}
 # 3.13: what pycore_opcode_metadata.h flags neither HAS_ERROR nor HAS_EVAL_BREAK (checked
-# by gen-version-opcodes.py where the header is installed), plus the allocation-only
+# by gen-opcodes.py where the header is installed), plus the allocation-only
 # failures of MAKE_CELL and RETURN_GENERATOR: conditional jumps take a bool (TO_BOOL
 # raises instead), UNARY_NOT negates a bool.
 _NEVER313 = (_NEVER312 - {"KW_NAMES", "LOAD_CLOSURE"}) | {

@@ -22,9 +22,10 @@ bool pyverify::isExitCallSequence(const DecodedCode &D, uint32_t I) {
   const auto &Insts = D.Insts;
   if (I >= Insts.size() || !Insts[I].is(Opcode::CALL) || Insts[I].Arg != 2)
     return false;
-  // 3.11 calls through PRECALL 2; from 3.12 CALL 2 follows the constants.
+  // PRECALL 2; CALL 2 where the version calls through PRECALL, else CALL 2,
+  // follows the constants.
   uint32_t Consts = I;
-  if (Insts[I].Ver == PythonVersion::V3_11) {
+  if (traits(Insts[I].Ver).PrecallBeforeCall) {
     if (I == 0 || !Insts[I - 1].is(Opcode::PRECALL) || Insts[I - 1].Arg != 2)
       return false;
     Consts = I - 1;
@@ -61,7 +62,7 @@ bool pyverify::isOutsideCompiledWithBody(const DecodedCode &D, uint32_t I,
   for (uint32_t K = I; K < Insts.size() && K <= I + 5; ++K) {
     if (!isExitCallSequence(D, K))
       continue;
-    uint32_t Consts = K - 3 - (Insts[K].Ver == PythonVersion::V3_11 ? 1 : 0);
+    uint32_t Consts = K - 3 - (traits(Insts[K].Ver).PrecallBeforeCall ? 1 : 0);
     uint32_t First = Consts;
     if (First > 0 && Insts[First - 1].is(Opcode::SWAP) &&
         Insts[First - 1].Arg == 2)
@@ -90,7 +91,8 @@ static llvm::StringRef attrName(const DecodedCode &D, const Instruction &I) {
 }
 
 /// LOAD_FAST x; LOAD_METHOD \p Want at \p K - 1, \p K (or LOAD_ATTR too,
-/// with \p AnyLoad; from 3.12 a method load is LOAD_ATTR with bit 0 set):
+/// with \p AnyLoad; VersionTraits::MethodBitInLoadAttr: a method load is
+/// LOAD_ATTR with bit 0 set):
 /// x.
 static std::optional<uint32_t> methodOnLocal(const DecodedCode &D, size_t K,
                                              llvm::StringRef Want,
@@ -99,9 +101,9 @@ static std::optional<uint32_t> methodOnLocal(const DecodedCode &D, size_t K,
   if (K == 0 || K >= Insts.size())
     return std::nullopt;
   const Instruction &A = Insts[K - 1], &B = Insts[K];
-  bool MethodLoad =
-      B.is(Opcode::LOAD_METHOD) ||
-      (B.is(Opcode::LOAD_ATTR) && B.Ver != PythonVersion::V3_11 && (B.Arg & 1));
+  bool MethodLoad = B.is(Opcode::LOAD_METHOD) ||
+                    (B.is(Opcode::LOAD_ATTR) &&
+                     traits(B.Ver).MethodBitInLoadAttr && (B.Arg & 1));
   if (!A.Valid || !B.Valid || !A.is(Opcode::LOAD_FAST) ||
       !(MethodLoad || (AnyLoad && B.is(Opcode::LOAD_ATTR))) ||
       attrName(D, B) != Want)
@@ -215,11 +217,11 @@ ContextEvent pyverify::recogniseContextEvent(const Instruction &I,
     return ctxev::EnterWith{false};
   case Opcode::BEFORE_ASYNC_WITH:
     return ctxev::EnterWith{true};
-  case Opcode::SEND: // 3.11: the await is done when SEND jumps
-    return F.JumpEdge && I.Ver == PythonVersion::V3_11
+  case Opcode::SEND: // the await is done when SEND jumps (or at END_SEND)
+    return F.JumpEdge && traits(I.Ver).SendJumpCompletesAwait
                ? ContextEvent(ctxev::AsyncEnterDone{})
                : ContextEvent(ctxev::NoEvent{});
-  case Opcode::END_SEND: // 3.12+: SEND jumps here with the result
+  case Opcode::END_SEND: // SEND jumps here with the result
     return ctxev::AsyncEnterDone{};
   case Opcode::WITH_EXCEPT_START:
     return callEvent(F, ExitVia::ExceptStart);

@@ -169,9 +169,9 @@ void ContextTransfer::stepEnterWith(ContextState &S, uint32_t I,
 
 void ContextTransfer::stepSend(ContextState &S, uint32_t I, bool Jump,
                                ContextReport *R) const {
-  // From 3.12 a returning SEND keeps the receiver and jumps to END_SEND,
-  // where the await completes (stepEndSend).
-  if (!Jump || Insts[I].Ver != PythonVersion::V3_11) {
+  // Unless SendJumpCompletesAwait, a returning SEND keeps the receiver and
+  // jumps to END_SEND, where the await completes (stepEndSend).
+  if (!Jump || !traits(Insts[I].Ver).SendJumpCompletesAwait) {
     pop(S);
     push(S);
     return;

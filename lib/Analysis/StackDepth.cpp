@@ -11,7 +11,7 @@
 using namespace pyverify;
 
 int64_t pyverify::entryStackDepth(const CodeObject &C) {
-  return C.isGeneratorLike() && C.Version != PythonVersion::V3_13 ? 1 : 0;
+  return C.isGeneratorLike() ? traits(C.Version).GeneratorEntryDepth : 0;
 }
 
 namespace {

@@ -360,10 +360,9 @@ private:
   void move(VState &S, uint32_t I, bool Jump,
             std::vector<ValueIssue> *R) const {
     const Instruction &In = Insts[I];
-    bool Checks311 = In.Ver == PythonVersion::V3_11;
     switch (In.op()) {
     case Opcode::LOAD_FAST:
-      return loadLocal(S, In.Arg, Checks311, I, R);
+      return loadLocal(S, In.Arg, traits(In.Ver).LoadFastChecksBound, I, R);
     case Opcode::LOAD_FAST_CHECK:
       return loadLocal(S, In.Arg, /*Checks=*/true, I, R);
     case Opcode::LOAD_FAST_LOAD_FAST:

@@ -1,4 +1,4 @@
-//===- InstructionStream.cpp - Decoded 3.11 instructions ------------------===//
+//===- InstructionStream.cpp - Decoded instructions -----------------------===//
 
 #include "pyverify/Bytecode/InstructionStream.h"
 #include "pyverify/Bytecode/OperandRules.h"
@@ -23,27 +23,23 @@ llvm::StringRef Instruction::name() const {
     return info().Name;
   if (const VersionOpcodeInfo *I = getVersionOpcodeInfo(Ver, OpByte))
     return I->Name; // e.g. a truncated trailing EXTENDED_ARG
-  if (Ver == PythonVersion::V3_11)
-    if (llvm::StringRef S = getSpecializedOpcodeName(OpByte); !S.empty())
-      return S;
+  if (llvm::StringRef S = getSpecializedOpcodeName(Ver, OpByte); !S.empty())
+    return S;
   return OpByte == 0 ? "CACHE" : "<invalid>";
 }
 
 static std::string describeBadOpcode(uint8_t B, PythonVersion V) {
-  if (V == PythonVersion::V3_11)
-    if (llvm::StringRef S = getSpecializedOpcodeName(B); !S.empty())
-      return llvm::formatv("specialised opcode {0} ({1}) is not valid in "
-                           "co_code; it only exists in the adaptive copy",
-                           S, unsigned(B))
-          .str();
+  if (llvm::StringRef S = getSpecializedOpcodeName(V, B); !S.empty())
+    return llvm::formatv("specialised opcode {0} ({1}) is not valid in "
+                         "co_code; it only exists in the adaptive copy",
+                         S, unsigned(B))
+        .str();
   if (B == 0)
     return "CACHE (0) at an instruction position; CACHE is only valid in "
            "inline cache slots";
-  if (V != PythonVersion::V3_11)
-    return llvm::formatv("unknown opcode {0} for CPython {1}", unsigned(B),
-                         pythonVersionName(V))
-        .str();
-  return llvm::formatv("unknown opcode {0}", unsigned(B)).str();
+  return llvm::formatv("unknown opcode {0} for CPython {1}", unsigned(B),
+                       pythonVersionName(V))
+      .str();
 }
 
 namespace {
@@ -227,12 +223,12 @@ const VersionOpcodeInfo *Decoder::decodeOpcode(Instruction &I, size_t U,
 /// that they are zero; returns the unit after them (or the end of the code).
 size_t Decoder::skipCaches(const Instruction &I, const VersionOpcodeInfo *Info,
                            size_t U) {
-  // A specialised 3.11 opcode still owns its base opcode's cache units:
-  // report it once, not its caches again as CACHE instructions.
+  // A specialised opcode still owns its base opcode's cache units: report
+  // it once, not its caches again as CACHE instructions.
   const VersionOpcodeInfo *CacheInfo = Info;
-  if (!I.Valid && V == PythonVersion::V3_11)
-    if (const OpcodeInfo *Base = getDeoptimizedOpcodeInfo(I.OpByte))
-      CacheInfo = info(Base->Number);
+  if (!I.Valid)
+    if (const OpcodeInfo *Base = getDeoptimizedOpcodeInfo(V, I.OpByte))
+      CacheInfo = Base;
   unsigned Caches = CacheInfo ? CacheInfo->Caches : 0;
   for (unsigned C = 0; C < Caches; ++C, ++U) {
     if (U == NumUnits) {

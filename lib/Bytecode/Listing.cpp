@@ -32,9 +32,9 @@ std::string pyverify::jsonSafe(llvm::StringRef S) {
 
 std::string pyverify::describeArgument(const CodeObject &C,
                                        const Instruction &I) {
-  // Arguments are described with 3.11's operand kinds; another version's
-  // instructions show the raw argument.
-  if (!I.Valid || I.Ver != PythonVersion::V3_11)
+  // The version's operand kind says what the argument indexes; Raw (an
+  // argument that packs more, e.g. a name and a method bit) shows nothing.
+  if (!I.Valid)
     return "";
   const OpcodeInfo &Info = I.info();
   uint32_t A = I.Arg;

@@ -464,7 +464,7 @@ Expected<PycFile> pyverify::readPyc(StringRef Bytes, bool AnyVersion) {
   PycFile F;
   F.Header.Magic = llvm::support::endian::read16le(Bytes.data());
   std::optional<PythonVersion> Version = hasPyc311Magic(Bytes)
-                                             ? PythonVersion::V3_11
+                                             ? defaultPythonVersion()
                                          : AnyVersion ? pycVersion(Bytes)
                                                       : std::nullopt;
   if (!Version)

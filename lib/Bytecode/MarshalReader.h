@@ -37,7 +37,7 @@ constexpr uint8_t FlagRef = 0x80;
 class LLVM_LIBRARY_VISIBILITY MarshalReader {
 public:
   MarshalReader(llvm::StringRef Bytes, uint64_t Base,
-                PythonVersion Version = PythonVersion::V3_11)
+                PythonVersion Version = defaultPythonVersion())
       : Bytes(Bytes), Base(Base), Version(Version) {
     // Regrowing the table copies every Value in it; one slot per 16 input
     // bytes covers the stdlib's .pyc files, and the cap keeps a large input

@@ -1,6 +1,8 @@
 //===- OperandRules.cpp - What each argument indexes, per version ---------===//
 
 #include "pyverify/Bytecode/OperandRules.h"
+#include "pyverify/Bytecode/CodeObject.h"
+#include "pyverify/Bytecode/InstructionStream.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -79,4 +81,66 @@ llvm::ArrayRef<OperandRule> pyverify::getOperandRules(PythonVersion V,
   auto [B, E] =
       std::equal_range(S.Rules.begin(), S.Rules.end(), Key, SortedRules::less);
   return llvm::ArrayRef<OperandRule>(S.Rules).slice(B - S.Rules.begin(), E - B);
+}
+
+/// The argument bits field \p F takes.
+static uint32_t fieldMask(OperandField F) {
+  switch (F) {
+  case OperandField::Arg:
+    return ~0u;
+  case OperandField::Shr1:
+    return ~1u;
+  case OperandField::Shr2:
+    return ~3u;
+  case OperandField::Shr4:
+    return ~15u;
+  case OperandField::Shr5:
+    return ~31u;
+  case OperandField::Low4:
+    return 15u;
+  }
+  llvm_unreachable("unknown operand field");
+}
+
+std::string pyverify::resolvedOperands(const CodeObject &C,
+                                       const Instruction &I) {
+  if (!I.Valid || !I.info().hasArg())
+    return "";
+  llvm::ArrayRef<OperandRule> Rules = getOperandRules(I.Ver, I.op());
+  if (Rules.empty())
+    return I.info().Operand == OperandKind::Jump ? "" : std::to_string(I.Arg);
+  auto Bad = [](const char *What, uint32_t N) {
+    return "<bad " + std::string(What) + " " + std::to_string(N) + ">";
+  };
+  std::string S;
+  uint32_t Covered = 0;
+  for (const OperandRule &R : Rules) {
+    uint32_t N = R.value(I.Arg);
+    Covered |= fieldMask(R.Field);
+    if (!S.empty())
+      S += ",";
+    switch (R.Bound) {
+    case OperandBound::Consts:
+    case OperandBound::KwNames:
+      S += N < C.Consts.size() ? C.Consts[N].repr() : Bad("const", N);
+      break;
+    case OperandBound::Names:
+      S += N < C.Names.size() ? C.Names[N] : Bad("name", N);
+      break;
+    case OperandBound::LocalsPlus:
+    case OperandBound::Cell:
+      S +=
+          N < C.LocalsPlusNames.size() ? C.LocalsPlusNames[N] : Bad("local", N);
+      break;
+    case OperandBound::KwCount:
+    case OperandBound::NFreeVars:
+    case OperandBound::Range:
+    case OperandBound::OneFlag:
+      S += std::to_string(N);
+      break;
+    }
+  }
+  if (uint32_t Flags = I.Arg & ~Covered)
+    S += "|" + std::to_string(Flags);
+  return S;
 }

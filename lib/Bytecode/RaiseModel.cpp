@@ -7,7 +7,7 @@
 using namespace pyverify;
 
 bool pyverify::breakerRaisesAtTarget(const Instruction &I) {
-  return I.Valid && I.Ver != PythonVersion::V3_13 &&
+  return I.Valid && traits(I.Ver).BreakerAtBackEdgeTarget &&
          I.info().isBackwardJump() && !I.is(Opcode::JUMP_BACKWARD_NO_INTERRUPT);
 }
 
@@ -37,10 +37,10 @@ pyverify::tracingRaiseOffsets(const Instruction &I) {
   default:
     break;
   }
-  if (I.Ver != PythonVersion::V3_11 && I.is(Opcode::END_FOR))
+  if (I.is(Opcode::END_FOR))
     return Out; // an exhausted FOR_ITER jumps over it
   Out.push_back(I.Start);
-  if (I.Start != I.Offset && I.Ver != PythonVersion::V3_11)
+  if (I.Start != I.Offset && traits(I.Ver).TraceEventAtPrefixAndOpcode)
     Out.push_back(I.Offset);
   return Out;
 }
@@ -75,7 +75,7 @@ bool pyverify::mayRaiseGiven(const Instruction &I, const OpcodeInfo &Info,
   case RaiseKind::Always:
     break;
   case RaiseKind::ArgDependent:
-    if (!argDependentMayRaise(I.Arg, I.Ver == PythonVersion::V3_13))
+    if (!argDependentMayRaise(I.Arg, I.Ver))
       return false;
     break;
   }

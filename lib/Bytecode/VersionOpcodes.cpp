@@ -1,9 +1,10 @@
-//===- VersionOpcodes.cpp - Each version's base opcodes -------------------===//
+//===- VersionOpcodes.cpp - Each version's opcode table -------------------===//
 
 #include "pyverify/Bytecode/VersionOpcodes.h"
 #include "OpcodeInfoInit.h"
 
 #include <array>
+#include <iterator>
 #include <string_view>
 
 using namespace pyverify;
@@ -15,39 +16,53 @@ namespace {
 constexpr void add(VersionTable &T, const VersionOpcodeInfo &I) {
   T.Infos[I.Number] = I;
   T.Valid[I.Number] = I.Number != 0; // CACHE is not an instruction
+  T.ByteOf[unsigned(I.Op)] = I.Number;
   if (std::string_view(I.Name) == "EXTENDED_ARG")
     T.ExtendedArg = I.Number;
 }
 
-constexpr VersionTable make311() {
+constexpr void addSpecialized(VersionTable &T, uint8_t Num, const char *Name,
+                              Opcode Base) {
+  T.Specialized[Num] = Name;
+  T.Deopt[Num] = T.ByteOf[unsigned(Base)];
+}
+
+// Each table #undefs both macros at its end. Specialised rows follow the
+// base rows, so their base's byte is known.
+#define PYV_TABLE_OPCODE(...) add(T, PYV_OPCODE_INFO(__VA_ARGS__));
+#define PYV_TABLE_SPECIALIZED(Name, Num, Base)                                 \
+  addSpecialized(T, Num, #Name, Opcode::Base);
+
+constexpr VersionTable makeTable311() {
   VersionTable T{};
-#define PYV_OPCODE(...) add(T, PYV_OPCODE_INFO_311(__VA_ARGS__));
-#include "pyverify/Bytecode/Opcodes.def"
+#define PYV_VERSION_OPCODE PYV_TABLE_OPCODE
+#define PYV_SPECIALIZED PYV_TABLE_SPECIALIZED
+#include "pyverify/Bytecode/Opcodes311.def"
   return T;
 }
 
-// Each generated table #undefs PYV_VERSION_OPCODE at its end.
-#define PYV_ADD_VERSION_OPCODE(Name, Num, Caches, HasArg, JumpK, Term,         \
-                               RaisesK, EffectK, FT, JT, OperandK, Skip, ...)  \
-  add(T, PYV_OPCODE_INFO(Name, Num, Caches, HasArg, Skip, JumpK, Term,         \
-                         RaisesK, EffectK, FT, JT, OperandK, __VA_ARGS__));
-
-constexpr VersionTable make312() {
+constexpr VersionTable makeTable312() {
   VersionTable T{};
-#define PYV_VERSION_OPCODE PYV_ADD_VERSION_OPCODE
+#define PYV_VERSION_OPCODE PYV_TABLE_OPCODE
+#define PYV_SPECIALIZED PYV_TABLE_SPECIALIZED
 #include "pyverify/Bytecode/Opcodes312.def"
   return T;
 }
 
-constexpr VersionTable make313() {
+constexpr VersionTable makeTable313() {
   VersionTable T{};
-#define PYV_VERSION_OPCODE PYV_ADD_VERSION_OPCODE
+#define PYV_VERSION_OPCODE PYV_TABLE_OPCODE
+#define PYV_SPECIALIZED PYV_TABLE_SPECIALIZED
 #include "pyverify/Bytecode/Opcodes313.def"
   return T;
 }
 
 } // namespace
 
-/// constinit: no guard and no start-up code, so each lookup is one load.
-constinit const VersionTable pyverify::detail::TheVersionTables[3] = {
-    make311(), make312(), make313()};
+/// One table per PythonVersion, in enum order; a version without one does
+/// not compile. constinit: no guard and no start-up code, so each lookup is
+/// one load.
+constinit const VersionTable pyverify::detail::TheVersionTables[] = {
+    makeTable311(), makeTable312(), makeTable313()};
+static_assert(std::size(detail::TheVersionTables) == NumPythonVersions,
+              "every PythonVersion needs its opcode table");

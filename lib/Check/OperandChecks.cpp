@@ -103,8 +103,8 @@ std::optional<std::string> checkKwNames(const InstructionStream &Insts,
                          "whichever call runs next, in this frame or its "
                          "caller",
                          At.str(),
-                         In.Ver == PythonVersion::V3_11 ? "PRECALL, CALL"
-                                                        : "CALL")
+                         traits(In.Ver).PrecallBeforeCall ? "PRECALL, CALL"
+                                                          : "CALL")
         .str();
   if (Names->size() <= *N)
     return std::nullopt;

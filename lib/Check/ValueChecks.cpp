@@ -5,23 +5,39 @@
 #include "pyverify/Analysis/ValueKinds.h"
 #include "pyverify/Check/StackChecks.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace pyverify;
+
+/// "3.11's and 3.12's": the versions whose calls put the NULL on the other
+/// side of the callable from \p V's.
+static std::string otherLayoutVersions(PythonVersion V) {
+  llvm::SmallVector<std::string, 4> Names;
+  for (PythonVersion W : AllPythonVersions)
+    if (traits(W).NullAfterCallable != traits(V).NullAfterCallable)
+      Names.push_back(pythonVersionName(W).str() + "'s");
+  std::string S;
+  for (size_t K = 0; K < Names.size(); ++K)
+    S += (K == 0 ? "" : K + 1 == Names.size() ? " and " : ", ") + Names[K];
+  return S;
+}
 
 /// Where a call of \p I's version wants its NULL, when \p I is a call.
 static std::string callLayout(const Instruction &I) {
   if (!I.is(Opcode::CALL) && !I.is(Opcode::CALL_KW) &&
       !I.is(Opcode::CALL_FUNCTION_EX))
     return "";
-  if (I.Ver == PythonVersion::V3_13)
-    return "; CPython 3.13 calls take the callable first and its NULL (or "
-           "self) second: NULL before the callable is 3.11's and 3.12's "
-           "layout";
+  if (traits(I.Ver).NullAfterCallable)
+    return llvm::formatv("; CPython {0} calls take the callable first and "
+                         "its NULL (or self) second: NULL before the callable "
+                         "is {1} layout",
+                         pythonVersionName(I.Ver), otherLayoutVersions(I.Ver))
+        .str();
   return llvm::formatv("; CPython {0} calls take the NULL (or method) first "
                        "and the callable second: the callable before its "
-                       "NULL is 3.13's layout",
-                       pythonVersionName(I.Ver))
+                       "NULL is {1} layout",
+                       pythonVersionName(I.Ver), otherLayoutVersions(I.Ver))
       .str();
 }
 
@@ -129,7 +145,7 @@ llvm::Error pyverify::checkValueKinds(const CFG &G, std::vector<Finding> &Out) {
                            "which no path to here assigns: the handler {2} "
                            "instead of doing its work",
                            At, localName(*D.Code, V.Which),
-                           I.Ver == PythonVersion::V3_11 ||
+                           traits(I.Ver).LoadFastChecksBound ||
                                    I.is(Opcode::LOAD_FAST_CHECK)
                                ? "raises UnboundLocalError"
                                : "pushes NULL")

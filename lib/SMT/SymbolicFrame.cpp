@@ -3,6 +3,7 @@
 
 #include "SymbolicFrame.h"
 
+#include "pyverify/Bytecode/OperandRules.h"
 #include "pyverify/Bytecode/RaiseModel.h"
 
 using namespace pyverify;
@@ -11,28 +12,8 @@ using namespace pyverify::smt::prover;
 
 std::string prover::operationKey(const CodeObject &Code, const Instruction &I) {
   std::string K = I.name().str();
-  if (!I.Valid || !I.info().hasArg())
-    return K;
-  switch (I.info().Operand) {
-  case OperandKind::None:
-  case OperandKind::Jump:
-    return K;
-  case OperandKind::Const:
-  case OperandKind::Name:
-  case OperandKind::Local:
-  case OperandKind::Free:
-    return K + "(" + describeArgument(Code, I) + ")";
-  case OperandKind::GlobalName:
-    return K + "(" + std::to_string(I.Arg & 1) + "," +
-           describeArgument(Code, I) + ")";
-  case OperandKind::Compare:
-  case OperandKind::FormatValue:
-  case OperandKind::MakeFunction:
-  case OperandKind::BinaryOp:
-  case OperandKind::Raw:
-    return K + "(" + std::to_string(I.Arg) + ")";
-  }
-  return K + "(" + std::to_string(I.Arg) + ")";
+  std::string Ops = resolvedOperands(Code, I);
+  return Ops.empty() ? K : K + "(" + Ops + ")";
 }
 
 bool Side::isBranch() const {
@@ -64,7 +45,7 @@ bool prover::isSyncInstruction(const Instruction &I) {
   case Opcode::MAKE_CELL:
     return false;
   default:
-    return mayRaise(I.op(), I.Arg);
+    return mayRaiseGiven(I, RaiseFacts{});
   }
 }
 
@@ -324,7 +305,7 @@ void Side::raiseAtSync() {
 
 void Side::execPlain(const Instruction &I) {
   Opcode Op = I.op();
-  StackIO E = getStackIO(Op, I.Arg, false);
+  StackIO E = getStackIO(I.info(), I.Arg, false);
   if (I.info().isJump() || I.info().Terminator) {
     Unsupported = ("opcode " + I.name()).str();
     return;

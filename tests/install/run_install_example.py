@@ -107,7 +107,7 @@ def check_layout(prefix, source_dir, build_dir):
                 rel = os.path.relpath(os.path.join(root, name), src_include)
                 check(os.path.isfile(os.path.join(include, rel)),
                       "header not installed: include/pyverify/" + rel)
-    for rel in ("Bytecode/Opcodes.def", "Support/Checks.def",
+    for rel in ("Bytecode/Opcodes311.def", "Bytecode/VersionTraits.def", "Support/Checks.def",
                 "Testing/Matchers.h", "Check/Verifier.h"):
         check(os.path.isfile(os.path.join(include, rel)),
               "missing include/pyverify/" + rel)

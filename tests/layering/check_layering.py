@@ -346,7 +346,7 @@ def self_test():
               '#include "pyverify/Fixpoint/FixpointIterator.h"\n'
               '#include "pyverify/Support/Check.h"\n')
         write(clean, "include/pyverify/Bytecode/Opcode.h",
-              '#include "pyverify/Bytecode/Opcodes.def"\n'
+              '#include "pyverify/Bytecode/Opcodes311.def"\n'
               '#include "pyverify/Support/Check.h"\n')
         write(clean, "include/pyverify/Check/Verifier.h",
               '#include "pyverify/Analysis/StackDepth.h"\n')

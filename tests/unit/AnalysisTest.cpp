@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompiledCode.h"
+#include "Opcodes311.h"
 
 #include "pyverify/Analysis/BlockStack.h"
 #include "pyverify/Analysis/CodeAnalysis.h"
@@ -41,6 +42,7 @@
 #include <vector>
 
 using namespace pyverify;
+using namespace pyverify::test311;
 using namespace pyverify::test;
 
 namespace {
@@ -63,7 +65,7 @@ TEST(StackIO, NetIsTheCompilersEffectExceptForCalls) {
     if (!Info)
       continue;
     ++Opcodes;
-    Opcode Op = Opcode(B);
+    Opcode Op = opcodeOf(B);
     for (uint32_t Arg : Args) {
       if (!Info->hasArg() && Arg)
         break;
@@ -108,7 +110,7 @@ TEST(StackIO, ReadsCoverPopsAndPeeks) {
       continue;
     for (uint32_t Arg : {0u, 1u, 2u, 3u, 7u, 300u})
       for (bool Jump : {false, true}) {
-        StackIO R = getStackIO(Opcode(B), Arg, Jump);
+        StackIO R = getStackIO(opcodeOf(B), Arg, Jump);
         EXPECT_GE(R.Reads, R.Pops) << Info->Name << " " << Arg;
         // NULL masks name only values that exist.
         EXPECT_EQ(R.NullIn >> std::min<int64_t>(R.Pops, 63), 0u) << Info->Name;

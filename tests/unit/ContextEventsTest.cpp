@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "pyverify/Analysis/ContextEvents.h"
+#include "Opcodes311.h"
 #include "pyverify/Analysis/Environment.h"
 #include "pyverify/Bytecode/DecodedCode.h"
 
@@ -16,13 +17,14 @@
 #include "gtest/gtest.h"
 
 using namespace pyverify;
+using namespace pyverify::test311;
 using namespace pyverify::test;
 
 namespace {
 
 Instruction inst(Opcode Op, uint32_t Arg = 0) {
   Instruction I{};
-  I.OpByte = uint8_t(Op); // a 3.11 opcode
+  I.OpByte = byteOf(Op); // a 3.11 opcode
   I.Op = Op;
   I.Arg = Arg;
   return I;

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompiledCode.h"
+#include "Opcodes311.h"
 #include "pyverify/Analysis/StackDepth.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -26,6 +27,7 @@
 #include <vector>
 
 using namespace pyverify;
+using namespace pyverify::test311;
 using namespace pyverify::test;
 
 namespace {
@@ -121,9 +123,8 @@ TEST(DepthSolver, SameResultOnStdlibCode) {
 
 TEST(DepthSolver, SameResultOnBrokenCode) {
   unsigned Mutants = 0, WithConflicts = 0, WithUnderflows = 0;
-  const uint8_t Replacements[] = {uint8_t(Opcode::NOP),
-                                  uint8_t(Opcode::POP_TOP),
-                                  uint8_t(Opcode::PUSH_NULL)};
+  const uint8_t Replacements[] = {byteOf(Opcode::NOP), byteOf(Opcode::POP_TOP),
+                                  byteOf(Opcode::PUSH_NULL)};
   for (const char *Name : {"contextlib.py", "asyncio/base_events.py"}) {
     auto M = compileStdlib(Name);
     ASSERT_TRUE(M);
@@ -140,7 +141,7 @@ TEST(DepthSolver, SameResultOnBrokenCode) {
           if (Op == In.OpByte)
             continue;
           CodeObject Broken = *C;
-          Broken.Code[In.Offset] = char(Op);
+          Broken.Code[In.Offset] = char(Op); // a 3.11 byte
           DecodedCode D = DecodedCode::decode(Broken);
           if (!D.isWellFormed())
             continue;

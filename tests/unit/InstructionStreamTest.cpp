@@ -7,10 +7,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "pyverify/Bytecode/InstructionStream.h"
+#include "Opcodes311.h"
 
 #include "gtest/gtest.h"
 
 using namespace pyverify;
+using namespace pyverify::test311;
 using llvm::StringRef;
 
 namespace {
@@ -18,7 +20,7 @@ namespace {
 /// One code unit: opcode byte and argument byte.
 struct Unit {
   uint8_t Op, Arg;
-  Unit(Opcode O, uint8_t A = 0) : Op(uint8_t(O)), Arg(A) {}
+  Unit(Opcode O, uint8_t A = 0) : Op(byteOf(O)), Arg(A) {}
   Unit(int O, int A) : Op(uint8_t(O)), Arg(uint8_t(A)) {}
 };
 

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Opcodes311.h"
 #include "pyverify/Bytecode/Opcode.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -24,6 +25,7 @@
 #include <memory>
 
 using namespace pyverify;
+using namespace pyverify::test311;
 namespace json = llvm::json;
 using llvm::StringRef;
 
@@ -106,7 +108,7 @@ TEST_F(OpcodeTable, NamesAndNumbers) {
     ASSERT_NE(Info, nullptr) << "base opcode missing from Opcodes.def";
     EXPECT_EQ(StringRef(Info->Name), Name);
     EXPECT_EQ(Info->Number, Num);
-    EXPECT_EQ(getOpcodeName(Opcode(Num)), Name);
+    EXPECT_EQ(getOpcodeName(opcodeOf(Num)), Name);
   }
   // Nothing in our table that python does not have.
   unsigned Ours = 0;
@@ -123,7 +125,7 @@ TEST_F(OpcodeTable, NamesAndNumbers) {
 
 TEST_F(OpcodeTable, HasArgument) {
   EXPECT_EQ(integer("have_argument"), HaveArgument);
-  EXPECT_EQ(integer("extended_arg"), int64_t(Opcode::EXTENDED_ARG));
+  EXPECT_EQ(integer("extended_arg"), int64_t(byteOf(Opcode::EXTENDED_ARG)));
   for (const auto &[Name, Num] : opmap())
     EXPECT_EQ(getOpcodeInfo(Num)->hasArg(), Num >= integer("have_argument"))
         << Name;
@@ -255,7 +257,7 @@ TEST_F(OpcodeStackEffects, AgreeWithDis) {
           Mismatches.push_back(Where + ": dis.stack_effect raised");
           continue;
         }
-        int64_t Ours = getStackEffect(Opcode(Num), Arg, Jump);
+        int64_t Ours = getStackEffect(opcodeOf(Num), Arg, Jump);
         ++Compared;
         if (Ours == *Want)
           continue;

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Opcodes311.h"
 #include "pyverify/Bytecode/CodeFile.h"
 #include "pyverify/Bytecode/DecodedCode.h"
 #include "pyverify/Bytecode/OperandRules.h"
@@ -19,6 +20,7 @@
 #include "gtest/gtest.h"
 
 using namespace pyverify;
+using namespace pyverify::test311;
 
 namespace {
 
@@ -42,7 +44,7 @@ TEST(VersionOpcodes, The311ViewIsOpcodesDef) {
         if (!I->hasArg() && A)
           continue;
         else
-          EXPECT_EQ(V->stackEffect(A, J), getStackEffect(Opcode(B), A, J))
+          EXPECT_EQ(V->stackEffect(A, J), getStackEffect(opcodeOf(B), A, J))
               << I->Name << " " << A;
   }
 }

@@ -75,7 +75,7 @@ Expected<CodeFile> loadInput(const std::string &Path, InputVersions Versions) {
 std::string otherVersionNote(const std::vector<CodeTarget> &Targets) {
   std::vector<const CodeObject *> Roots;
   for (const CodeTarget &T : Targets)
-    if (T.Code->Version == PythonVersion::V3_11) // read as 3.11 by default
+    if (T.Code->Version == defaultPythonVersion()) // read so by default
       Roots.push_back(T.Code.get());
   return otherVersionNote(Roots);
 }

@@ -34,7 +34,7 @@ extern llvm::cl::opt<std::string> PythonPath;
 /// opcode tables (AnyPyc), and a raw marshal stream as Marshal's.
 struct InputVersions {
   bool AnyPyc = false;
-  PythonVersion Marshal = PythonVersion::V3_11;
+  PythonVersion Marshal = defaultPythonVersion();
 };
 
 /// --python-version (dis, check, analyze, cfg, stats): the bytecode of raw

@@ -5,6 +5,7 @@
 #include "pyverify/Bytecode/DecodedCode.h"
 #include "pyverify/Bytecode/VersionOpcodes.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <vector>
@@ -15,8 +16,14 @@ namespace pyverify::tool {
 
 namespace {
 
-constexpr PythonVersion OtherVersions[] = {PythonVersion::V3_12,
-                                           PythonVersion::V3_13};
+/// Every version but the default, which the code was read as.
+llvm::SmallVector<PythonVersion, 4> otherVersions() {
+  llvm::SmallVector<PythonVersion, 4> Out;
+  for (PythonVersion V : AllPythonVersions)
+    if (V != defaultPythonVersion())
+      Out.push_back(V);
+  return Out;
+}
 
 /// Whether every instruction of \p C is a base opcode of \p V followed by
 /// its zero cache units, up to the end of the code.
@@ -39,26 +46,27 @@ bool decodesAs(PythonVersion V, const CodeObject &C) {
   return true;
 }
 
-/// The first instruction (in \p V's decoding) that 3.11 does not read the
-/// same way: "offset 8 of f holds 3.12's END_FOR (byte 4), not a 3.11
-/// opcode"; "" when there is none.
+/// The first instruction (in \p V's decoding) that the default version does
+/// not read the same way: "offset 8 of f holds 3.12's END_FOR (byte 4), not
+/// a 3.11 opcode"; "" when there is none.
 std::string firstDifference(PythonVersion V, const CodeObject &C) {
   StringRef Code = C.Code;
   for (size_t I = 0; I < Code.size();) {
     uint8_t Byte = uint8_t(Code[I]);
     const VersionOpcodeInfo &Op = *getVersionOpcodeInfo(V, Byte);
     const VersionOpcodeInfo *Mine =
-        getVersionOpcodeInfo(PythonVersion::V3_11, Byte);
+        getVersionOpcodeInfo(defaultPythonVersion(), Byte);
     std::string Head =
         formatv("offset {0} of {1} holds {2}'s {3} (byte {4})", I, C.QualName,
                 pythonVersionName(V), Op.Name, Byte);
+    StringRef Default = pythonVersionName(defaultPythonVersion());
     if (!Mine)
-      return Head + ", not a 3.11 opcode";
+      return formatv("{0}, not a {1} opcode", Head, Default);
     if (StringRef(Mine->Name) != Op.Name)
-      return Head + ", 3.11's " + Mine->Name;
+      return formatv("{0}, {1}'s {2}", Head, Default, Mine->Name);
     if (Mine->Caches != Op.Caches)
-      return formatv("{0}, with {1} inline cache unit(s) where 3.11 has {2}",
-                     Head, Op.Caches, Mine->Caches);
+      return formatv("{0}, with {1} inline cache unit(s) where {2} has {3}",
+                     Head, Op.Caches, Default, Mine->Caches);
     I += 2 + 2 * size_t(Op.Caches);
   }
   return "";
@@ -78,7 +86,7 @@ std::string otherVersionNote(ArrayRef<const CodeObject *> Roots) {
   CodeObjectWalk Walk;
   for (const CodeObject *R : Roots)
     Walk.visit(*R, [&](const CodeObject &C, unsigned) { All.push_back(&C); });
-  for (PythonVersion V : OtherVersions) {
+  for (PythonVersion V : otherVersions()) {
     if (All.empty() || !llvm::all_of(All, [&](const CodeObject *C) {
           return decodesAs(V, *C);
         }))
@@ -86,17 +94,18 @@ std::string otherVersionNote(ArrayRef<const CodeObject *> Roots) {
     for (const CodeObject *C : All) {
       if (!hasDecodeError(*C))
         continue;
-      // The evidence: an instruction 3.11 reads differently. Without one
-      // the 3.11 error is not the version's (e.g. four EXTENDED_ARGs).
+      // The evidence: an instruction the default version reads
+      // differently. Without one its error is not the version's (e.g. four
+      // EXTENDED_ARGs).
       std::string Why = firstDifference(V, *C);
       if (Why.empty())
         continue;
-      return formatv("this looks like CPython {0} bytecode, not 3.11: "
+      return formatv("this looks like CPython {0} bytecode, not {2}: "
                      "every code object decodes as {0} opcodes and their "
                      "inline caches, and {1}; a marshal stream is read as "
-                     "3.11 unless --python-version says otherwise (prove: "
-                     "3.11 only)",
-                     pythonVersionName(V), Why);
+                     "{2} unless --python-version says otherwise",
+                     pythonVersionName(V), Why,
+                     pythonVersionName(defaultPythonVersion()));
     }
     return "";
   }

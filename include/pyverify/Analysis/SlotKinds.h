@@ -47,7 +47,8 @@ enum : SlotKinds {
 /// The names SlotKinds.def's rows use besides the kinds (for includers of
 /// the .def: SlotKinds.cpp and the table's unit test).
 namespace slotdef {
-enum : uint8_t { V311 = 1, V312 = 2, V313 = 4, AllV = 7 };
+#define PYV_SLOT_VERSION_BITS
+#include "pyverify/Analysis/SlotKinds.def"
 constexpr int AnyArg = -1;
 constexpr int NoSlot = -1;
 } // namespace slotdef

@@ -35,7 +35,7 @@ struct CodeFile {
 llvm::Expected<CodeFile>
 parseCodeFile(llvm::StringRef Path, llvm::StringRef Bytes,
               bool AnyVersion = false,
-              PythonVersion MarshalVersion = PythonVersion::V3_11);
+              PythonVersion MarshalVersion = defaultPythonVersion());
 
 /// Reads \p Path from disk and parses it.
 llvm::Expected<CodeFile> loadCodeFile(llvm::StringRef Path);

@@ -68,7 +68,7 @@ struct CodeObject {
   std::string ExceptionTable;
   /// Which CPython's bytecode co_code is (a .pyc's magic, or the reader's
   /// caller: --python-version); nested code objects share it.
-  PythonVersion Version = PythonVersion::V3_11;
+  PythonVersion Version = defaultPythonVersion();
 
   /// Code objects in co_consts, in order (the children `dis` recurses into).
   std::vector<const CodeObject *> children() const;

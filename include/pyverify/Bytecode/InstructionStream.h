@@ -1,4 +1,4 @@
-//===- InstructionStream.h - Decoded 3.11 instructions ----------*- C++ -*-===//
+//===- InstructionStream.h - Decoded instructions ---------------*- C++ -*-===//
 //
 // Contract: InstructionStream::decode() turns any co_code byte string into a
 // list of instructions that tiles it exactly, in order, and reports every
@@ -18,9 +18,8 @@
 //
 // The stream is decoded as one CPython version's bytecode (PythonVersion.h,
 // VersionOpcodes.h: which bytes are opcodes, their caches, jumps and
-// EXTENDED_ARG). Only 3.11 instructions have the full 3.11 semantics the
-// analyses use (op(), info(), is()); another version's instructions have a
-// name, an argument and a jump target. An instruction whose opcode byte is not
+// EXTENDED_ARG); each instruction's identity (op(), is()) and facts (info())
+// are that version's. An instruction whose opcode byte is not
 // a base opcode is kept (1 unit, isValid() false) so later passes can still
 // point at it; such a stream hasErrors() and analyses must not trust it.
 //
@@ -58,7 +57,7 @@ struct Instruction {
   uint8_t OpByte;            ///< The raw opcode byte.
   Opcode Op = Opcode::CACHE; ///< OpByte's opcode in Ver (when Valid).
   /// The bytecode version the stream was decoded as.
-  PythonVersion Ver = PythonVersion::V3_11;
+  PythonVersion Ver = defaultPythonVersion();
   uint32_t NumPrefixes = 0;
   bool Valid = true;       ///< OpByte is a base opcode (not CACHE).
   bool TargetValid = true; ///< Target is an instruction start inside the code.
@@ -101,7 +100,7 @@ public:
   /// \p Findings.
   static InstructionStream decode(llvm::StringRef Code,
                                   std::vector<Finding> &Findings,
-                                  PythonVersion V = PythonVersion::V3_11);
+                                  PythonVersion V = defaultPythonVersion());
 
   llvm::ArrayRef<Instruction> instructions() const { return Insts; }
   size_t size() const { return Insts.size(); }

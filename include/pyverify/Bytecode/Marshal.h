@@ -55,9 +55,9 @@ struct PycFile {
 /// Parses exactly one marshalled object filling \p Bytes (trailing bytes are
 /// an error). \p BaseOffset is added to every offset in error messages.
 /// Its code objects are \p Version's bytecode.
-llvm::Expected<Value> readMarshal(llvm::StringRef Bytes,
-                                  uint64_t BaseOffset = 0,
-                                  PythonVersion Version = PythonVersion::V3_11);
+llvm::Expected<Value>
+readMarshal(llvm::StringRef Bytes, uint64_t BaseOffset = 0,
+            PythonVersion Version = defaultPythonVersion());
 
 /// Parses a .pyc file; its payload must be a code object. The magic must be
 /// 3.11's, or with \p AnyVersion the magic of any version with opcode

@@ -1,27 +1,32 @@
-//===- Opcode.h - CPython 3.11 base opcodes ---------------------*- C++ -*-===//
+//===- Opcode.h - Opcode identities and the facts a table row holds -*- C++
+//-*-===//
 //
-// Contract: the facts about each of the 110 base opcodes that may appear in a
-// 3.11 co_code (specialised, pseudo and internal opcodes are not opcodes
-// here: getOpcodeInfo() returns null for them). All facts come from
-// Opcodes.def, which scripts/gen-opcodes.py generates from python3.11's own
-// tables; OpcodeTableTest re-checks every field against `dis`.
+// Contract: enum Opcode names every version's opcodes, each name once
+// (OpcodeNames.def); it is an opcode's identity for the passes
+// (Instruction::is()), never a byte. OpcodeInfo is one row of a version's
+// opcode table (Opcodes3NN.def, one generator, scripts/gen-opcodes.py, one
+// row shape for every version): what that version's opcode byte is and does.
+// The tables are read through VersionOpcodes.h, by version and byte; there
+// is no version-less lookup.
 //
 // Stack effects follow the compiler's stack_effect() (what `dis.stack_effect`
-// returns): PRECALL n books -n and CALL -1, though on the real stack CALL pops
-// n + 2 (see the bytecode notes, section 4.5). They are computed in 64 bits,
-// so a huge argument gives a huge (never a wrapped) effect.
+// returns): 3.11's PRECALL n books -n and CALL -1, though on the real stack
+// CALL pops n + 2 (see the bytecode notes, section 4.5). They are computed in
+// 64 bits, so a huge argument gives a huge (never a wrapped) effect.
 //
 // What an instruction really does to the operand stack -- how many values it
 // pops and pushes on each edge, how deep it reads, which of its inputs and
-// outputs may be NULL -- is getStackIO(), from the same table (Python/ceval.c;
-// the generator checks that pushes - pops is dis.stack_effect on both edges,
-// PRECALL/CALL as a pair). Every analysis that moves values (stack depth,
-// context balance, the prover) uses it; none has its own list.
+// outputs may be NULL -- is getStackIO(), from the same row (the generator
+// checks that pushes - pops is dis.stack_effect on both edges, PRECALL/CALL
+// as a pair). Every analysis that moves values uses it; none has its own
+// list.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef PYVERIFY_BYTECODE_OPCODE_H
 #define PYVERIFY_BYTECODE_OPCODE_H
+
+#include "pyverify/Bytecode/PythonVersion.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -34,24 +39,14 @@
 
 namespace pyverify {
 
-/// Every version's opcodes, each name once. A 3.11 name's value is its 3.11
-/// number (3.11 code can be read as `Opcode(byte)`); the names 3.12 and 3.13
-/// added (OpcodeNames.def) count up from 256. What an opcode does in a version
-/// is that version's table (VersionOpcodes.h); the enumerator is its identity
-/// for the passes (Instruction::is()).
+/// Every version's opcodes, each name once. The values are not opcode
+/// bytes: a version's byte is its table's (VersionOpcodes.h).
 enum class Opcode : uint16_t {
-#define PYV_OPCODE(Name, Num, Caches, Jump, Term, Raises, Effect, FT, JT, Op,  \
-                   Pops, Pushes, JPops, JPushes, Reads, NullIn, NullOut)       \
-  Name = Num,
-#include "pyverify/Bytecode/Opcodes.def"
-  LastOf311 = 255,
-#define PYV_NEW_OPCODE(Name) Name,
+#define PYV_OPCODE_NAME(Name) Name,
 #include "pyverify/Bytecode/OpcodeNames.def"
   EndOfOpcodes
 };
-constexpr unsigned NumNewOpcodes = unsigned(Opcode::EndOfOpcodes) - 256;
-
-constexpr uint8_t HaveArgument = 90;
+constexpr unsigned NumOpcodes = unsigned(Opcode::EndOfOpcodes);
 
 enum class JumpKind : uint8_t {
   None,
@@ -79,7 +74,6 @@ enum class EffectKind : uint8_t {
   MakeFunction,
   BuildSlice,
   FormatValue,
-  // 3.12 and 3.13 only (Opcodes312.def, Opcodes313.def).
   ArgBit0,       ///< arg & 1 (LOAD_ATTR's method bit)
   LoadSuperAttr, ///< -2 + (arg & 1)
   CallN,         ///< -1 - arg (CALL without PRECALL)
@@ -101,7 +95,7 @@ enum class CountFormula : uint8_t {
   Popcount4,  ///< the number of bits set in arg & 0xF
   UnpackEx,   ///< (arg & 0xFF) + (arg >> 8)
   ArgIs3,     ///< arg == 3
-  TwoArgBit0, ///< 2 * (arg & 1) (3.13: a NULL pushed above the value)
+  TwoArgBit0, ///< 2 * (arg & 1) (a NULL pushed above the value)
 };
 
 struct StackCount {
@@ -154,11 +148,11 @@ struct OpcodeInfo {
   const char *Name;
   uint8_t Number;
   uint8_t Caches; ///< Inline cache units after the opcode unit.
-  bool HasArg;    ///< Takes an argument (3.11: Number >= HaveArgument).
+  bool HasArg;    ///< Takes an argument.
   Opcode Op;      ///< The opcode's identity across versions.
-  /// Code units the interpreter steps over after taking the jump (3.12's
-  /// exhausted FOR_ITER skips the END_FOR at its target, 3.13's also the
-  /// POP_TOP after it); 0 elsewhere.
+  /// Code units the interpreter steps over after taking the jump (an
+  /// exhausted FOR_ITER skips the END_FOR at its target, and in some
+  /// versions the POP_TOP after it); 0 elsewhere.
   uint8_t JumpSkip;
   JumpKind Jump;
   bool Terminator; ///< No fall-through successor.
@@ -184,37 +178,8 @@ struct OpcodeInfo {
   int64_t stackEffect(uint32_t Arg, bool JumpEdge) const;
 };
 
-namespace detail {
-/// Opcodes.def as arrays indexed by opcode byte, built at compile time
-/// (Opcode.cpp); read through the functions below.
-struct OpcodeTable {
-  std::array<OpcodeInfo, 256> Infos;
-  std::array<bool, 256> Valid;
-  std::array<const char *, 256> Specialized;
-  std::array<uint8_t, 256> Deopt;
-};
-extern const OpcodeTable TheOpcodeTable;
-} // namespace detail
-
-/// Info for a base opcode byte, or null for specialised, pseudo, unused and
-/// internal opcode numbers.
-inline const OpcodeInfo *getOpcodeInfo(uint8_t Byte) {
-  return detail::TheOpcodeTable.Valid[Byte]
-             ? &detail::TheOpcodeTable.Infos[Byte]
-             : nullptr;
-}
-/// The 3.11 facts of a 3.11 opcode.
-inline const OpcodeInfo &getOpcodeInfo(Opcode Op) {
-  assert(unsigned(Op) < 256 && detail::TheOpcodeTable.Valid[unsigned(Op)] &&
-         "a 3.11 base opcode");
-  return detail::TheOpcodeTable.Infos[unsigned(Op)];
-}
 /// The opcode's name (any version's).
 llvm::StringRef getOpcodeName(Opcode Op);
-
-/// Stack effect of \p Op with argument \p Arg on the fall-through edge
-/// (\p Jump false) or the jump edge (\p Jump true), as dis.stack_effect.
-int64_t getStackEffect(Opcode Op, uint32_t Arg, bool Jump);
 
 /// What an instruction really does to the operand stack on one edge.
 struct StackIO {
@@ -228,11 +193,11 @@ struct StackIO {
   int64_t net() const { return Pushes - Pops; }
 };
 
-/// The real stack effect of an opcode whose facts are \p I (any version)
-/// with \p Arg on the fall-through (\p Jump false) or the jump edge. Differs
-/// from the net stack effect only for 3.11's PRECALL (pops nothing) and CALL
-/// (pops n + 2), which sum to the same, and for a jump that skips
-/// instructions (JumpSkip: their effect is included).
+/// The real stack effect of an opcode whose facts are \p I with \p Arg on
+/// the fall-through (\p Jump false) or the jump edge. Differs from the net
+/// stack effect only for 3.11's PRECALL (pops nothing) and CALL (pops
+/// n + 2), which sum to the same, and for a jump that skips instructions
+/// (JumpSkip: their effect is included).
 inline StackIO getStackIO(const OpcodeInfo &I, uint32_t Arg, bool Jump) {
   StackIO R;
   R.Pops = (Jump ? I.JumpPops : I.Pops).eval(Arg);
@@ -242,29 +207,12 @@ inline StackIO getStackIO(const OpcodeInfo &I, uint32_t Arg, bool Jump) {
   R.NullOut = uint64_t(I.NullOut.eval(Arg));
   return R;
 }
-/// The same for a 3.11 opcode.
-inline StackIO getStackIO(Opcode Op, uint32_t Arg, bool Jump) {
-  return getStackIO(getOpcodeInfo(Op), Arg, Jump);
+/// Whether an ArgDependent opcode (RESUME) of \p V may raise with \p Arg: it
+/// checks the eval breaker only at a function's start or after a yield
+/// ((arg & VersionTraits::ResumeWhereMask) < 2).
+inline bool argDependentMayRaise(uint32_t Arg, PythonVersion V) {
+  return (Arg & traits(V).ResumeWhereMask) < 2;
 }
-
-/// Whether an ArgDependent opcode (RESUME) may raise with \p Arg: it checks
-/// the eval breaker only at a function's start or after a yield (3.11, 3.12:
-/// arg < 2; 3.13 tests the location bits, arg & 3). \p V313: 3.13's rule.
-inline bool argDependentMayRaise(uint32_t Arg, bool V313) {
-  return (V313 ? (Arg & 3) : Arg) < 2;
-}
-
-/// Whether a 3.11 instruction may raise, by the rules of the bytecode notes
-/// (section 1.3). (RaiseModel.h: any version, with what a pass knows.)
-bool mayRaise(Opcode Op, uint32_t Arg);
-
-/// For a specialised opcode byte, the info of the base opcode it stands for
-/// (CPython's _PyOpcode_Deopt), else null.
-const OpcodeInfo *getDeoptimizedOpcodeInfo(uint8_t Byte);
-
-/// Name of a specialised opcode (e.g. "BINARY_OP_ADD_INT"), for diagnostics;
-/// empty for other numbers.
-llvm::StringRef getSpecializedOpcodeName(uint8_t Byte);
 
 } // namespace pyverify
 

@@ -20,8 +20,12 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
+#include <string>
 
 namespace pyverify {
+
+struct CodeObject;
+struct Instruction;
 
 /// Which part of the argument is the operand.
 enum class OperandField : uint8_t { Arg, Shr1, Shr2, Shr4, Shr5, Low4 };
@@ -58,6 +62,16 @@ struct OperandRule {
 
 /// \p V's rules for \p Op, in OperandRules.def's order.
 llvm::ArrayRef<OperandRule> getOperandRules(PythonVersion V, Opcode Op);
+
+/// What \p I operates on, as a string two instructions of different code
+/// objects share exactly when they do the same thing to the same operands:
+/// each operand its rules name resolved against \p C's tables (a constant's
+/// repr, a name, a local's name; a count or an enumeration value as a
+/// number), then the argument bits no rule covers (a method or NULL flag).
+/// An opcode without rules shows its raw argument unless the argument is a
+/// jump (whose target is structure, not operand) or absent. Not a listing:
+/// Listing.h's describeArgument() is for people.
+std::string resolvedOperands(const CodeObject &C, const Instruction &I);
 
 } // namespace pyverify
 

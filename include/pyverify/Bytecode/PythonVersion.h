@@ -1,10 +1,16 @@
 //===- PythonVersion.h - The CPython versions pyverify reads ----*- C++ -*-===//
 //
 // Contract: PythonVersion names the bytecode dialects pyverify has opcode
-// tables for (VersionOpcodes.h): CPython 3.11, 3.12 and 3.13. A .pyc says
-// its version by its magic number (PycMagic.h); a marshalled code object
-// does not, and is 3.11 unless the caller says otherwise
-// (--python-version). Names are "3.11", "3.12", "3.13".
+// tables (VersionOpcodes.h) and a traits row (VersionTraits.def) for. This
+// header and the tables are the only places that name a version: a pass asks
+// traits(V) for a shape fact, and the version's opcode table for an opcode
+// fact, and never compares versions. Each enumerator has exactly one traits
+// row, in order, or the library does not compile.
+//
+// A .pyc says its version by its magic number (PycMagic.h); a marshalled
+// code object does not, and is read as defaultPythonVersion() unless the
+// caller says otherwise (--python-version); a bundle says it
+// (Bundle.h). Names are "3.11", "3.12", "3.13".
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +22,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <iterator>
 #include <optional>
 
 namespace pyverify {
@@ -24,17 +31,61 @@ enum class PythonVersion : uint8_t { V3_11, V3_12, V3_13 };
 
 inline constexpr PythonVersion AllPythonVersions[] = {
     PythonVersion::V3_11, PythonVersion::V3_12, PythonVersion::V3_13};
+inline constexpr unsigned NumPythonVersions = std::size(AllPythonVersions);
+
+/// The version a marshalled code object with no other evidence is read as.
+constexpr PythonVersion defaultPythonVersion() { return PythonVersion::V3_11; }
+
+/// One version's shape facts; the columns are documented in
+/// VersionTraits.def.
+struct VersionTraits {
+  PythonVersion Version;
+  const char *Name; ///< "3.12"
+  uint8_t Major, Minor;
+  bool PrecallBeforeCall;
+  bool NullAfterCallable;
+  bool MethodBitInLoadAttr;
+  bool LoadFastChecksBound;
+  bool BreakerAtBackEdgeTarget;
+  bool TraceEventAtPrefixAndOpcode;
+  uint32_t ResumeWhereMask;
+  uint8_t GeneratorEntryDepth;
+  bool SendJumpCompletesAwait;
+};
+
+namespace detail {
+inline constexpr VersionTraits TheVersionTraits[] = {
+#define PYV_VERSION(Id, Maj, Min, Precall, NullAfter, MethodBit, FastChecks,   \
+                    BreakerAtTarget, PrefixEvents, ResumeMask, GenDepth,       \
+                    SendCompletes)                                             \
+  VersionTraits{PythonVersion::Id, #Maj "." #Min, Maj,        Min,             \
+                Precall,           NullAfter,     MethodBit,  FastChecks,      \
+                BreakerAtTarget,   PrefixEvents,  ResumeMask, GenDepth,        \
+                SendCompletes},
+#include "pyverify/Bytecode/VersionTraits.def"
+};
+
+constexpr bool traitsRowsAreTheVersions() {
+  if (std::size(TheVersionTraits) != NumPythonVersions)
+    return false;
+  for (unsigned K = 0; K < NumPythonVersions; ++K)
+    if (TheVersionTraits[K].Version != AllPythonVersions[K] ||
+        unsigned(AllPythonVersions[K]) != K)
+      return false;
+  return true;
+}
+static_assert(traitsRowsAreTheVersions(),
+              "VersionTraits.def must have one row per PythonVersion, in "
+              "enum order: a version without a row has no shape facts");
+} // namespace detail
+
+/// \p V's shape facts.
+inline const VersionTraits &traits(PythonVersion V) {
+  return detail::TheVersionTraits[unsigned(V)];
+}
 
 inline llvm::StringRef pythonVersionName(PythonVersion V) {
-  switch (V) {
-  case PythonVersion::V3_11:
-    return "3.11";
-  case PythonVersion::V3_12:
-    return "3.12";
-  case PythonVersion::V3_13:
-    return "3.13";
-  }
-  return "3.11";
+  return traits(V).Name;
 }
 
 /// "3.12" -> V3_12; nullopt for a version without tables.
@@ -50,10 +101,12 @@ inline std::optional<PythonVersion> parsePythonVersion(llvm::StringRef S) {
 /// release's, so its magic gives none.
 inline std::optional<PythonVersion> pythonVersionOfPycMagic(uint16_t Magic) {
   std::optional<PythonMagicRange> R = pythonVersionOfMagic(Magic);
-  if (!R || R->Major != 3 || R->Minor < 11 || R->Minor > 13 ||
-      Magic < R->Release)
+  if (!R || Magic < R->Release)
     return std::nullopt;
-  return PythonVersion(R->Minor - 11);
+  for (PythonVersion V : AllPythonVersions)
+    if (traits(V).Major == R->Major && traits(V).Minor == R->Minor)
+      return V;
+  return std::nullopt;
 }
 
 } // namespace pyverify

@@ -1,4 +1,4 @@
-//===- VersionOpcodes.h - Each version's base opcodes -----------*- C++ -*-===//
+//===- VersionOpcodes.h - Each version's opcode table -----------*- C++ -*-===//
 //
 // Contract: getVersionOpcodeInfo() gives, for a CPython version and an
 // opcode byte, that version's base opcode -- every fact OpcodeInfo holds:
@@ -6,12 +6,12 @@
 // argument, its jump kind and what a jump skips, whether it is a terminator,
 // whether it may raise, its net stack effect and its real stack on both
 // edges -- or null when the byte is not a base opcode of that version (CACHE
-// included). The 3.11 entries are Opcodes.def's; the 3.12 and 3.13 ones are
-// Opcodes312.def and Opcodes313.def, generated from those interpreters by
-// scripts/gen-version-opcodes.py (the facts `dis` lacks: scripts/stack_io.py)
-// and re-checked against them at test time
+// included). Each version's table is its Opcodes3NN.def, generated from that
+// interpreter by scripts/gen-opcodes.py (the facts `dis` lacks:
+// scripts/stack_io.py) and re-checked against it at test time
 // (tests/versions/check_version_opcodes.py, through `pyverify dis
-// --list-opcodes`). Tables are built at compile time; lookups are loads.
+// --list-opcodes`). A version without a table does not compile. Tables are
+// built at compile time; lookups are loads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,12 +21,15 @@
 #include "pyverify/Bytecode/Opcode.h"
 #include "pyverify/Bytecode/PythonVersion.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <array>
 #include <cstdint>
+#include <optional>
 
 namespace pyverify {
 
-/// A version's facts about one base opcode: the same record as 3.11's.
+/// A version's facts about one base opcode.
 using VersionOpcodeInfo = OpcodeInfo;
 
 namespace detail {
@@ -35,9 +38,14 @@ namespace detail {
 struct VersionTable {
   std::array<VersionOpcodeInfo, 256> Infos{};
   std::array<bool, 256> Valid{};
+  /// Specialised opcodes (only in _co_code_adaptive): name and base byte.
+  std::array<const char *, 256> Specialized{};
+  std::array<uint8_t, 256> Deopt{};
+  /// Each enumerator's byte in this version, 0 where it has none.
+  std::array<uint8_t, NumOpcodes> ByteOf{};
   uint8_t ExtendedArg = 0;
 };
-extern const VersionTable TheVersionTables[3];
+extern const VersionTable TheVersionTables[NumPythonVersions];
 } // namespace detail
 
 /// \p V's base opcode \p Byte, or null (CACHE, unused, specialised or
@@ -48,9 +56,40 @@ inline const VersionOpcodeInfo *getVersionOpcodeInfo(PythonVersion V,
   return T.Valid[Byte] ? &T.Infos[Byte] : nullptr;
 }
 
+/// \p V's row for opcode \p Op, or null when \p V has no such opcode.
+inline const VersionOpcodeInfo *getVersionOpcodeInfo(PythonVersion V,
+                                                     Opcode Op) {
+  const detail::VersionTable &T = detail::TheVersionTables[unsigned(V)];
+  uint8_t B = T.ByteOf[unsigned(Op)];
+  return T.Valid[B] && T.Infos[B].Op == Op ? &T.Infos[B] : nullptr;
+}
+
+/// \p Op's byte in \p V, or nullopt when \p V has no such opcode (for
+/// emitters and tests that build code).
+inline std::optional<uint8_t> opcodeByte(PythonVersion V, Opcode Op) {
+  if (const VersionOpcodeInfo *I = getVersionOpcodeInfo(V, Op))
+    return I->Number;
+  return std::nullopt;
+}
+
 /// \p V's EXTENDED_ARG byte.
 inline uint8_t extendedArgByte(PythonVersion V) {
   return detail::TheVersionTables[unsigned(V)].ExtendedArg;
+}
+
+/// Name of \p V's specialised opcode \p Byte (e.g. "BINARY_OP_ADD_INT"), for
+/// messages; empty for other numbers.
+inline llvm::StringRef getSpecializedOpcodeName(PythonVersion V, uint8_t Byte) {
+  const char *S = detail::TheVersionTables[unsigned(V)].Specialized[Byte];
+  return S ? S : "";
+}
+
+/// For \p V's specialised opcode \p Byte, the row of the base opcode it
+/// stands for (CPython's _PyOpcode_Deopt), else null.
+inline const VersionOpcodeInfo *getDeoptimizedOpcodeInfo(PythonVersion V,
+                                                         uint8_t Byte) {
+  const detail::VersionTable &T = detail::TheVersionTables[unsigned(V)];
+  return T.Specialized[Byte] ? getVersionOpcodeInfo(V, T.Deopt[Byte]) : nullptr;
 }
 
 } // namespace pyverify

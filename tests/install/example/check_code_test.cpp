@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "pyverify/Bytecode/CodeObject.h"
-#include "pyverify/Bytecode/Opcode.h"
+#include "pyverify/Bytecode/VersionOpcodes.h"
 #include "pyverify/Testing/Matchers.h"
 
 #include "gmock/gmock.h"
@@ -22,10 +22,14 @@ namespace {
 
 pyverify::CodeObject passModule() {
   using pyverify::Opcode;
+  // An opcode's byte is its version's (the enum is its identity).
+  auto B = [](Opcode Op) {
+    return char(*pyverify::opcodeByte(pyverify::PythonVersion::V3_11, Op));
+  };
   pyverify::CodeObject C;
   C.StackSize = 1;
-  C.Code = {char(Opcode::RESUME),       0, char(Opcode::LOAD_CONST), 0,
-            char(Opcode::RETURN_VALUE), 0};
+  C.Code = {B(Opcode::RESUME),       0, B(Opcode::LOAD_CONST), 0,
+            B(Opcode::RETURN_VALUE), 0};
   C.Consts.push_back(pyverify::NoneValue{});
   C.Filename = "<example>";
   C.Name = C.QualName = "<module>";

@@ -35,7 +35,7 @@ if __name__ == "mkcode":
     # RUN: %python %S/../Inputs/breakcode.py %s %t.unknown --object UNKNOWN
     # RUN: %not --code 1 %pyverify check %t.unknown | FileCheck %s --check-prefix=UNKNOWN
     UNKNOWN = bc.raw_marshal(code, raw[:attr] + b"\xc8\x00" + raw[attr + 2:])
-    # UNKNOWN:      {{.*}}.py:13:12: error: unknown opcode 200 [bytecode-decode]
+    # UNKNOWN:      {{.*}}.py:13:12: error: unknown opcode 200 for CPython 3.11 [bytecode-decode]
     # UNKNOWN-NEXT:   in f (line 12) at offset 4: <invalid>
     # An unknown opcode has no inline caches, so LOAD_ATTR's four cache units
     # that follow are instruction positions holding CACHE.

@@ -48,7 +48,7 @@ if __name__ == "mkcode":
 # The note, then the 3.11 errors it explains; exit 1 as for any error.
 # RUN: %not --code 1 %pyverify check %t.v312 2> %t.v312.err | FileCheck %s --check-prefix=ERRORS
 # RUN: FileCheck %s --check-prefix=NOTE < %t.v312.err
-# NOTE: pyverify: note: {{.*}}.v312: this looks like CPython 3.12 bytecode, not 3.11: every code object decodes as 3.12 opcodes and their inline caches, and offset {{[0-9]+}} of {{.*}} holds 3.12's {{[A-Z_]+}} (byte {{[0-9]+}}){{.*}}; a marshal stream is read as 3.11 unless --python-version says otherwise (prove: 3.11 only)
+# NOTE: pyverify: note: {{.*}}.v312: this looks like CPython 3.12 bytecode, not 3.11: every code object decodes as 3.12 opcodes and their inline caches, and offset {{[0-9]+}} of {{.*}} holds 3.12's {{[A-Z_]+}} (byte {{[0-9]+}}){{.*}}; a marshal stream is read as 3.11 unless --python-version says otherwise{{$}}
 # ERRORS: error: {{.*}}[bytecode-decode]
 # The other commands say it too; SARIF carries it as a warning. Told the
 # version, check reads it as 3.12 and finds nothing (dis:
