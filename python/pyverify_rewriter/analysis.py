@@ -16,7 +16,8 @@
 
 from .opcodes import (CALL_OPS, HASJREL, LOCAL_READS, NULL_AFTER_CALLABLE,
                       OP, TERMINATORS, UNCONDITIONAL_JUMPS, call_kw_names,
-                      method_load_pops, real_pops_pushes, stack_effect)
+                      method_load_pops, pushed_nulls, real_pops_pushes,
+                      stack_effect)
 
 
 def index_of(instrs):
@@ -199,15 +200,11 @@ def _transfer(res, instrs, k, st, is_jump):
     op = ins.op
     arg = ins.arg
     st = list(st)
-    if op == OP["PUSH_NULL"]:
-        st.append(Slot("N", k))
-    elif op == OP["LOAD_GLOBAL"]:
-        # the NULL goes under the global (3.11, 3.12) or over it (3.13)
-        if arg & 1 and not NULL_AFTER_CALLABLE:
-            st.append(Slot("N", k))
-        st.append(Slot("V", k))
-        if arg & 1 and NULL_AFTER_CALLABLE:
-            st.append(Slot("N", k))
+    if op in (OP["PUSH_NULL"], OP["LOAD_GLOBAL"]):
+        # LOAD_GLOBAL's NULL goes under the global (3.11, 3.12) or over it
+        # (3.13): the table's NullOut mask says which pushed value it is
+        for null in pushed_nulls(op, arg or 0):
+            st.append(Slot("N" if null else "V", k))
     elif method_load_pops(op, arg):
         # 3.11 LOAD_METHOD, 3.12/3.13 LOAD_ATTR / LOAD_SUPER_ATTR with bit
         # 0.  M0 is the half that may be NULL: [M0 = meth|NULL, M1 =

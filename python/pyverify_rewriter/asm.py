@@ -11,8 +11,9 @@ consecutive instructions with an identical entry into one range) and writes a
 location table with the LONG (14), NO_COLUMNS (13) and NONE (15) forms.
 """
 
-from .opcodes import (BACKWARD_JUMPS, CACHES, EXTENDED_ARG, HASFREE, HASJREL,
-                      HASARG, HASLOCAL, NAME, OP, SUPERINSTRUCTIONS)
+from .opcodes import (BACKWARD_JUMPS, CACHES, EXTENDED_ARG, HASJREL, HASARG,
+                      LOCALSPLUS, NAME, OP, SUPERINSTRUCTION_FIELDS,
+                      SUPERINSTRUCTIONS, field)
 
 
 class Local(str):
@@ -268,8 +269,9 @@ def decode(code):
             ins.arg = None
         elif op in SUPERINSTRUCTIONS:
             first, second = SUPERINSTRUCTIONS[op]
-            ins.op, ins.arg = first, Local(names[full >> 4])
-            half = Instr(second, Local(names[full & 15]), pos=ins.pos)
+            f1, f2 = SUPERINSTRUCTION_FIELDS[op]
+            ins.op, ins.arg = first, Local(names[field(f1, full)])
+            half = Instr(second, Local(names[field(f2, full)]), pos=ins.pos)
             instrs.append(ins)
             instrs.append(half)
             by_offset[start] = ins
@@ -278,7 +280,7 @@ def decode(code):
             ext = 0
             start = None
             continue
-        elif op in HASLOCAL or op in HASFREE:
+        elif op in LOCALSPLUS:
             ins.arg = Local(names[full])
         instrs.append(ins)
         by_offset[start] = ins

@@ -1,87 +1,78 @@
 """CPython opcode facts used by the rewriter (bytecode notes sections 1 and 4).
 
 The rewriter emits the bytecode of the interpreter it runs under: 3.11, 3.12
-or 3.13 (``VERSION``).  Opcode numbers, inline cache sizes and jump kinds come
-from the running interpreter's ``opcode``/``dis`` modules.  The facts they do
-not carry -- the *real* pops/pushes of each instruction (section 4.5, which
+or 3.13 (``VERSION``).  The facts about each opcode and each version's shape
+are read from ``_tables.py``, which scripts/gen-python-tables.py generates
+from the C++ tables pyverify itself reads (docs/versions.md, "The tables"):
+opcode numbers, inline cache sizes, arguments and jump kinds, terminators,
+the *real* pops/pushes of each instruction (section 4.5, which
 ``dis.stack_effect`` folds into a net value), which instructions cannot raise
-(1.3) and what a taken jump skips -- are read from ``scripts/stack_io.py``,
-the one per-version table that pyverify's own opcode tables are generated
-from.
+(1.3) and what a taken jump skips (Opcodes3NN.def); what an argument indexes
+(OperandRules.def); the call and method-load shapes (VersionTraits.def).
+The running interpreter is asked only for the compiler's net stack effect
+(``dis.stack_effect``) and the comparison arguments its compiler writes
+(``COMPARE_ARGS``).
 """
 
 import dis
-import importlib.util
 import opcode
-import os
 import sys
 
+from . import _tables
+
 VERSION = sys.version_info[:2]
-SUPPORTED = ((3, 11), (3, 12), (3, 13))
+SUPPORTED = tuple(_tables.TRAITS)
 
 if VERSION not in SUPPORTED:  # pragma: no cover - depends on the interpreter
     raise ImportError(
         "pyverify_rewriter emits CPython %s bytecode only (running %s; "
-        "scripts/stack_io.py has no stack facts for it)"
+        "pyverify's tables have no row for it)"
         % (", ".join("%d.%d" % v for v in SUPPORTED), sys.version.split()[0]))
 
-
-def _load_stack_io():
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
-                        os.pardir, "scripts", "stack_io.py")
-    path = os.path.normpath(path)
-    if not os.path.exists(path):  # pragma: no cover
-        raise ImportError("pyverify_rewriter needs the per-version stack facts "
-                          "of scripts/stack_io.py (not found at %s)" % path)
-    spec = importlib.util.spec_from_file_location("_pyverify_stack_io", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-stack_io = _load_stack_io()
-_IO = stack_io.STACK_IO[VERSION]
-
-# Base opcodes only: 3.12's opmap also lists pseudo opcodes (>= 256, e.g.
-# LOAD_METHOD, JUMP) that never appear in co_code.
-OP = {n: o for n, o in opcode.opmap.items() if o < 256}
-NAME = opcode.opname
-HAVE_ARGUMENT = opcode.HAVE_ARGUMENT
+TRAITS = _tables.TRAITS[VERSION]
+_RULES = _tables.OPERAND_RULES[VERSION]
+# The version's base opcodes (those that can appear in co_code): their rows
+# of Opcodes3NN.def by number, and the numbers by name.
+_ROW = {r["number"]: r for r in _tables.OPCODES[VERSION].values()}
+OP = {n: r["number"] for n, r in _tables.OPCODES[VERSION].items()}
+NAME = ["<%d>" % o for o in range(256)]
+for _n, (_o, _base) in _tables.SPECIALIZED[VERSION].items():
+    NAME[_o] = _n
+for _n, _o in OP.items():
+    NAME[_o] = _n
 # opcodes that take an argument (3.13's WITH_EXCEPT_START, numbered
 # HAVE_ARGUMENT, takes none)
-HASARG = frozenset(o for o in getattr(opcode, "hasarg", range(HAVE_ARGUMENT, 256))
-                   if o < 256)
-EXTENDED_ARG = opcode.EXTENDED_ARG
+HASARG = frozenset(o for o, r in _ROW.items() if r["has_arg"])
+EXTENDED_ARG = OP["EXTENDED_ARG"]
 CACHES = [0] * 256
-if isinstance(opcode._inline_cache_entries, dict):     # 3.13: by name
-    for _n, _c in opcode._inline_cache_entries.items():
-        if _n in opcode.opmap and opcode.opmap[_n] < 256:
-            CACHES[opcode.opmap[_n]] = _c
-else:
-    for _o in range(256):
-        CACHES[_o] = opcode._inline_cache_entries[_o]
+for _o, _r in _ROW.items():
+    CACHES[_o] = _r["caches"]
 
-HASJREL = frozenset(o for o in opcode.hasjrel if o < 256)
-HASLOCAL = frozenset(o for o in opcode.haslocal if o < 256)
-HASFREE = frozenset(o for o in opcode.hasfree if o < 256)
-HASCONST = frozenset(o for o in opcode.hasconst if o < 256)
-HASNAME = frozenset(o for o in opcode.hasname if o < 256)
-
-BACKWARD_JUMPS = frozenset(o for o in HASJREL if "BACKWARD" in NAME[o])
-UNCONDITIONAL_JUMPS = frozenset({OP["JUMP_FORWARD"], OP["JUMP_BACKWARD"],
-                                 OP["JUMP_BACKWARD_NO_INTERRUPT"]})
-TERMINATORS = frozenset(OP[n] for n in stack_io.TERMINATORS[VERSION]
+HASJREL = frozenset(o for o, r in _ROW.items() if r["jump"] != "None")
+BACKWARD_JUMPS = frozenset(o for o, r in _ROW.items()
+                           if r["jump"] in ("Backward", "BackwardCond"))
+UNCONDITIONAL_JUMPS = frozenset(o for o, r in _ROW.items()
+                                if r["jump"] in ("Forward", "Backward"))
+TERMINATORS = frozenset(o for o, r in _ROW.items() if r["terminator"]
                         ) | UNCONDITIONAL_JUMPS
 
-# Version shapes the rewriter emits (docs/versions.md, "Checking 3.12 and 3.13"):
-# 3.11 calls are PRECALL n; CALL n, methods are loaded by LOAD_METHOD; 3.12
-# has CALL n alone and LOAD_ATTR with bit 0 of its argument set; 3.13 puts the
-# NULL (or self) *after* the callable, passes keyword names as a constant on
-# the stack to CALL_KW, and tests a bool (TO_BOOL) before a conditional jump.
-HAS_PRECALL = "PRECALL" in OP
-HAS_LOAD_METHOD = "LOAD_METHOD" in OP
-LOAD_ATTR_METHOD_BIT = not HAS_LOAD_METHOD
-NULL_AFTER_CALLABLE = VERSION >= (3, 13)
+# Operands that are one co_localsplusnames index (fast locals, cells, free
+# variables; OperandRules.def: the whole argument, LocalsPlus or Cell):
+# decoded as Local(name) and renumbered when assembled.
+LOCALSPLUS = frozenset(OP[n] for n, rules in _RULES.items()
+                       if [(f, b) for f, b, _lo, _hi in rules]
+                       in ([("Arg", "LocalsPlus")], [("Arg", "Cell")]))
+
+# Version shapes the rewriter emits (docs/versions.md, "Checking 3.12 and 3.13";
+# VersionTraits.def): 3.11 calls are PRECALL n; CALL n, methods are loaded by
+# LOAD_METHOD; 3.12 has CALL n alone and LOAD_ATTR with bit 0 of its argument
+# set; 3.13 puts the NULL (or self) *after* the callable, passes keyword names
+# as a constant on the stack to CALL_KW, and tests a bool (TO_BOOL) before a
+# conditional jump.
+HAS_PRECALL = TRAITS["precall_before_call"]
+LOAD_ATTR_METHOD_BIT = TRAITS["method_bit_in_load_attr"]
+HAS_LOAD_METHOD = not LOAD_ATTR_METHOD_BIT
+NULL_AFTER_CALLABLE = TRAITS["null_after_callable"]
 HAS_KW_NAMES = "KW_NAMES" in OP
 HAS_TO_BOOL = "TO_BOOL" in OP
 CALL_OPS = frozenset(OP[n] for n in ("CALL", "CALL_KW") if n in OP)
@@ -103,9 +94,129 @@ CO_ITERABLE_COROUTINE = 0x100
 CO_ASYNC_GENERATOR = 0x200
 GENERATOR_LIKE = CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE
 
-_NEVER_RAISE = frozenset(OP[n] for n in stack_io.NEVER_RAISE[VERSION] if n in OP)
-_SKIPPED = {OP[n]: tuple(OP[s] for s in skipped)
-            for n, skipped in stack_io.SKIPPED_AFTER_TARGET[VERSION].items()}
+
+# ---------------------------------------------------------------------------
+# Operands (OperandRules.def)
+
+_FIELD_SHIFT = {"Arg": 0, "Shr1": 1, "Shr2": 2, "Shr4": 4, "Shr5": 5}
+
+
+def field(name, arg):
+    """The part of an argument an operand rule names: Arg, Shr1 (arg >> 1),
+    Shr2, Shr4, Shr5 or Low4 (arg & 15)."""
+    if name == "Low4":
+        return arg & 15
+    return arg >> _FIELD_SHIFT[name]
+
+
+def operand_fields(op, bound):
+    """The fields of ``op``'s argument that index ``bound`` (Consts, Names,
+    LocalsPlus, Cell, ...), in table order."""
+    return [f for f, b, _lo, _hi in _RULES.get(NAME[op], ()) if b == bound]
+
+
+def name_index(op, arg):
+    """The co_names index in the argument of ``op`` (LOAD_GLOBAL: arg >> 1;
+    LOAD_ATTR: 3.11 arg, 3.12+ arg >> 1)."""
+    f, = operand_fields(op, "Names")
+    return field(f, arg)
+
+
+def name_arg(op, index, low=0):
+    """The argument of ``op`` whose co_names operand is ``index``, with
+    ``low`` in the bits below it (LOAD_GLOBAL's NULL bit, LOAD_ATTR's method
+    bit)."""
+    f, = operand_fields(OP[op] if isinstance(op, str) else op, "Names")
+    shift = _FIELD_SHIFT[f]
+    if not 0 <= low < (1 << shift) and low:
+        raise ValueError("%s: no bit below its name index for %d" % (op, low))
+    return (index << shift) | low
+
+
+# 3.13's superinstructions: two locals packed in one argument (two rules,
+# Shr4 and Low4, in the order of the two instructions).  The decoder splits
+# them into their two plain instructions, so the locals can be renumbered
+# freely (a resume function reorders co_varnames).
+SUPERINSTRUCTIONS = {OP[n]: (OP[a], OP[b]) for n, (a, b) in {
+    "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
+    "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
+    "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
+}.items() if n in OP}
+SUPERINSTRUCTION_FIELDS = {o: tuple(operand_fields(o, "LocalsPlus"))
+                           for o in SUPERINSTRUCTIONS}
+assert all(len(f) == 2 for f in SUPERINSTRUCTION_FIELDS.values()), \
+    SUPERINSTRUCTION_FIELDS
+
+
+# ---------------------------------------------------------------------------
+# The stack and raising (Opcodes3NN.def)
+
+def count(c, arg):
+    """The one evaluation of a table count (Formula, K): Formula(arg) + K
+    (CountFormula, Opcode.h)."""
+    formula, k = c
+    if formula == "Zero":
+        v = 0
+    elif formula == "Arg":
+        v = arg
+    elif formula == "TwoArg":
+        v = 2 * arg
+    elif formula == "ArgBit0":
+        v = arg & 1
+    elif formula == "ArgBit2":
+        v = (arg >> 2) & 1
+    elif formula == "Popcount4":
+        v = bin(arg & 0xF).count("1")
+    elif formula == "UnpackEx":
+        v = (arg & 0xFF) + (arg >> 8)
+    elif formula == "ArgIs3":
+        v = 1 if arg == 3 else 0
+    elif formula == "TwoArgBit0":
+        v = 2 * (arg & 1)
+    else:
+        raise ValueError("unknown count formula %r" % (formula,))
+    return v + k
+
+
+def table_io(op, arg, jump):
+    """(pops, pushes) on the real stack (section 4.5) on the fall-through
+    (``jump`` False) or the jump edge, as the table gives them (a taken jump
+    that skips instructions: up to where it lands)."""
+    r = _ROW[op]
+    return (count(r["jump_pops" if jump else "pops"], arg),
+            count(r["jump_pushes" if jump else "pushes"], arg))
+
+
+def pushed_nulls(op, arg):
+    """The values ``op`` pushes on the fall-through, deepest first: True for
+    one that may be NULL (the NullOut mask)."""
+    r = _ROW[op]
+    mask = count(r["null_out"], arg)
+    return [bool(mask >> i & 1) for i in range(count(r["pushes"], arg))]
+
+
+# What a taken jump steps over at its target: JumpSkip code units, made of
+# the instructions Decoder::checkSkipped expects there, in this order
+# (lib/Bytecode/InstructionStream.cpp): an exhausted FOR_ITER lands after
+# 3.12's END_FOR, after 3.13's END_FOR; POP_TOP.
+_SKIP_ORDER = ("END_FOR", "POP_TOP")
+
+
+def _skipped(row):
+    out, units = [], 0
+    for n in _SKIP_ORDER:
+        if units >= row["jump_skip"]:
+            break
+        out.append(OP[n])
+        units += 1 + CACHES[OP[n]]
+    if units != row["jump_skip"]:
+        raise ImportError("a JumpSkip of %d units is not made of %s"
+                          % (row["jump_skip"], ", ".join(_SKIP_ORDER)))
+    return tuple(out)
+
+
+# opcode -> the opcodes its taken jump steps over at the target
+SKIPPED_AFTER_TARGET = {o: _skipped(r) for o, r in _ROW.items() if r["jump_skip"]}
 
 
 def has_arg(op):
@@ -120,23 +231,18 @@ def stack_effect(op, arg, jump):
 
 
 def may_raise(op, arg):
-    if op in _NEVER_RAISE:
-        return False
-    if op == OP["RESUME"] and arg in (2, 3):
-        return False
-    return True
-
-
-def _io(op, arg, jump):
-    e = _IO[NAME[op]]
-    pops = stack_io.count(e["jpops" if jump else "pops"], arg)
-    pushes = stack_io.count(e["jpushes" if jump else "pushes"], arg)
-    return pops, pushes
+    """Whether the instruction can raise by itself (Raises: Never, Always;
+    ArgDependent -- RESUME -- where it checks the eval breaker,
+    (arg & ResumeWhereMask) < 2)."""
+    raises = _ROW[op]["raises"] if op in _ROW else "Always"
+    if raises == "ArgDependent":
+        return (arg & TRAITS["resume_where_mask"]) < 2
+    return raises != "Never"
 
 
 def real_pops_pushes(op, arg, jump):
     """(pops, pushes) on the real stack (section 4.5), for slot-identity
-    tracking, from scripts/stack_io.py.
+    tracking (``table_io``).
 
     A taken jump that the interpreter makes land after its target (3.12's
     exhausted FOR_ITER skips the END_FOR at its target) is counted up to the
@@ -146,10 +252,10 @@ def real_pops_pushes(op, arg, jump):
     Special shapes (PUSH_NULL, LOAD_GLOBAL, LOAD_METHOD, BEFORE_WITH, SWAP,
     COPY, CALL, ...) are handled by the caller; this covers the rest.
     """
-    pops, pushes = _io(op, arg, jump)
+    pops, pushes = table_io(op, arg, jump)
     if jump:
-        for s in _SKIPPED.get(op, ()):
-            sp, sq = _io(s, 0, False)
+        for s in SKIPPED_AFTER_TARGET.get(op, ()):
+            sp, sq = table_io(s, 0, False)
             pushes += sp - sq
     return pops, pushes
 
@@ -175,25 +281,16 @@ def _compare_args():
 
 COMPARE_ARGS = _compare_args()
 
-# 3.13's superinstructions: two locals packed in one argument (4 bits each).
-# The decoder splits them into their two plain instructions, so the locals
-# can be renumbered freely (a resume function reorders co_varnames).
-SUPERINSTRUCTIONS = {OP[n]: (OP[a], OP[b]) for n, (a, b) in {
-    "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
-    "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
-    "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
-}.items() if n in OP}
-
 
 def method_load_pops(op, arg):
     """Values a method load pops (it pushes ``[meth, self]`` or
     ``[NULL, attr]``): 3.11's LOAD_METHOD, 3.12's LOAD_ATTR and
     LOAD_SUPER_ATTR with bit 0 of the argument; 0 for anything else."""
-    if HAS_LOAD_METHOD:
-        return 1 if op == OP["LOAD_METHOD"] else 0
+    if not LOAD_ATTR_METHOD_BIT:
+        return table_io(op, 0, False)[0] if op == OP["LOAD_METHOD"] else 0
     if isinstance(arg, int) and arg & 1 and op in (OP["LOAD_ATTR"],
                                                     OP["LOAD_SUPER_ATTR"]):
-        return 1 if op == OP["LOAD_ATTR"] else 3
+        return table_io(op, arg, False)[0]
     return 0
 
 

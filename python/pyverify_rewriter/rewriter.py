@@ -7,7 +7,7 @@ sections 4, 5, 6 and 8 for what they reproduce.
 import itertools
 import types
 
-from . import runtime
+from . import _tables, runtime
 from .analysis import (assigned_locals, block_chain, handler_kind,
                        index_of, liveness, simulate, stack_depths,
                        successors)
@@ -17,8 +17,8 @@ from .opcodes import (CO_VARARGS, CO_VARKEYWORDS, GENERATOR_LIKE, OP,
                       CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR,
                       CO_ITERABLE_COROUTINE, COMPARE_ARGS, HAS_PRECALL,
                       HAS_LOAD_METHOD, HAS_TO_BOOL, NULL_AFTER_CALLABLE,
-                      CALL_OPS, POP_JUMP_FORWARD_IF_TRUE, call_group_start,
-                      may_raise)
+                      CALL_OPS, POP_JUMP_FORWARD_IF_TRUE, TRAITS,
+                      call_group_start, may_raise, name_arg, name_index)
 
 VARIANTS = (
     "correct",
@@ -101,8 +101,15 @@ OPERAND_FLIPS = {
     "UNPACK_EX": lambda a: ((a & 0xFF) << 8) | (a >> 8),       # swap counts
 }
 
-MODESTACK_GLOBAL = "__import_pyverify_rewriter_dot_modestack"
-NO_ENTER_CLASS = "NoEnterMode"          # modestack.NoEnterMode
+# The rewriter's mode-stack module as Environment.def names it (the global,
+# its operations by effect, its no-op-enter class modestack.NoEnterMode).
+_ENV_ID = "RewriterModeStack"
+MODESTACK_GLOBAL, = (g["pattern"] for g in _tables.ENVIRONMENT["globals"]
+                     if g["id"] == _ENV_ID)
+MODE_OP = {o["effect"]: o["attribute"] for o in _tables.ENVIRONMENT["mode_ops"]
+           if o["module"] == _ENV_ID}
+NO_ENTER_CLASS, = (c["attribute"] for c in _tables.ENVIRONMENT["classes"]
+                   if c["module"] == _ENV_ID and c["kind"] == "NoEnterMode")
 GRAPH_OUT = "graph_out_0"               # Dynamo's name for the output tuple
 PREFIX = runtime._PREFIX
 
@@ -343,7 +350,8 @@ def _static_ctor(code, instrs, sim, bw):
             return None
         vals.append(code.co_consts[instrs[a.prov].arg])
     kwnames = code.co_consts[kw] if kw is not None else None
-    return StaticCtor(code.co_names[g.arg >> 1], tuple(vals), kwnames)
+    return StaticCtor(code.co_names[name_index(g.op, g.arg)], tuple(vals),
+                      kwnames)
 
 
 # ---------------------------------------------------------------------------
@@ -378,7 +386,8 @@ def I(op, arg=None, **kw):
 
 
 def load_global(pools, name, push_null=False):
-    return I("LOAD_GLOBAL", (pools.name(name) << 1) | int(push_null))
+    return I("LOAD_GLOBAL", name_arg("LOAD_GLOBAL", pools.name(name),
+                                     int(push_null)))
 
 
 def copy_instrs(instrs):
@@ -456,16 +465,14 @@ def _load_method(pools, name):
     """``[obj] -> [meth, obj] | [NULL, attr]``: 3.11 ``LOAD_METHOD``, 3.12
     ``LOAD_ATTR`` with bit 0 of its argument set."""
     if HAS_LOAD_METHOD:
-        return I("LOAD_METHOD", pools.name(name))
-    return I("LOAD_ATTR", (pools.name(name) << 1) | 1)
+        return I("LOAD_METHOD", name_arg("LOAD_METHOD", pools.name(name)))
+    return I("LOAD_ATTR", name_arg("LOAD_ATTR", pools.name(name), 1))
 
 
 def _load_attr(pools, name):
     """``[obj] -> [obj.name]``: ``LOAD_ATTR namei`` (3.12+: ``namei << 1``,
     bit 0 off: a plain attribute, not a method load)."""
-    if HAS_LOAD_METHOD:
-        return I("LOAD_ATTR", pools.name(name))
-    return I("LOAD_ATTR", pools.name(name) << 1)
+    return I("LOAD_ATTR", name_arg("LOAD_ATTR", pools.name(name)))
 
 
 def _no_enter_class(pools):
@@ -666,10 +673,10 @@ def build_frame(info, variant, graph_name, resume_name):
     # side-effect replay: the traced TF-mode stack (the mode's one push)
     if modes:
         out += [load_global(pools, MODESTACK_GLOBAL),
-                _load_method(pools, "get_stack"), *_call(0),
+                _load_method(pools, MODE_OP["GetStack"]), *_call(0),
                 I("STORE_FAST", Local("___prev_torch_function_mode_stack")),
                 load_global(pools, MODESTACK_GLOBAL),
-                _load_method(pools, "set_stack")]
+                _load_method(pools, MODE_OP["SetStack"])]
         if list_replay:
             # set_torch_function_mode_stack([<mode>, ...]): cg.foreach of
             # the symbolic stack, BUILD_LIST n
@@ -737,7 +744,8 @@ def build_frame(info, variant, graph_name, resume_name):
             if variant not in ("mode-leaked-on-exception",
                                "list-replay-pop-forgotten"):
                 out += [load_global(pools, MODESTACK_GLOBAL),
-                        _load_method(pools, "pop"), *_call(0), I("POP_TOP")]
+                        _load_method(pools, MODE_OP["Pop"]), *_call(0),
+                        I("POP_TOP")]
             # mode-leaked-on-exception, list-replay-pop-forgotten: re-raise
             # without popping (the leaked-mode bug of emitted-code section 8)
             out += [raise0, cl, I("POP_EXCEPT"), I("RERAISE", 1),
@@ -852,11 +860,11 @@ def build_resume(info, variant, name):
                I("JUMP_FORWARD", target=done), h]
         if variant == "handler-reads-first-frame-local" and c.kind == "mode":
             seq += [load_global(pools, MODESTACK_GLOBAL),
-                    _load_method(pools, "set_stack"),
+                    _load_method(pools, MODE_OP["SetStack"]),
                     # 3.12's LOAD_FAST does not check; LOAD_FAST_CHECK
                     # (3.12+) raises UnboundLocalError as 3.11's LOAD_FAST
-                    I("LOAD_FAST_CHECK" if "LOAD_FAST_CHECK" in OP
-                      else "LOAD_FAST",
+                    I("LOAD_FAST" if TRAITS["load_fast_checks_bound"]
+                      else "LOAD_FAST_CHECK",
                       Local("___prev_torch_function_mode_stack")),
                     *_call(1), I("POP_TOP")]
         seq += [I("WITH_EXCEPT_START")] + ([I("TO_BOOL")] if HAS_TO_BOOL else []) + [

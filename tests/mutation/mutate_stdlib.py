@@ -36,10 +36,24 @@ if PY not in ((3, 11), (3, 12), (3, 13)):
     sys.exit("mutate_stdlib.py needs python3.11, 3.12 or 3.13 (it mutates the "
              "bytecode of the interpreter it runs under)")
 
+# pyverify's own tables, as python/pyverify_rewriter/_tables.py has them
+# (generated from the C++ .def files by scripts/gen-python-tables.py), and the
+# one evaluation of their counts (pyverify_rewriter.opcodes.count).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "python"))
+from pyverify_rewriter import _tables  # noqa: E402
+from pyverify_rewriter import opcodes as pv  # noqa: E402
+
+TRAITS = _tables.TRAITS[PY]
+TABLE = _tables.OPCODES[PY]
+RULES = _tables.OPERAND_RULES[PY]
+
 # --- Opcodes -----------------------------------------------------------------
-# Everything comes from the running interpreter's `opcode` module; what the
-# module does not say (the real stack, what may raise) is written below for
-# 3.11 and read from scripts/stack_io.py for 3.12 and 3.13.
+# Numbers, arguments and caches come from the running interpreter's `opcode`
+# module; the jump kinds, the terminators and the version's shape facts from
+# pyverify's tables (Opcodes3NN.def, VersionTraits.def); what may raise and
+# the real stack are written below for 3.11 and read from the tables for
+# 3.12 and 3.13.
 
 OPMAP = opcode.opmap
 OPNAME = opcode.opname
@@ -92,11 +106,13 @@ JUMP_IF_FALSE_OR_POP = _op("JUMP_IF_FALSE_OR_POP")  # 3.11 only
 
 # 3.11's with exit is LOAD_CONST None x3; PRECALL 2; CALL 2; 3.12+ has no
 # PRECALL: LOAD_CONST None x3; CALL 2.
-HAS_PRECALL = PRECALL >= 0
+HAS_PRECALL = TRAITS["precall_before_call"]
 
 JREL = {op for op in opcode.hasjrel if op < 256}  # 3.12+ lists pseudo jumps too
-BACKWARD_JUMPS = {op for op in JREL if "BACKWARD" in OPNAME[op]}
-UNCONDITIONAL_JUMPS = {JUMP_FORWARD, JUMP_BACKWARD, JUMP_BACKWARD_NO_INTERRUPT}
+BACKWARD_JUMPS = {_op(n) for n, r in TABLE.items()
+                  if r["jump"] in ("Backward", "BackwardCond")}
+UNCONDITIONAL_JUMPS = {_op(n) for n, r in TABLE.items()
+                       if r["jump"] in ("Forward", "Backward")}
 # Jumps a jump-into-with mutant may retarget (not the await loop's SEND /
 # JUMP_BACKWARD_NO_INTERRUPT, not FOR_ITER, whose jump pops the iterator).
 # 3.12+: see await_machinery(), which also excludes the jumps into an
@@ -106,22 +122,22 @@ if PY == (3, 11):
     PLANTABLE_JUMPS = JREL - {SEND, FOR_ITER, JUMP_BACKWARD_NO_INTERRUPT}
 else:
     PLANTABLE_JUMPS = JREL - {SEND, FOR_ITER}
-NO_FALLTHROUGH = {RETURN_VALUE, RAISE_VARARGS, RERAISE} | UNCONDITIONAL_JUMPS
-if RETURN_CONST >= 0:
-    NO_FALLTHROUGH.add(RETURN_CONST)
+NO_FALLTHROUGH = {_op(n) for n, r in TABLE.items() if r["terminator"]} | \
+    UNCONDITIONAL_JUMPS
 # Taken backward jumps run the eval breaker. 3.11 and 3.12 check it with the
 # instruction pointer already at the target (lookup key: target - 1 unit);
 # 3.13's JUMP_BACKWARD checks it before jumping, and the lookup key is its own
 # cache unit: it raises at the jump (measured on each interpreter with a
 # SIGALRM handler that raises in a `while True: pass` loop in a with body).
-if PY == (3, 13):
+# (VersionTraits.def: BreakerAtBackEdgeTarget.)
+if not TRAITS["breaker_at_back_edge_target"]:
     EVAL_BREAKER_JUMPS = set()
 else:
     EVAL_BREAKER_JUMPS = BACKWARD_JUMPS - {JUMP_BACKWARD_NO_INTERRUPT}
-VALID_OPS = {op for op, name in enumerate(OPNAME[:256])
-             if not name.startswith("<") and op != CACHE and
-             not name.startswith("INSTRUMENTED_") and
-             name not in ("ENTER_EXECUTOR", "RESERVED")}
+# The base opcodes that can appear in co_code: the rows of the version's
+# opcode table (not the specialised or INSTRUMENTED_* ones, ENTER_EXECUTOR,
+# RESERVED or INTERPRETER_EXIT), CACHE aside.
+VALID_OPS = {_op(n) for n in TABLE} - {CACHE}
 
 # Bytecode notes section 1.3: instructions that cannot raise at their own
 # lookup key (JUMP_BACKWARD and the backward *_IF_[NOT_]NONE jumps raise only
@@ -139,24 +155,21 @@ if PY == (3, 11):
     SKIPPED_AFTER_TARGET = {}
 else:
     # 3.12, 3.13: the real stack effects and the never-raising instructions
-    # of scripts/stack_io.py (read only), with the eval breaker and throw()
-    # as this tool models them: 3.12's JUMP_BACKWARD raises only through the
-    # eval breaker edge at target - 1 (as in 3.11), 3.13's at itself; 3.13's
-    # YIELD_VALUE stays a raise point (the opcode itself cannot fail, but
-    # generator.throw() unwinds from its lookup key: the CLEANUP_THROW entries
-    # of every await loop cover it).
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                    os.pardir, os.pardir, "scripts"))
-    import stack_io  # noqa: E402
-    _never = set(stack_io.NEVER_RAISE[PY]) - {"YIELD_VALUE", "JUMP_BACKWARD"}
-    if PY == (3, 12):
+    # of pyverify's tables (Opcodes3NN.def: Raises, Pops .. JumpPushes), with
+    # the eval breaker and throw() as this tool models them: 3.12's
+    # JUMP_BACKWARD raises only through the eval breaker edge at target - 1
+    # (as in 3.11), 3.13's at itself; 3.13's YIELD_VALUE stays a raise point
+    # (the opcode itself cannot fail, but generator.throw() unwinds from its
+    # lookup key: the CLEANUP_THROW entries of every await loop cover it).
+    _never = {n for n, r in TABLE.items() if r["raises"] == "Never"} - {
+        "YIELD_VALUE", "JUMP_BACKWARD"}
+    if TRAITS["breaker_at_back_edge_target"]:
         _never.add("JUMP_BACKWARD")
     NEVER_RAISE = {_op(n) for n in _never} - {-1}
-    STACK_IO = {_op(n): e for n, e in stack_io.STACK_IO[PY].items() if _op(n) >= 0}
+    STACK_IO = {_op(n): r for n, r in TABLE.items() if _op(n) >= 0}
     # An exhausted FOR_ITER lands after the END_FOR (3.13: END_FOR; POP_TOP)
-    # at its target.
-    SKIPPED_AFTER_TARGET = {_op(n): tuple(_op(m) for m in names) for n, names
-                            in stack_io.SKIPPED_AFTER_TARGET[PY].items()}
+    # at its target (JumpSkip).
+    SKIPPED_AFTER_TARGET = dict(pv.SKIPPED_AFTER_TARGET)
 
 ONE_UNIT_STORES = {OPMAP[n] for n in (
     "POP_TOP", "STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")}
@@ -170,8 +183,9 @@ assert CACHES[JUMP_FORWARD] == 0 and CACHES[NOP_JUMPS[1]] == 0
 
 GENERATOR_FLAGS = 0x20 | 0x80 | 0x200
 # A generator's frame starts with the sent None on the stack, dropped by the
-# POP_TOP after RETURN_GENERATOR; 3.13's tables have RETURN_GENERATOR push it.
-GEN_ENTRY_DEPTH = 0 if PY == (3, 13) else 1
+# POP_TOP after RETURN_GENERATOR; 3.13's tables have RETURN_GENERATOR push it
+# (VersionTraits.def: GeneratorEntryDepth).
+GEN_ENTRY_DEPTH = TRAITS["generator_entry_depth"]
 
 
 class Inst:
@@ -200,7 +214,8 @@ class Inst:
         if self.op in NEVER_RAISE:
             return False
         if self.op == RESUME:
-            return (self.arg & 3 if PY == (3, 13) else self.arg) in (0, 1)
+            # VersionTraits.def: ResumeWhereMask
+            return (self.arg & TRAITS["resume_where_mask"]) < 2
         return True
 
     def text(self):
@@ -424,8 +439,8 @@ class Flow:
 
     @staticmethod
     def step_io(s, ins, jump):
-        """3.12, 3.13, in place: the real pops and pushes of
-        scripts/stack_io.py; the await of __aenter__ ends at the END_SEND
+        """3.12, 3.13, in place: the real pops and pushes of pyverify's
+        tables; the await of __aenter__ ends at the END_SEND
         that drops the receiver with the pending __aexit__ right under it
         (reached from the SEND's jump or from the CLEANUP_THROW of a
         throw())."""
@@ -439,8 +454,8 @@ class Flow:
         else:
             e = STACK_IO[op]
             a = arg or 0
-            pop_n(s, stack_io.count(e["jpops" if jump else "pops"], a))
-            s += [None] * stack_io.count(e["jpushes" if jump else "pushes"], a)
+            pop_n(s, pv.count(e["jump_pops" if jump else "pops"], a))
+            s += [None] * pv.count(e["jump_pushes" if jump else "pushes"], a)
 
     @staticmethod
     def exit_events(s, ins):
@@ -694,7 +709,8 @@ def back_edge_faults(flow, sites):
     for ins, key, st in flow.raises:
         # Only the eval breaker's raises: at target - 1 (3.11, 3.12), at the
         # jump (3.13's JUMP_BACKWARD).
-        if key == ins.off and not (PY == (3, 13) and ins.op == JUMP_BACKWARD):
+        if key == ins.off and not (not TRAITS["breaker_at_back_edge_target"]
+                                   and ins.op == JUMP_BACKWARD):
             continue
         e = flow.lookup(key)
         if e < 0:
@@ -746,12 +762,11 @@ def uncovered_jump_faults(flow):
 def explicit_protocol_calls(co, insts):
     names = set()
     for i in insts:
-        if i.op == LOAD_ATTR and PY >= (3, 12):
-            k = i.arg >> 1
-        elif i.op == LOAD_SUPER_ATTR:
-            k = i.arg >> 2
-        elif i.op in (LOAD_ATTR, LOAD_METHOD):
-            k = i.arg
+        if i.op in (LOAD_ATTR, LOAD_SUPER_ATTR, LOAD_METHOD):
+            # the name index: 3.11's LOAD_ATTR arg, 3.12's arg >> 1, ...
+            # (OperandRules.def)
+            f, = [f for f, b, _lo, _hi in RULES[i.name] if b == "Names"]
+            k = pv.field(f, i.arg)
         else:
             continue
         if co.co_names[k] in EXPLICIT_PROTOCOL:
