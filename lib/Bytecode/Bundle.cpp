@@ -106,19 +106,66 @@ static llvm::Error readFrameBreak(const DictView &Top, Bundle &B) {
   return llvm::Error::success();
 }
 
+/// The bundle's python_version, else \p Asked, else the default; an error
+/// for a version without tables or one that \p Asked contradicts.
+static Expected<PythonVersion>
+bundleVersion(const DictView &Top, std::optional<PythonVersion> Asked) {
+  const Value *PV = Top.find("python_version");
+  if (!PV || PV->is<NoneValue>())
+    return Asked.value_or(defaultPythonVersion());
+  auto Name = Top.getStr("python_version");
+  if (!Name)
+    return Name.takeError();
+  std::optional<PythonVersion> V = parsePythonVersion(*Name);
+  if (!V)
+    return bad("python_version", "'" + *Name +
+                                     "' has no opcode tables (pyverify reads " +
+                                     pythonVersionList() + ")");
+  if (Asked && *Asked != *V)
+    return bad("python_version",
+               llvm::formatv("the bundle is CPython {0} bytecode, but "
+                             "--python-version={1} was given",
+                             pythonVersionName(*V), pythonVersionName(*Asked))
+                   .str());
+  return *V;
+}
+
+/// The bundle's dict, its code objects read as the bundle's version
+/// (\p Version, set).
+static Expected<Value> readBundleValue(llvm::StringRef Bytes,
+                                       std::optional<PythonVersion> Asked,
+                                       PythonVersion &Version) {
+  auto V = readMarshal(Bytes);
+  if (!V)
+    return V.takeError();
+  auto Top = asDict(*V, "");
+  if (!Top)
+    return makeInputError(0, "a bundle is a marshalled dict");
+  auto Ver = bundleVersion(*Top, Asked);
+  if (!Ver)
+    return Ver.takeError();
+  Version = *Ver;
+  if (Version == defaultPythonVersion())
+    return V;
+  // The code objects were read as the default version: read them again as
+  // the bundle's.
+  return readMarshal(Bytes, 0, Version);
+}
+
 Expected<Bundle> pyverify::parseBundle(llvm::StringRef Path,
-                                       llvm::StringRef Bytes) {
+                                       llvm::StringRef Bytes,
+                                       std::optional<PythonVersion> Asked) {
   auto Fail = [&](llvm::Error E) {
     return addInputContext(std::move(E), Path);
   };
-  auto V = readMarshal(Bytes);
+  Bundle B;
+  B.Path = Path.str();
+  auto V = readBundleValue(Bytes, Asked, B.Version);
   if (!V)
     return Fail(V.takeError());
   auto Top = asDict(*V, "");
   if (!Top)
     return Fail(makeInputError(0, "a bundle is a marshalled dict"));
-  Bundle B;
-  B.Path = Path.str();
   auto Format = Top->getStr("format");
   if (!Format)
     return Fail(Format.takeError());
@@ -205,12 +252,13 @@ Expected<Bundle> pyverify::parseBundle(llvm::StringRef Path,
   return B;
 }
 
-Expected<Bundle> pyverify::loadBundle(llvm::StringRef Path) {
+Expected<Bundle> pyverify::loadBundle(llvm::StringRef Path,
+                                      std::optional<PythonVersion> Asked) {
   auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);
   if (!Buf)
     return llvm::createStringError(Buf.getError(), "%s: cannot read: %s",
                                    Path.str().c_str(),
                                    Buf.getError().message().c_str());
-  return parseBundle(Path, (*Buf)->getBuffer());
+  return parseBundle(Path, (*Buf)->getBuffer(), Asked);
 }

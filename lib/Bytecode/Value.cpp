@@ -2,6 +2,7 @@
 
 #include "pyverify/Bytecode/Value.h"
 #include "pyverify/Bytecode/CodeObject.h"
+#include "pyverify/Support/Overloaded.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -132,11 +133,6 @@ static void printBytesRepr(llvm::raw_ostream &OS, llvm::StringRef Data) {
   }
   OS << Quote;
 }
-
-namespace {
-template <class... Ts> struct Overloaded : Ts... { using Ts::operator()...; };
-template <class... Ts> Overloaded(Ts...) -> Overloaded<Ts...>;
-} // namespace
 
 /// repr() of a value that holds no other values (every kind but sequences
 /// and dicts; a code object prints as one line).

@@ -3,7 +3,8 @@
 #include "pyverify/Check/BreakLocation.h"
 
 #include "pyverify/Analysis/Environment.h"
-#include "pyverify/Bytecode/Opcode.h"
+#include "pyverify/Analysis/MicroOps.h"
+#include "pyverify/Bytecode/OperandRules.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -78,26 +79,111 @@ private:
     return N <= S.Stack.size() ? S.Stack[S.Stack.size() - N] : Slot::Other;
   }
 
-  bool isResumeGlobal(const Instruction &I) const {
-    uint32_t Name = I.Arg >> 1;
+  bool isResumeGlobal(uint32_t Name) const {
     if (Name >= D.Code->Names.size())
       return false;
     const EnvGlobal *G = lookupGlobal(D.Code->Names[Name]);
     return G && G->Role == GlobalRole::ResumeFunction;
   }
 
-  /// CALL n: does it call the resume function with the break's result?
-  bool resumeCallTakesBreak(const WalkState &S, uint32_t N) const {
-    Slot A = peek(S, N + 2), B = peek(S, N + 1);
-    Slot Callee = A == Slot::Null ? B : A;
-    if (Callee != Slot::Resume)
+  /// Does call \p C (its arguments on top of \p S) call the resume function
+  /// with the break's result?
+  bool resumeCallTakesBreak(const WalkState &S, const uop::Call &C) const {
+    uint32_t Top = C.KwNamesOnTop ? 1 : 0, N = C.NArgs;
+    Slot Deeper = peek(S, Top + N + 2), Upper = peek(S, Top + N + 1);
+    bool CalleeDeeper = C.calleeSlot(Deeper == Slot::Null) == 0;
+    if ((CalleeDeeper ? Deeper : Upper) != Slot::Resume)
       return false;
-    if (A != Slot::Null && B == Slot::Break)
-      return true; // the self slot of a method call
-    for (uint32_t K = 1; K <= N; ++K)
+    // The other slot is an argument when it is not NULL (self).
+    if (CalleeDeeper && Upper == Slot::Break)
+      return true;
+    for (uint32_t K = Top + 1; K <= Top + N; ++K)
       if (peek(S, K) == Slot::Break)
         return true;
     return false;
+  }
+
+  /// One micro-operation of the walk; true when the result reached the
+  /// resume call.
+  bool apply(WalkState &W, const MicroOp &Op) const {
+    return std::visit(
+        Overloaded{[&](const uop::Call &C) {
+                     if (resumeCallTakesBreak(W, C))
+                       return true;
+                     pop(W, int64_t(C.NArgs) + 2 + (C.KwNamesOnTop ? 1 : 0));
+                     W.Stack.push_back(Slot::Other);
+                     return false;
+                   },
+                   [&](uop::LoadGlobal G) {
+                     W.Stack.push_back(isResumeGlobal(G.Name) ? Slot::Resume
+                                                              : Slot::Other);
+                     return false;
+                   },
+                   [&](uop::PushNull) {
+                     W.Stack.push_back(Slot::Null);
+                     return false;
+                   },
+                   [&](uop::LoadLocal L) {
+                     W.Stack.push_back(llvm::is_contained(W.Locals, L.Local)
+                                           ? Slot::Break
+                                           : Slot::Other);
+                     return false;
+                   },
+                   [&](uop::StoreLocal L) {
+                     llvm::erase_value(W.Locals, L.Local);
+                     if (pop(W) == Slot::Break)
+                       W.Locals.push_back(L.Local);
+                     return false;
+                   },
+                   [&](uop::DeleteLocal L) {
+                     llvm::erase_value(W.Locals, L.Local);
+                     return false;
+                   },
+                   [&](uop::Copy C) {
+                     W.Stack.push_back(peek(W, C.N));
+                     return false;
+                   },
+                   [&](uop::Swap S) {
+                     if (S.N >= 1 && S.N <= MaxSwap) {
+                       reach(W, S.N);
+                       std::swap(W.Stack.back(), W.Stack[W.Stack.size() - S.N]);
+                     }
+                     return false;
+                   },
+                   [&](uop::LoadAttr) {
+                     pop(W);
+                     W.Stack.push_back(Slot::Other);
+                     return false;
+                   },
+                   [&](uop::LoadMethod) {
+                     pop(W);
+                     W.Stack.insert(W.Stack.end(), 2, Slot::Other);
+                     return false;
+                   },
+                   [&](uop::CallPrepare) { return false; },
+                   [&](uop::UnpackSequence U) {
+                     pop(W);
+                     W.Stack.insert(W.Stack.end(), U.N, Slot::Other);
+                     return false;
+                   },
+                   [&](uop::Subscript) {
+                     pop(W, 2);
+                     W.Stack.push_back(Slot::Other);
+                     return false;
+                   },
+                   [&](uop::BuildSequence B) {
+                     pop(W, B.N);
+                     W.Stack.push_back(Slot::Other);
+                     return false;
+                   },
+                   [&](uop::Effect E) {
+                     pop(W, E.Pops);
+                     W.Stack.insert(W.Stack.end(),
+                                    size_t(std::max<int64_t>(E.Pushes, 0)),
+                                    Slot::Other);
+                     return false;
+                   }},
+        Op);
   }
 
   /// Executes W's instruction; true when the result reached the resume
@@ -110,91 +196,52 @@ private:
       return false;
     }
     const OpcodeInfo &Info = I.info();
-    switch (I.op()) {
-    case Opcode::CALL:
-      if (resumeCallTakesBreak(W, I.Arg))
-        return true;
-      break;
-    case Opcode::LOAD_GLOBAL:
-      if (I.Arg & 1)
-        W.Stack.push_back(Slot::Null);
-      W.Stack.push_back(isResumeGlobal(I) ? Slot::Resume : Slot::Other);
-      ++W.Pc;
-      return false;
-    case Opcode::PUSH_NULL:
-      W.Stack.push_back(Slot::Null);
-      ++W.Pc;
-      return false;
-    case Opcode::LOAD_FAST:
-      W.Stack.push_back(llvm::is_contained(W.Locals, I.Arg) ? Slot::Break
-                                                            : Slot::Other);
-      ++W.Pc;
-      return false;
-    case Opcode::STORE_FAST: {
-      llvm::erase_value(W.Locals, I.Arg);
-      if (pop(W) == Slot::Break)
-        W.Locals.push_back(I.Arg);
-      ++W.Pc;
-      return false;
-    }
-    case Opcode::COPY:
-      W.Stack.push_back(peek(W, I.Arg));
-      ++W.Pc;
-      return false;
-    case Opcode::SWAP:
-      if (I.Arg >= 1 && I.Arg <= MaxSwap) {
-        reach(W, I.Arg);
-        std::swap(W.Stack.back(), W.Stack[W.Stack.size() - I.Arg]);
-      }
-      ++W.Pc;
-      return false;
-    default:
-      break;
-    }
     if (Info.Terminator && !Info.isJump()) {
       W.Pc = UINT32_MAX; // RETURN_VALUE, RAISE_VARARGS, RERAISE
       return false;
     }
     if (Info.isJump() && I.Target >= 0) {
-      int64_t T = D.Insts.indexAtStart(uint32_t(I.Target));
-      StackIO J = getStackIO(I.info(), I.Arg, true);
-      if (Info.isConditionalJump() && T >= 0) {
-        WalkState Taken = W;
-        pop(Taken, J.Pops);
-        Taken.Stack.insert(Taken.Stack.end(), size_t(J.Pushes), Slot::Other);
-        Taken.Pc = uint32_t(T);
-        Work.push_back(std::move(Taken));
-      } else if (!Info.isConditionalJump()) {
-        pop(W, J.Pops);
-        W.Stack.insert(W.Stack.end(), size_t(J.Pushes), Slot::Other);
-        W.Pc = T >= 0 ? uint32_t(T) : UINT32_MAX;
+      int64_t T = D.Insts.indexAtStart(uint64_t(I.landing()));
+      WalkState Taken = W;
+      for (const MicroOp &Op : lowerInstruction(I, /*JumpEdge=*/true))
+        apply(Taken, Op);
+      Taken.Pc = T >= 0 ? uint32_t(T) : UINT32_MAX;
+      if (!Info.isConditionalJump()) {
+        W = std::move(Taken);
         return false;
       }
+      if (T >= 0)
+        Work.push_back(std::move(Taken));
     }
-    StackIO IO = getStackIO(I.info(), I.Arg, false);
-    pop(W, IO.Pops);
-    W.Stack.insert(W.Stack.end(), size_t(std::max<int64_t>(IO.Pushes, 0)),
-                   Slot::Other);
+    for (const MicroOp &Op : lowerInstruction(I))
+      if (apply(W, Op))
+        return true;
     ++W.Pc;
     return false;
   }
 };
 
 /// The instruction whose pushed value is the call's result: \p Index, or
-/// for PRECALL / KW_NAMES the CALL completing it; -1 if none.
+/// for a part of the next call (PRECALL, KW_NAMES) the call completing it;
+/// -1 if none.
 int64_t producerOf(const DecodedCode &D, int64_t Index) {
   for (int64_t K = Index; K < int64_t(D.Insts.size()); ++K) {
     const Instruction &I = D.Insts[size_t(K)];
     if (!I.Valid)
       return -1;
-    if (!I.is(Opcode::PRECALL) && !I.is(Opcode::KW_NAMES))
+    if (!isCallPrepare(I))
       return K;
   }
   return -1;
 }
 
-bool sameOperation(const Instruction &A, const Instruction &B) {
-  return A.Valid && B.Valid && A.OpByte == B.OpByte && A.Arg == B.Arg;
+/// Whether instruction \p A of \p CA does what \p B of \p CB does: the same
+/// opcode on the same operands resolved against each one's tables (two
+/// code objects number their constants and names apart).
+bool sameOperation(const CodeObject &CA, const Instruction &A,
+                   const CodeObject &CB, const Instruction &B) {
+  return A.Valid && B.Valid && A.Op == B.Op &&
+         resolvedOperands(CA, A) == resolvedOperands(CB, B);
 }
 
 } // namespace
@@ -217,7 +264,7 @@ BreakLocation pyverify::locateFrameBreak(const DecodedCode &Frame,
       return {-1, llvm::formatv("frame_break_offset {0} is not an "
                                 "instruction of the frame",
                                 *Named)};
-    if (!sameOperation(Frame.Insts[size_t(K)], OB))
+    if (!sameOperation(*Frame.Code, Frame.Insts[size_t(K)], *Original.Code, OB))
       return {-1, llvm::formatv("the frame's instruction at "
                                 "frame_break_offset {0} is {1}, not the "
                                 "original's {2} {3} at break_offset",
@@ -227,7 +274,7 @@ BreakLocation pyverify::locateFrameBreak(const DecodedCode &Frame,
   }
   std::vector<int64_t> Cands;
   for (size_t K = 0; K < Frame.Insts.size(); ++K)
-    if (sameOperation(Frame.Insts[K], OB))
+    if (sameOperation(*Frame.Code, Frame.Insts[K], *Original.Code, OB))
       Cands.push_back(int64_t(K));
   if (Cands.empty())
     return {-1, llvm::formatv("no instruction of the frame is the "

@@ -4,6 +4,7 @@
 
 #include "pyverify/Analysis/ContextEvents.h"
 #include "pyverify/Analysis/Environment.h"
+#include "pyverify/Analysis/MicroOps.h"
 #include "pyverify/Bytecode/Opcode.h"
 
 #include <optional>
@@ -141,11 +142,9 @@ private:
       return;
     const OpcodeInfo &Info = I.info();
     if (Info.isJump() && I.Target >= 0) {
-      if (int64_t T = D.Insts.indexAtStart(uint32_t(I.Target)); T >= 0) {
+      if (int64_t T = D.Insts.indexAtStart(uint64_t(I.landing())); T >= 0) {
         MState J = S;
-        StackIO IO = getStackIO(I.info(), I.Arg, true);
-        J.pop(IO.Pops);
-        J.pushOther(IO.Pushes);
+        transfer(Pc, J, /*JumpEdge=*/true);
         propagate(size_t(T), std::move(J));
       }
       if (!Info.isConditionalJump())
@@ -158,99 +157,93 @@ private:
     propagate(Pc + 1, std::move(N));
   }
 
-  Tag globalTag(const Instruction &I) const {
-    uint32_t Name = I.Arg >> 1;
+  Tag globalTag(uint32_t Name) const {
     if (Name >= D.Code->Names.size())
       return Tag{};
     const EnvGlobal *G = lookupGlobal(D.Code->Names[Name]);
     return G ? Tag{Kind::Env, G, std::nullopt} : Tag{};
   }
 
-  Tag attributeTag(const Tag &Obj, const Instruction &I) const {
-    if (Obj.K != Kind::Env || I.Arg >= D.Code->Names.size())
+  Tag attributeTag(const Tag &Obj, uint32_t Name) const {
+    if (Obj.K != Kind::Env || Name >= D.Code->Names.size())
       return Tag{};
     if (std::optional<ModeEffect> M =
-            lookupModeOp(*Obj.Env, D.Code->Names[I.Arg]))
+            lookupModeOp(*Obj.Env, D.Code->Names[Name]))
       return Tag{Kind::ModeOp, nullptr, M};
     return Tag{};
   }
 
-  void transfer(uint32_t Pc, MState &S) {
-    const Instruction &I = D.Insts[Pc];
-    switch (I.op()) {
-    case Opcode::LOAD_GLOBAL:
-      if (I.Arg & 1)
-        S.Stack.push_back(Tag{Kind::Null, nullptr, std::nullopt});
-      S.Stack.push_back(globalTag(I));
-      return;
-    case Opcode::LOAD_ATTR:
-      S.Stack.push_back(attributeTag(S.pop(), I));
-      return;
-    case Opcode::LOAD_METHOD: {
-      Tag Obj = S.pop();
-      S.Stack.push_back(attributeTag(Obj, I));
-      S.Stack.push_back(Obj);
-      return;
-    }
-    case Opcode::PUSH_NULL:
-      S.Stack.push_back(Tag{Kind::Null, nullptr, std::nullopt});
-      return;
-    case Opcode::LOAD_FAST:
-      S.Stack.push_back(I.Arg < S.Locals.size() ? S.Locals[I.Arg] : Tag{});
-      return;
-    case Opcode::STORE_FAST:
-    case Opcode::DELETE_FAST: {
-      Tag V = I.is(Opcode::STORE_FAST) ? S.pop() : Tag{};
-      if (I.Arg < S.Locals.size())
-        S.Locals[I.Arg] = V;
-      return;
-    }
-    case Opcode::COPY:
-      S.Stack.push_back(S.peek(I.Arg));
-      return;
-    case Opcode::SWAP:
-      if (I.Arg >= 1 && I.Arg <= S.Stack.size())
-        std::swap(S.Stack.back(), S.Stack[S.Stack.size() - I.Arg]);
-      return;
-    case Opcode::UNPACK_SEQUENCE: {
-      Tag Seq = S.pop();
-      Tag Each = Seq.K == Kind::GraphOut ? Seq : Tag{};
-      S.Stack.insert(S.Stack.end(), I.Arg, Each);
-      return;
-    }
-    case Opcode::BINARY_SUBSCR: { // graph_out[k]: an element of the output
-      S.pop();
-      Tag Seq = S.pop();
-      S.Stack.push_back(Seq.K == Kind::GraphOut ? Seq : Tag{});
-      return;
-    }
-    case Opcode::BUILD_LIST:
-    case Opcode::BUILD_TUPLE: {
-      Tag L{Kind::List, nullptr, std::nullopt, I.Arg, true};
-      for (uint32_t K = 0; K < I.Arg; ++K)
-        L.Exact &= S.pop().K == Kind::GraphOut;
-      S.Stack.push_back(L);
-      return;
-    }
-    case Opcode::CALL:
-      return call(Pc, S);
-    default: {
-      StackIO IO = getStackIO(I.info(), I.Arg, false);
-      S.pop(IO.Pops);
-      S.pushOther(IO.Pushes);
-      return;
-    }
-    }
+  /// The instruction at \p Pc on one edge, micro-operation by
+  /// micro-operation.
+  void transfer(uint32_t Pc, MState &S, bool JumpEdge = false) {
+    const Tag Null{Kind::Null, nullptr, std::nullopt};
+    for (const MicroOp &Op : lowerInstruction(D.Insts[Pc], JumpEdge))
+      std::visit(
+          Overloaded{
+              [&](uop::PushNull) { S.Stack.push_back(Null); },
+              [&](uop::LoadLocal L) {
+                S.Stack.push_back(L.Local < S.Locals.size() ? S.Locals[L.Local]
+                                                            : Tag{});
+              },
+              [&](uop::StoreLocal L) {
+                Tag V = S.pop();
+                if (L.Local < S.Locals.size())
+                  S.Locals[L.Local] = V;
+              },
+              [&](uop::DeleteLocal L) {
+                if (L.Local < S.Locals.size())
+                  S.Locals[L.Local] = Tag{};
+              },
+              [&](uop::LoadGlobal G) { S.Stack.push_back(globalTag(G.Name)); },
+              [&](uop::LoadAttr A) {
+                S.Stack.push_back(attributeTag(S.pop(), A.Name));
+              },
+              [&](uop::LoadMethod M) {
+                Tag Obj = S.pop();
+                S.Stack.push_back(attributeTag(Obj, M.Name));
+                S.Stack.push_back(Obj);
+              },
+              [&](uop::CallPrepare) {},
+              [&](const uop::Call &C) { call(Pc, C, S); },
+              [&](uop::Copy C) { S.Stack.push_back(S.peek(C.N)); },
+              [&](uop::Swap W) {
+                if (W.N >= 1 && W.N <= S.Stack.size())
+                  std::swap(S.Stack.back(), S.Stack[S.Stack.size() - W.N]);
+              },
+              [&](uop::UnpackSequence U) {
+                Tag Seq = S.pop();
+                Tag Each = Seq.K == Kind::GraphOut ? Seq : Tag{};
+                S.Stack.insert(S.Stack.end(), U.N, Each);
+              },
+              [&](uop::Subscript) { // graph_out[k]: an element of the output
+                S.pop();
+                Tag Seq = S.pop();
+                S.Stack.push_back(Seq.K == Kind::GraphOut ? Seq : Tag{});
+              },
+              [&](uop::BuildSequence B) {
+                Tag L{Kind::List, nullptr, std::nullopt, B.N, true};
+                for (uint32_t K = 0; K < B.N; ++K)
+                  L.Exact &= S.pop().K == Kind::GraphOut;
+                S.Stack.push_back(L);
+              },
+              [&](uop::Effect E) {
+                S.pop(E.Pops);
+                S.pushOther(E.Pushes);
+              }},
+          Op);
   }
 
-  /// CALL n: the mode-stack event of its callable, by the one recogniser.
-  void call(uint32_t Pc, MState &S) {
-    unsigned N = D.Insts[Pc].Arg;
+  /// A call: the mode-stack event of its callable, by the one recogniser.
+  void call(uint32_t Pc, const uop::Call &C, MState &S) {
+    if (C.KwNamesOnTop)
+      S.pop();
+    unsigned N = C.NArgs;
     std::vector<Tag> Args(N);
     for (unsigned K = N; K-- > 0;)
       Args[K] = S.pop();
-    Tag Second = S.pop(), First = S.pop();
-    const Tag &Callee = First.K == Kind::Null ? Second : First;
+    Tag Upper = S.pop(), Deeper = S.pop();
+    const Tag &Callee =
+        C.calleeSlot(Deeper.K == Kind::Null) == 0 ? Deeper : Upper;
     SlotFacts F;
     if (Callee.K == Kind::ModeOp) {
       F.Callee = SlotRole::ModeOp;

@@ -13,14 +13,11 @@ using namespace pyverify;
 /// "3.11's and 3.12's": the versions whose calls put the NULL on the other
 /// side of the callable from \p V's.
 static std::string otherLayoutVersions(PythonVersion V) {
-  llvm::SmallVector<std::string, 4> Names;
+  llvm::SmallVector<PythonVersion, 4> Others;
   for (PythonVersion W : AllPythonVersions)
     if (traits(W).NullAfterCallable != traits(V).NullAfterCallable)
-      Names.push_back(pythonVersionName(W).str() + "'s");
-  std::string S;
-  for (size_t K = 0; K < Names.size(); ++K)
-    S += (K == 0 ? "" : K + 1 == Names.size() ? " and " : ", ") + Names[K];
-  return S;
+      Others.push_back(W);
+  return pythonVersionList(Others, "'s");
 }
 
 /// Where a call of \p I's version wants its NULL, when \p I is a call.

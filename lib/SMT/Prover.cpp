@@ -18,8 +18,10 @@
 #include "pyverify/SMT/Prover.h"
 #include "ExactlyOnce.h"
 #include "MatchesEager.h"
+
 #include "ResumeEntry.h"
 #include "Verdicts.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include "pyverify/Analysis/ContextBalance.h"
 #include "pyverify/Check/BreakLocation.h"
@@ -402,8 +404,53 @@ ProofResult BundleProver::originalOnly() {
 
 } // namespace
 
+/// Whether the symbolic frame models \p V's bytecode. It steps the default
+/// version's instruction shapes (PRECALL, LOAD_METHOD, the NULL before the
+/// callable); until it visits the lowered micro-operations, code of another
+/// version is not proved: every result is unknown, saying why.
+static bool proverModels(PythonVersion V) {
+  return V == defaultPythonVersion();
+}
+
+/// One unknown result per target proveBundle() would prove.
+static std::vector<ProofResult> notModelled(const Bundle &B, PythonVersion V) {
+  std::vector<ProofResult> Out;
+  auto Add = [&](const CodeObject &C, std::string Target) {
+    ProofResult R;
+    R.File = B.Path;
+    R.Target = std::move(Target);
+    R.QualName = C.QualName;
+    R.FirstLine = C.FirstLineNo;
+    R.V = Verdict::Unknown;
+    R.Property = "exactly-once";
+    R.Reason = llvm::formatv("the prover does not model CPython {0} "
+                             "bytecode yet (it steps {1}'s)",
+                             pythonVersionName(V),
+                             pythonVersionName(defaultPythonVersion()))
+                   .str();
+    Out.push_back(std::move(R));
+  };
+  if (B.Frame)
+    Add(*B.Frame, "frame");
+  for (size_t RI = 0; RI < B.Resumes.size(); ++RI)
+    Add(*B.Resumes[RI].Code, "resume:" + std::to_string(RI));
+  if (!B.Frame && B.Resumes.empty())
+    Add(*B.Original, "original");
+  return Out;
+}
+
 std::vector<ProofResult> pyverify::proveBundle(const Bundle &B,
                                                const ProveOptions &O) {
+  // Every code object's own version, not only the bundle's (a bundle built
+  // through the API need not say).
+  for (const CodeObject *C : {B.Original.get(), B.Frame.get()})
+    if (C && !proverModels(C->Version))
+      return notModelled(B, C->Version);
+  for (const BundleResume &R : B.Resumes)
+    if (!proverModels(R.Code->Version))
+      return notModelled(B, R.Code->Version);
+  if (!proverModels(B.Version))
+    return notModelled(B, B.Version);
   std::vector<ProofResult> Out;
   BundleProver P(B, O);
   if (B.Frame)
@@ -424,6 +471,7 @@ std::vector<ProofResult> pyverify::proveCodeFile(const CodeFile &F,
     Walk.visit(*Root, [&](const CodeObject &C, unsigned) {
       Bundle B;
       B.Path = F.Path;
+      B.Version = C.Version;
       B.Original = std::shared_ptr<const CodeObject>(Root, &C);
       std::vector<ProofResult> Rs = proveBundle(B, O);
       for (ProofResult &R : Rs) {

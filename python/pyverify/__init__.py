@@ -16,7 +16,9 @@ The pre-install check of a bytecode-rewriting compiler::
 
 verify() reads a live code object as the running interpreter's bytecode
 (the module is built for 3.11, and for 3.12 / 3.13 where those interpreters
-are found). Bundles (verify_bundle, prove_bundle, dump_bundle) are 3.11's.
+are found). Bundles (verify_bundle, prove_bundle, dump_bundle) are the
+running interpreter's too; the prover models 3.11's bytecode only so far
+(its results on other versions are unknown, saying so).
 
 See docs/python.md.
 """
@@ -39,17 +41,12 @@ __version__ = "0.1.0"
 BUNDLE_FORMAT = "pyverify-bundle"
 BUNDLE_VERSION = 1
 
-# Bundles pair a frame with its resume functions; the pair checks and the
-# prover model 3.11's calls (docs/versions.md), so they are 3.11's only.
-BUNDLES_SUPPORTED = _sys.version_info[:2] == (3, 11)
-
-
-def _require_bundles(what):
-    if not BUNDLES_SUPPORTED:
-        raise NotImplementedError(
-            "%s: bundles are CPython 3.11's (running %d.%d): the pair checks "
-            "and the prover model 3.11's bytecode; verify() each code object "
-            "instead" % ((what,) + tuple(_sys.version_info[:2])))
+# Bundles pair a frame with its resume functions, on every version the
+# module is built for: a bundle's code objects are the running
+# interpreter's, and dump_bundle() writes its version ("python_version").
+# Where the prover does not model the version yet, prove_bundle's results
+# are unknown, saying so (docs/versions.md).
+BUNDLES_SUPPORTED = True
 
 
 class VerificationError(Exception):
@@ -173,8 +170,7 @@ def verify_bundle(bundle=None, *, checks=None, **fields):
                                           "handler": int,
                                           "stack_index": int}]}])
     or verify_bundle(bundle_dict). Returns a Report whose diagnostics carry
-    a target ("original", "frame", "resume:<i>"). 3.11 only."""
-    _require_bundles("verify_bundle")
+    a target ("original", "frame", "resume:<i>")."""
     original, frame, break_offset, resumes, _ = _bundle_fields(bundle, fields)
     return _verify_bundle(original, frame, break_offset,
                           _normalise_resumes(resumes), checks)
@@ -209,8 +205,9 @@ def prove_bundle(bundle=None, *, unroll=2, rlimit=2_000_000, timeout=5000,
                      "unknown": int, "seconds": float}}
 
     "verdict" is "proved", "refuted" or "unknown"; unknown is never proved.
-    The GIL is released while the prover runs. 3.11 only."""
-    _require_bundles("prove_bundle")
+    The GIL is released while the prover runs. Where the prover does not
+    model the running version's bytecode yet, every result is unknown with
+    that reason."""
     # The prover is a module of its own (it loads libz3): imported here, on
     # first use, not by `import pyverify`.
     from ._pyverify_prove import _prove_bundle
@@ -237,13 +234,15 @@ def _code(obj):
 def dump_bundle(path, bundle=None, **fields):
     """Writes a .pvb file (docs/bundle-format.md) that ``pyverify check``
     and ``pyverify prove`` read. Same arguments as verify_bundle, plus an
-    optional ``expect``. Returns the number of bytes written. 3.11 only."""
-    _require_bundles("dump_bundle")
+    optional ``expect``. Returns the number of bytes written. The bundle
+    says the running interpreter's version (``python_version``); `pyverify`
+    reads its code objects as that version's."""
     original, frame, break_offset, resumes, expect = \
         _bundle_fields(bundle, fields)
     d = {
         "format": BUNDLE_FORMAT,
         "version": BUNDLE_VERSION,
+        "python_version": "%d.%d" % _sys.version_info[:2],
         "original": _code(original),
         "frame": None if frame is None else _code(frame),
         "break_offset": int(break_offset),

@@ -190,10 +190,6 @@ class Hook:
                                   "globals" % name)
                 break
             resume_codes[name] = rcode
-        if resume_codes and event.unpaired is None and \
-                not pyverify.BUNDLES_SUPPORTED:
-            event.unpaired = ("bundles are CPython 3.11's: each code object "
-                              "is checked on its own")
         if resume_codes and event.unpaired is None:
             try:
                 paired = _pair_resumes(code, out_code)

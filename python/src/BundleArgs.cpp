@@ -66,6 +66,7 @@ Bundle python::buildBundle(const py::object &Original, const py::object &Frame,
   Bundle B;
   B.Original = readOrThrow(codeOf(Original, "original"), true);
   B.Path = B.Original->Filename;
+  B.Version = B.Original->Version; // live objects: the running version
   if (!Frame.is_none())
     B.Frame = readOrThrow(codeOf(Frame, "frame"), true);
   B.BreakOffset = offsetArg(BreakOffset, "break_offset");

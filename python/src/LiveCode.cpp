@@ -431,7 +431,10 @@ bool Reader::beginCode(PyObject *Obj, CodeObject &C,
   static_assert(PY_MAJOR_VERSION == 3 && PY_MINOR_VERSION >= 11 &&
                     PY_MINOR_VERSION <= 13,
                 "the live-code reader knows the PyCodeObject of 3.11-3.13");
-  C.Version = PythonVersion(PY_MINOR_VERSION - 11);
+  static constexpr std::optional<PythonVersion> Running =
+      pythonVersionOf(PY_MAJOR_VERSION, PY_MINOR_VERSION);
+  static_assert(Running, "the running version has no traits row");
+  C.Version = *Running;
   auto *Code = reinterpret_cast<PyCodeObject *>(Obj);
   C.ArgCount = Code->co_argcount;
   C.PosOnlyArgCount = Code->co_posonlyargcount;

@@ -15,8 +15,12 @@ with marshal, so the code objects are live ones of the running interpreter):
     bytecode;
 (c) an error planted in a live code object (co_stacksize 1 under a with) is
     reported;
-(d) bundles are refused with NotImplementedError (they are 3.11's), and
-    pyverify.dynamo verifies a frame and its resume function one by one.
+(d) bundles work under the running version: verify_bundle checks a frame
+    that holds a with at its break, and reports frame-contexts-mismatch
+    for one that does not (the pair check follows this version's calls);
+    dump_bundle writes python_version and `pyverify check` reads the .pvb
+    as this version's bytecode, with the same findings; and
+    pyverify.dynamo pairs a frame with its resume function.
 
 Prints the counts; exits 1 on any difference.
 """
@@ -81,27 +85,7 @@ def main():
     if "stacksize-too-small" not in {d.check for d in small}:
         failures.append("co_stacksize 1 not reported: %s" % small)
 
-    try:
-        pyverify.verify_bundle(original=f, frame=f)
-        failures.append("verify_bundle accepted a %s bundle" % version)
-    except NotImplementedError:
-        pass
-
-    # pyverify.dynamo: a frame that calls a resume function is not paired
-    # into a bundle here; the frame and the resume function are verified
-    # one by one, and the event says why.
-    import pyverify.dynamo as dynamo
-    ns = {}
-    exec("def orig(x):\n    return g(x)\n"
-         "def frame(x):\n    return __resume_at_4_1(x)\n"
-         "def __resume_at_4_1(x):\n    return x\n", ns)
-    hook = dynamo.Hook("log", None, False, None, 10)
-    event = hook.check(ns["orig"].__code__, ns["frame"].__code__, ns)
-    labels = [label for label, _ in event.reports]
-    if event.bundle is not None or "3.11" not in (event.unpaired or "") or \
-            labels != ["frame", "resume __resume_at_4_1"]:
-        failures.append("dynamo hook under %s: unpaired %r, reports %r"
-                        % (version, event.unpaired, labels))
+    failures += bundle_checks(a, version)
 
     print("CPython %s: %d files, %d code objects through verify(): %d findings, "
           "the same as pyverify check's; live reader == marshal reader"
@@ -110,6 +94,76 @@ def main():
         print("FAIL " + x)
     print("PASS" if not failures else "FAIL: %d" % len(failures))
     return 1 if failures else 0
+
+
+def _call_offset(code, argc):
+    """The offset of the call with ``argc`` arguments in ``code`` (CALL n)."""
+    import dis
+    for ins in dis.get_instructions(code):
+        if ins.opname == "CALL" and ins.arg == argc:
+            return ins.offset
+    raise AssertionError("no CALL %d in %s" % (argc, code.co_name))
+
+
+def bundle_checks(args, version):
+    """(d): bundles under the running version."""
+    import tempfile
+    failures = []
+    ns = {}
+    exec("def orig(cm, g, x):\n    with cm:\n        return g(x)\n"
+         "def bad(cm, g, x):\n    return g(x)\n", ns)
+    orig, bad = ns["orig"].__code__, ns["bad"].__code__
+    brk = _call_offset(orig, 1)
+    # The frame is the original itself: it holds the with at its break.
+    good = pyverify.verify_bundle(original=orig, frame=orig, break_offset=brk)
+    if any(d.check == "frame-contexts-mismatch" for d in good) or \
+            any(d.check == "checks-not-run" for d in good):
+        failures.append("verify_bundle of the original as its frame: %s" % good)
+    wrong = pyverify.verify_bundle(original=orig, frame=bad, break_offset=brk)
+    if "frame-contexts-mismatch" not in {d.check for d in wrong}:
+        failures.append("a frame without the with at its break: no "
+                        "frame-contexts-mismatch under %s: %s" % (version, wrong))
+    with tempfile.TemporaryDirectory() as tmp:
+        pvb = os.path.join(tmp, "bad.pvb")
+        pyverify.dump_bundle(pvb, original=orig, frame=bad, break_offset=brk)
+        with open(pvb, "rb") as fh:
+            if marshal.load(fh).get("python_version") != version:
+                failures.append("dump_bundle did not write python_version %s" % version)
+        p = subprocess.run([args.pyverify, "check", "--format=json", pvb],
+                           capture_output=True, text=True)
+        got = [d["check"] for d in json.loads(p.stdout)["diagnostics"]] \
+            if p.stdout else []
+        if got != [d.check for d in wrong]:
+            failures.append("pyverify check of the %s .pvb: %s (exit %d, %s); "
+                            "verify_bundle: %s" % (version, got, p.returncode,
+                                                   p.stderr[-300:],
+                                                   [d.check for d in wrong]))
+        other = "3.11" if version != "3.11" else "3.12"
+        p = subprocess.run([args.pyverify, "check", "--python-version=" + other,
+                            pvb], capture_output=True, text=True)
+        if p.returncode == 0 or "python_version" not in p.stdout + p.stderr:
+            failures.append("--python-version=%s on a %s bundle: exit %d, %s"
+                            % (other, version, p.returncode,
+                               (p.stdout + p.stderr)[-300:]))
+
+    # pyverify.dynamo pairs a frame with its resume function: the resume
+    # offset is the instruction after the break (here the call g(x)).
+    import dis
+    import pyverify.dynamo as dynamo
+    ns = {}
+    exec("def orig(x):\n    return g(x)\n", ns)
+    after = [i.offset for i in dis.get_instructions(ns["orig"].__code__)
+             if i.offset > _call_offset(ns["orig"].__code__, 1)][0]
+    name = "__resume_at_%d_1" % after
+    exec("def frame(x):\n    return %s(g(x))\n"
+         "def %s(x):\n    return x\n" % (name, name), ns)
+    hook = dynamo.Hook("log", None, False, None, 10)
+    event = hook.check(ns["orig"].__code__, ns["frame"].__code__, ns)
+    labels = [label for label, _ in event.reports]
+    if event.bundle is None or event.unpaired is not None or labels != ["bundle"]:
+        failures.append("dynamo hook under %s: unpaired %r, reports %r"
+                        % (version, event.unpaired, labels))
+    return failures
 
 
 if __name__ == "__main__":

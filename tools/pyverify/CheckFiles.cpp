@@ -24,7 +24,7 @@ FileOutcome checkFile(const std::string &Path, const CheckOptions &Opts,
   FileOutcome O;
   O.Report.Path = Path;
   if (sys::path::extension(Path) == ".pvb") {
-    Expected<Bundle> B = loadBundle(Path);
+    Expected<Bundle> B = loadBundle(Path, Versions.askedVersion());
     if (!B) {
       O.InputError = toString(B.takeError());
       return O;

@@ -28,20 +28,23 @@ cl::opt<std::string>
 
 cl::opt<std::string> PythonVersionOpt(
     "python-version",
-    cl::desc("3.11, 3.12 or 3.13: the bytecode of raw marshal inputs (a "
-             ".pyc's magic says its own; dis: the table --list-opcodes "
-             "lists)"),
-    cl::init("3.11"), cl::sub(DisCmd), cl::sub(CheckCmd), cl::sub(AnalyzeCmd),
+    cl::desc("3.11, 3.12 or 3.13: the bytecode of raw marshal inputs and "
+             "of bundles that do not name theirs (a .pyc's magic says its "
+             "own; default: 3.11; dis: the table --list-opcodes lists)"),
+    cl::init(""), cl::sub(DisCmd), cl::sub(CheckCmd), cl::sub(AnalyzeCmd),
     cl::sub(CfgCmd), cl::sub(StatsCmd));
 
 Expected<InputVersions> versionsFromOptions() {
+  if (PythonVersionOpt.empty())
+    return InputVersions{/*AnyPyc=*/true, defaultPythonVersion()};
   std::optional<PythonVersion> V = parsePythonVersion(PythonVersionOpt);
   if (!V)
     return createStringError(inconvertibleErrorCode(),
                              "--python-version=%s: pyverify has opcode tables "
-                             "for 3.11, 3.12 and 3.13",
-                             PythonVersionOpt.c_str());
-  return InputVersions{/*AnyPyc=*/true, *V};
+                             "for %s",
+                             PythonVersionOpt.c_str(),
+                             pythonVersionList().c_str());
+  return InputVersions{/*AnyPyc=*/true, *V, /*MarshalGiven=*/true};
 }
 
 Expected<CodeFile> loadInput(const std::string &Path, InputVersions Versions) {
@@ -115,7 +118,7 @@ std::vector<CodeTarget> bundleTargets(const Bundle &B) {
 Expected<std::vector<CodeTarget>> loadTargets(const std::string &Path,
                                               InputVersions Versions) {
   if (sys::path::extension(Path) == ".pvb") {
-    Expected<Bundle> B = loadBundle(Path);
+    Expected<Bundle> B = loadBundle(Path, Versions.askedVersion());
     if (!B)
       return B.takeError();
     return bundleTargets(*B);

@@ -21,6 +21,7 @@
 #include "llvm/Support/CommandLine.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,11 @@ extern llvm::cl::opt<std::string> PythonPath;
 struct InputVersions {
   bool AnyPyc = false;
   PythonVersion Marshal = defaultPythonVersion();
+  bool MarshalGiven = false; ///< --python-version was given.
+  /// What a bundle that names no version is read as, if the user said.
+  std::optional<PythonVersion> askedVersion() const {
+    return MarshalGiven ? std::optional<PythonVersion>(Marshal) : std::nullopt;
+  }
 };
 
 /// --python-version (dis, check, analyze, cfg, stats): the bytecode of raw

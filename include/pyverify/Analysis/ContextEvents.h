@@ -41,6 +41,7 @@
 #include "pyverify/Analysis/Environment.h"
 #include "pyverify/Bytecode/DecodedCode.h"
 #include "pyverify/Bytecode/InstructionStream.h"
+#include "pyverify/Support/Overloaded.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -203,10 +204,6 @@ ContextEvent recogniseContextEvent(const Instruction &I, const SlotFacts &F);
 bool isContextProtocolName(llvm::StringRef Name);
 bool isEnterName(llvm::StringRef Name);
 bool isExitName(llvm::StringRef Name);
-
-/// The overload set std::visit takes a lambda per alternative from.
-template <class... Ts> struct Overloaded : Ts... { using Ts::operator()...; };
-template <class... Ts> Overloaded(Ts...) -> Overloaded<Ts...>;
 
 } // namespace pyverify
 

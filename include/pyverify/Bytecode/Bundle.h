@@ -4,6 +4,7 @@
 // one dict (docs/bundle-format.md):
 //
 //   {"format": "pyverify-bundle", "version": 1,
+//    "python_version": "3.12" (optional: the bytecode's version),
 //    "original": <code>, "frame": <code> (optional), "break_offset": int,
 //    "frame_break_offset": int (optional: the frame's break instruction),
 //    "resumes": [{"code": <code>, "original_offset": int,
@@ -15,6 +16,11 @@
 // negative offset or an unknown context kind is an llvm::Error naming the
 // key path (e.g. "resumes[1].contexts[0].handler"). Unknown extra keys are
 // ignored so the format can grow. The bundle owns its code objects.
+//
+// One version per bundle: every code object is decoded as python_version.
+// A bundle without the key is read as the version the caller asks for, or
+// defaultPythonVersion(); a bundle that names a version without tables, or
+// another version than the caller asks for, is an error naming both.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +55,8 @@ struct BundleResume {
 
 struct Bundle {
   std::string Path;
+  /// The bytecode version of every code object in the bundle.
+  PythonVersion Version = defaultPythonVersion();
   std::shared_ptr<const CodeObject> Original;
   std::shared_ptr<const CodeObject> Frame; ///< May be null.
   uint32_t BreakOffset = 0;
@@ -61,8 +69,14 @@ struct Bundle {
 
 constexpr int64_t BundleFormatVersion = 1;
 
-llvm::Expected<Bundle> parseBundle(llvm::StringRef Path, llvm::StringRef Bytes);
-llvm::Expected<Bundle> loadBundle(llvm::StringRef Path);
+/// \p Asked: the version the caller was told the code is (--python-version),
+/// if any.
+llvm::Expected<Bundle>
+parseBundle(llvm::StringRef Path, llvm::StringRef Bytes,
+            std::optional<PythonVersion> Asked = std::nullopt);
+llvm::Expected<Bundle>
+loadBundle(llvm::StringRef Path,
+           std::optional<PythonVersion> Asked = std::nullopt);
 
 } // namespace pyverify
 

@@ -19,11 +19,13 @@
 
 #include "pyverify/Bytecode/PycMagic.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
 #include <iterator>
 #include <optional>
+#include <string>
 
 namespace pyverify {
 
@@ -80,7 +82,7 @@ static_assert(traitsRowsAreTheVersions(),
 } // namespace detail
 
 /// \p V's shape facts.
-inline const VersionTraits &traits(PythonVersion V) {
+constexpr const VersionTraits &traits(PythonVersion V) {
   return detail::TheVersionTraits[unsigned(V)];
 }
 
@@ -88,10 +90,32 @@ inline llvm::StringRef pythonVersionName(PythonVersion V) {
   return traits(V).Name;
 }
 
+/// "3.11, 3.12 and 3.13" (each name followed by \p Suffix), for messages.
+inline std::string
+pythonVersionList(llvm::ArrayRef<PythonVersion> Vs = AllPythonVersions,
+                  llvm::StringRef Suffix = "") {
+  std::string S;
+  for (size_t K = 0; K < Vs.size(); ++K)
+    S += (K == 0               ? ""
+          : K + 1 == Vs.size() ? " and "
+                               : ", ") +
+         pythonVersionName(Vs[K]).str() + Suffix.str();
+  return S;
+}
+
 /// "3.12" -> V3_12; nullopt for a version without tables.
 inline std::optional<PythonVersion> parsePythonVersion(llvm::StringRef S) {
   for (PythonVersion V : AllPythonVersions)
     if (S == pythonVersionName(V))
+      return V;
+  return std::nullopt;
+}
+
+/// The version with tables that is CPython \p Major.\p Minor, if any.
+constexpr std::optional<PythonVersion> pythonVersionOf(unsigned Major,
+                                                       unsigned Minor) {
+  for (PythonVersion V : AllPythonVersions)
+    if (traits(V).Major == Major && traits(V).Minor == Minor)
       return V;
   return std::nullopt;
 }
@@ -103,10 +127,7 @@ inline std::optional<PythonVersion> pythonVersionOfPycMagic(uint16_t Magic) {
   std::optional<PythonMagicRange> R = pythonVersionOfMagic(Magic);
   if (!R || Magic < R->Release)
     return std::nullopt;
-  for (PythonVersion V : AllPythonVersions)
-    if (traits(V).Major == R->Major && traits(V).Minor == R->Minor)
-      return V;
-  return std::nullopt;
+  return pythonVersionOf(R->Major, R->Minor);
 }
 
 } // namespace pyverify

@@ -1,0 +1,118 @@
+//===- MicroOps.cpp - Instructions lowered to micro-operations ------------===//
+
+#include "pyverify/Analysis/MicroOps.h"
+#include "pyverify/Bytecode/PythonVersion.h"
+
+#include <cassert>
+
+using namespace pyverify;
+
+bool pyverify::isCallPrepare(const Instruction &I) {
+  if (!I.Valid)
+    return false;
+  MicroOps Ops = lowerInstruction(I);
+  return Ops.size() == 1 && std::holds_alternative<uop::CallPrepare>(Ops[0]);
+}
+
+/// The argument's two 4-bit local indices (3.13's paired local opcodes):
+/// the high one first.
+static std::pair<uint32_t, uint32_t> localPair(uint32_t Arg) {
+  return {Arg >> 4, Arg & 15};
+}
+
+MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge) {
+  assert(I.Valid && "lowering an invalid instruction");
+  const OpcodeInfo &Info = I.info();
+  const VersionTraits &T = traits(I.Ver);
+  StackIO IO = getStackIO(Info, I.Arg, JumpEdge);
+  MicroOps Out;
+  if (JumpEdge) { // a taken jump moves values nobody tracks
+    Out.push_back(uop::Effect{IO.Pops, IO.Pushes});
+    return Out;
+  }
+  switch (I.op()) {
+  case Opcode::PUSH_NULL:
+    Out.push_back(uop::PushNull{});
+    return Out;
+  case Opcode::LOAD_FAST:
+  case Opcode::LOAD_FAST_CHECK:
+    Out.push_back(uop::LoadLocal{I.Arg});
+    return Out;
+  case Opcode::LOAD_FAST_AND_CLEAR:
+    Out.push_back(uop::LoadLocal{I.Arg});
+    Out.push_back(uop::DeleteLocal{I.Arg});
+    return Out;
+  case Opcode::LOAD_FAST_LOAD_FAST: {
+    auto [A, B] = localPair(I.Arg);
+    Out.push_back(uop::LoadLocal{A});
+    Out.push_back(uop::LoadLocal{B});
+    return Out;
+  }
+  case Opcode::STORE_FAST:
+    Out.push_back(uop::StoreLocal{I.Arg});
+    return Out;
+  case Opcode::STORE_FAST_LOAD_FAST: {
+    auto [A, B] = localPair(I.Arg);
+    Out.push_back(uop::StoreLocal{A});
+    Out.push_back(uop::LoadLocal{B});
+    return Out;
+  }
+  case Opcode::STORE_FAST_STORE_FAST: {
+    auto [A, B] = localPair(I.Arg);
+    Out.push_back(uop::StoreLocal{A});
+    Out.push_back(uop::StoreLocal{B});
+    return Out;
+  }
+  case Opcode::DELETE_FAST:
+    Out.push_back(uop::DeleteLocal{I.Arg});
+    return Out;
+  case Opcode::LOAD_GLOBAL: {
+    uint32_t Name = I.nameIndex();
+    bool Null = I.Arg & 1;
+    if (Null && !T.NullAfterCallable)
+      Out.push_back(uop::PushNull{});
+    Out.push_back(uop::LoadGlobal{Name});
+    if (Null && T.NullAfterCallable)
+      Out.push_back(uop::PushNull{});
+    return Out;
+  }
+  case Opcode::LOAD_ATTR:
+    if (T.MethodBitInLoadAttr && (I.Arg & 1))
+      Out.push_back(uop::LoadMethod{I.nameIndex()});
+    else
+      Out.push_back(uop::LoadAttr{I.nameIndex()});
+    return Out;
+  case Opcode::LOAD_METHOD:
+    Out.push_back(uop::LoadMethod{I.nameIndex()});
+    return Out;
+  case Opcode::PRECALL:
+  case Opcode::KW_NAMES:
+    Out.push_back(uop::CallPrepare{});
+    return Out;
+  case Opcode::CALL:
+    Out.push_back(uop::Call{I.Arg, T.NullAfterCallable, false});
+    return Out;
+  case Opcode::CALL_KW:
+    Out.push_back(uop::Call{I.Arg, T.NullAfterCallable, true});
+    return Out;
+  case Opcode::COPY:
+    Out.push_back(uop::Copy{I.Arg});
+    return Out;
+  case Opcode::SWAP:
+    Out.push_back(uop::Swap{I.Arg});
+    return Out;
+  case Opcode::UNPACK_SEQUENCE:
+    Out.push_back(uop::UnpackSequence{I.Arg});
+    return Out;
+  case Opcode::BINARY_SUBSCR:
+    Out.push_back(uop::Subscript{});
+    return Out;
+  case Opcode::BUILD_LIST:
+  case Opcode::BUILD_TUPLE:
+    Out.push_back(uop::BuildSequence{I.Arg, I.is(Opcode::BUILD_LIST)});
+    return Out;
+  default:
+    Out.push_back(uop::Effect{IO.Pops, IO.Pushes});
+    return Out;
+  }
+}
