@@ -6,20 +6,18 @@ import sys
 
 FORMAT = "pyverify-bundle"
 VERSION = 1
-# The bundle format and `pyverify prove` are 3.11's (docs/versions.md, "Not
-# done"); the format says nothing about the bytecode version of its code
-# objects, so only a 3.11 interpreter writes bundles.
-BYTECODE_VERSION = (3, 11)
+# A bundle holds the running interpreter's code objects and says so
+# ("python_version", docs/bundle-format.md): pyverify reads them as that
+# version's bytecode.
+BYTECODE_VERSION = tuple(sys.version_info[:2])
 
 
 def check_bundle_interpreter():
-    if sys.version_info[:2] != BYTECODE_VERSION:
-        raise ValueError(
-            "bundles (.pvb) hold CPython 3.11 code objects only (pyverify "
-            "prove and the bundle format are 3.11's); this interpreter (%s) "
-            "emits its own bytecode: check its code objects with `pyverify "
-            "check --python-version=%d.%d` instead"
-            % (sys.version.split()[0], *sys.version_info[:2]))
+    """Bundles are written by any interpreter the tables know."""
+    from ._tables import TRAITS
+    if BYTECODE_VERSION not in TRAITS:
+        raise ValueError("pyverify has no tables for CPython %d.%d: its "
+                         "bundles would not be read" % BYTECODE_VERSION)
 
 
 def to_bundle_dict(rewrite_or_dict):
@@ -83,7 +81,8 @@ def strip_locations(d):
 
 def write_bundle(path, rewrite_or_dict):
     check_bundle_interpreter()
-    d = to_bundle_dict(rewrite_or_dict)
+    d = dict(to_bundle_dict(rewrite_or_dict))
+    d.setdefault("python_version", "%d.%d" % BYTECODE_VERSION)
     data = marshal.dumps(d)
     with open(path, "wb") as f:
         f.write(data)
