@@ -332,9 +332,10 @@ def test_bundle_roundtrip(tmp_path):
     p = str(tmp_path / "b.pvb")
     write_bundle(p, r)
     d = read_bundle(p)
-    assert set(d) == {"format", "version", "original", "frame", "break_offset",
-                      "resumes", "expect"}
+    assert set(d) == {"format", "version", "python_version", "original", "frame",
+                      "break_offset", "resumes", "expect"}
     assert d["format"] == "pyverify-bundle" and d["version"] == 1
+    assert d["python_version"] == "%d.%d" % sys.version_info[:2]
     assert d["break_offset"] == 86
     assert d["resumes"][0]["contexts"] == [
         {"kind": "mode", "handler": r.contexts[0]["handler"], "stack_index": 0},
