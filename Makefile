@@ -61,8 +61,9 @@ fuzz-build: deps
 	cmake --build $(BUILD)-fuzz -j $(JOBS) --target pyverify-fuzzers
 
 FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
 fuzz-smoke: fuzz-build
-	$(PYTHON) tests/fuzz/run_fuzz_smoke.py --build $(BUILD)-fuzz --seconds $(FUZZ_SECONDS)
+	$(PYTHON) tests/fuzz/run_fuzz_smoke.py --build $(BUILD)-fuzz --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS)
 
 # Every target for FUZZ_LONG_SECONDS each, going on past findings (libFuzzer
 # fork mode): runs, exec/s and findings per target.
