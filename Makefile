@@ -8,6 +8,12 @@ BUILD     ?= build
 JOBS      ?= $(shell nproc)
 PYTHON    ?= /usr/bin/python3.11
 CMAKE_FLAGS ?=
+# CI (.ci/run sets CI=true) keeps line tables only in its debug info: its
+# build is a third of make test's time on 2 cores, and full -g costs a
+# fifth of each compile (measured: SymbolicFrame.cpp 5.8 s -> 4.6 s).
+ifeq ($(CI),true)
+CMAKE_FLAGS += "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+endif
 PYVERIFY  := $(BUILD)/tools/pyverify/pyverify
 STDLIB_PYC := $(BUILD)/corpus/stdlib
 FIXTURE_BUNDLES := $(BUILD)/bundles/fixtures
@@ -57,6 +63,7 @@ fuzz-build: deps
 	  -DCMAKE_CXX_COMPILER=clang++-14 -DPYVERIFY_BUILD_FUZZERS=ON \
 	  -DPYVERIFY_BUILD_TESTS=OFF -DPYVERIFY_BUILD_BENCHMARKS=OFF \
 	  -DPYVERIFY_BUILD_PYTHON=OFF \
+	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
 	  -DPython3_EXECUTABLE=$(PYTHON)
 	cmake --build $(BUILD)-fuzz -j $(JOBS) --target pyverify-fuzzers
 

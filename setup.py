@@ -9,6 +9,7 @@ needs the packages scripts/install-deps.sh installs; nothing is downloaded.
 See docs/python.md.
 """
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -29,12 +30,15 @@ class CMakeBuild(build_ext):
     def build_extension(self, ext):
         build_dir = PIP_BUILD_DIR
         generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+        # PYVERIFY_PIP_CMAKE_ARGS: more -D options for the configure (the
+        # pip-install ctest compiles at -O0: it tests installing, not speed).
+        extra = shlex.split(os.environ.get("PYVERIFY_PIP_CMAKE_ARGS", ""))
         subprocess.check_call(
             ["cmake", "-S", ROOT, "-B", build_dir, *generator,
              "-DCMAKE_BUILD_TYPE=Release",
              "-DPython3_EXECUTABLE=" + sys.executable,
              "-DPYVERIFY_BUILD_TESTS=OFF", "-DPYVERIFY_BUILD_BENCHMARKS=OFF",
-             "-DPYVERIFY_BUILD_PYTHON=ON"])
+             "-DPYVERIFY_BUILD_PYTHON=ON", *extra])
         target_name = ext.name.rsplit(".", 1)[1]
         subprocess.check_call(
             ["cmake", "--build", build_dir, "--target", target_name,

@@ -26,8 +26,9 @@ MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge) {
   const VersionTraits &T = traits(I.Ver);
   StackIO IO = getStackIO(Info, I.Arg, JumpEdge);
   MicroOps Out;
+  uop::Effect Effect{IO.Pops, IO.Pushes, IO.NullIn, IO.NullOut};
   if (JumpEdge) { // a taken jump moves values nobody tracks
-    Out.push_back(uop::Effect{IO.Pops, IO.Pushes});
+    Out.push_back(Effect);
     return Out;
   }
   switch (I.op()) {
@@ -35,12 +36,28 @@ MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge) {
     Out.push_back(uop::PushNull{});
     return Out;
   case Opcode::LOAD_FAST:
+    Out.push_back(uop::LoadLocal{I.Arg, T.LoadFastChecksBound
+                                            ? uop::LocalRead::Checked
+                                            : uop::LocalRead::Unchecked});
+    return Out;
   case Opcode::LOAD_FAST_CHECK:
-    Out.push_back(uop::LoadLocal{I.Arg});
+    Out.push_back(uop::LoadLocal{I.Arg, uop::LocalRead::Checked});
     return Out;
   case Opcode::LOAD_FAST_AND_CLEAR:
-    Out.push_back(uop::LoadLocal{I.Arg});
+    Out.push_back(uop::LoadLocal{I.Arg, uop::LocalRead::Saved});
     Out.push_back(uop::DeleteLocal{I.Arg});
+    return Out;
+  case Opcode::LOAD_CONST:
+    Out.push_back(uop::LoadConst{I.Arg});
+    return Out;
+  case Opcode::MAKE_CELL:
+    Out.push_back(uop::MakeCell{I.Arg});
+    return Out;
+  case Opcode::COPY_FREE_VARS:
+    Out.push_back(uop::CopyFreeVars{I.Arg});
+    return Out;
+  case Opcode::POP_EXCEPT:
+    Out.push_back(uop::PopExcept{});
     return Out;
   case Opcode::LOAD_FAST_LOAD_FAST: {
     auto [A, B] = localPair(I.Arg);
@@ -49,18 +66,18 @@ MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge) {
     return Out;
   }
   case Opcode::STORE_FAST:
-    Out.push_back(uop::StoreLocal{I.Arg});
+    Out.push_back(uop::StoreLocal{I.Arg, bool(IO.NullIn & 1)});
     return Out;
   case Opcode::STORE_FAST_LOAD_FAST: {
     auto [A, B] = localPair(I.Arg);
-    Out.push_back(uop::StoreLocal{A});
+    Out.push_back(uop::StoreLocal{A, bool(IO.NullIn & 1)});
     Out.push_back(uop::LoadLocal{B});
     return Out;
   }
-  case Opcode::STORE_FAST_STORE_FAST: {
+  case Opcode::STORE_FAST_STORE_FAST: { // the top (popped value 1) first
     auto [A, B] = localPair(I.Arg);
-    Out.push_back(uop::StoreLocal{A});
-    Out.push_back(uop::StoreLocal{B});
+    Out.push_back(uop::StoreLocal{A, bool(IO.NullIn & 2)});
+    Out.push_back(uop::StoreLocal{B, bool(IO.NullIn & 1)});
     return Out;
   }
   case Opcode::DELETE_FAST:
@@ -78,12 +95,12 @@ MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge) {
   }
   case Opcode::LOAD_ATTR:
     if (T.MethodBitInLoadAttr && (I.Arg & 1))
-      Out.push_back(uop::LoadMethod{I.nameIndex()});
+      Out.push_back(uop::LoadMethod{I.nameIndex(), T.NullAfterCallable});
     else
       Out.push_back(uop::LoadAttr{I.nameIndex()});
     return Out;
   case Opcode::LOAD_METHOD:
-    Out.push_back(uop::LoadMethod{I.nameIndex()});
+    Out.push_back(uop::LoadMethod{I.nameIndex(), T.NullAfterCallable});
     return Out;
   case Opcode::PRECALL:
   case Opcode::KW_NAMES:
@@ -112,7 +129,7 @@ MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge) {
     Out.push_back(uop::BuildSequence{I.Arg, I.is(Opcode::BUILD_LIST)});
     return Out;
   default:
-    Out.push_back(uop::Effect{IO.Pops, IO.Pushes});
+    Out.push_back(Effect);
     return Out;
   }
 }

@@ -1,6 +1,7 @@
 //===- ValueKinds.cpp - NULL on the stack, unbound locals -----------------===//
 
 #include "pyverify/Analysis/ValueKinds.h"
+#include "pyverify/Analysis/MicroOps.h"
 #include "pyverify/Analysis/SlotKinds.h"
 #include "pyverify/Analysis/StackDepth.h"
 
@@ -253,26 +254,33 @@ private:
     return L < S.Locals.size();
   }
 
-  /// A load of local \p L; \p Checks: the instruction raises when it is
-  /// unbound (3.11's LOAD_FAST, LOAD_FAST_CHECK) instead of pushing NULL.
-  void loadLocal(VState &S, uint32_t L, bool Checks, uint32_t I,
-                 std::vector<ValueIssue> *R) const {
-    if (!validLocal(L, S)) {
-      push(S, Obj, fresh(I, 0));
+  /// A load of local \p L.Local; LocalRead::Checked: the instruction
+  /// raises when it is unbound instead of pushing NULL; Saved: it pushes
+  /// NULL by design (nothing to report).
+  template <class PushFn>
+  void loadLocal(VState &S, uop::LoadLocal L, uint32_t I,
+                 std::vector<ValueIssue> *R, PushFn PushNew) const {
+    bool Checks = L.Read == uop::LocalRead::Checked;
+    if (!validLocal(L.Local, S)) {
+      PushNew(L.Read == uop::LocalRead::Saved ? Either : Obj);
       return;
     }
-    SlotKinds K = S.Locals[L];
+    SlotKinds K = S.Locals[L.Local];
+    if (L.Read == uop::LocalRead::Saved) {
+      PushNew(K);
+      return;
+    }
     if (K & Null) {
       if (S.Handler && K == Null)
-        report(R, ValueIssue::HandlerUnbound, I, K, L);
+        report(R, ValueIssue::HandlerUnbound, I, K, L.Local);
       else if (!Checks)
-        report(R, ValueIssue::UnboundRead, I, K, L);
+        report(R, ValueIssue::UnboundRead, I, K, L.Local);
     }
     if (Checks) {
       K &= ~Null; // past it, the local is bound
-      S.Locals[L] = K ? K : SlotKinds(Obj);
+      S.Locals[L.Local] = K ? K : SlotKinds(Obj);
     }
-    push(S, K ? K : SlotKinds(Obj), fresh(I, 0));
+    PushNew(K ? K : SlotKinds(Obj));
   }
 
   void store(VState &S, uint32_t L) const {
@@ -357,98 +365,110 @@ private:
                      : SlotKinds(V.K & ~KNone);
   }
 
+  /// Instruction \p I's values move (\p Jump: along its jump edge), micro-
+  /// operation by micro-operation (MicroOps.h). A value the instruction
+  /// pushes gets the Id of its slot from the top after the instruction.
   void move(VState &S, uint32_t I, bool Jump,
             std::vector<ValueIssue> *R) const {
     const Instruction &In = Insts[I];
-    switch (In.op()) {
-    case Opcode::LOAD_FAST:
-      return loadLocal(S, In.Arg, traits(In.Ver).LoadFastChecksBound, I, R);
-    case Opcode::LOAD_FAST_CHECK:
-      return loadLocal(S, In.Arg, /*Checks=*/true, I, R);
-    case Opcode::LOAD_FAST_LOAD_FAST:
-      loadLocal(S, In.Arg >> 4, false, I, R);
-      return loadLocal(S, In.Arg & 15, false, I, R);
-    case Opcode::LOAD_FAST_AND_CLEAR:
-      if (!validLocal(In.Arg, S))
-        return push(S, Either, fresh(I, 0));
-      push(S, S.Locals[In.Arg], fresh(I, 0));
-      S.Locals[In.Arg] = Null;
-      return;
-    case Opcode::LOAD_CONST:
-      return push(S,
-                  In.Arg < D.Code->Consts.size()
-                      ? getConstKind(D.Code->Consts[In.Arg])
-                      : SlotKinds(Obj),
-                  fresh(I, 0));
-    case Opcode::STORE_FAST:
-      return store(S, In.Arg);
-    case Opcode::STORE_FAST_LOAD_FAST:
-      store(S, In.Arg >> 4);
-      return loadLocal(S, In.Arg & 15, false, I, R);
-    case Opcode::STORE_FAST_STORE_FAST:
-      store(S, In.Arg >> 4);
-      return store(S, In.Arg & 15);
-    case Opcode::DELETE_FAST:
-      if (validLocal(In.Arg, S))
-        S.Locals[In.Arg] = Null;
-      return;
-    case Opcode::MAKE_CELL:
-      if (validLocal(In.Arg, S))
-        S.Locals[In.Arg] = KCell;
-      return;
-    case Opcode::COPY_FREE_VARS:
-      for (size_t K = 0; K < In.Arg && K < S.Locals.size(); ++K)
-        S.Locals[S.Locals.size() - 1 - K] = KCell;
-      return;
-    case Opcode::COPY: {
-      size_t N = S.Stack.size();
-      Slot V = In.Arg >= 1 && In.Arg <= N ? S.Stack[N - In.Arg] : Slot();
-      if (V.K & Null)
-        report(R, ValueIssue::NullTaken, I, V.K, 0);
-      S.Stack.push_back(V); // the same object: its Id stays
-      return;
-    }
-    case Opcode::SWAP: {
-      size_t N = S.Stack.size();
-      if (In.Arg >= 2 && In.Arg <= N)
-        std::swap(S.Stack[N - 1], S.Stack[N - In.Arg]);
-      return;
-    }
-    case Opcode::PUSH_NULL:
-      return push(S, Null, 0);
-    case Opcode::POP_EXCEPT:
-      pop(S);
-      S.Handler = false;
-      return;
-    default:
-      return generic(S, In, I, Jump, R);
-    }
-  }
-
-  /// The table's effect: pops checked against NullIn, pushes from NullOut
-  /// (LOAD_GLOBAL's NULL is certain, the others' may be either).
-  void generic(VState &S, const Instruction &In, uint32_t I, bool Jump,
-               std::vector<ValueIssue> *R) const {
-    StackIO E = getStackIO(In.info(), In.Arg, Jump);
-    size_t N = S.Stack.size();
-    size_t Pops = size_t(std::min<int64_t>(E.Pops, int64_t(N)));
-    for (size_t K = 0; K < Pops; ++K) {
-      SlotKinds Kind = S.Stack[N - Pops + K].K;
-      bool MayBeNull = K < 64 && ((E.NullIn >> K) & 1);
-      if ((Kind & Null) && !MayBeNull)
-        report(R, ValueIssue::NullTaken, I, Kind, uint32_t(K));
-    }
-    S.Stack.resize(N - Pops);
-    bool CertainNull = In.is(Opcode::LOAD_GLOBAL);
-    int64_t Pushes = std::min<int64_t>(E.Pushes, 1 << 20);
-    for (int64_t K = 0; K < Pushes; ++K) {
-      bool MayBeNull = K < 64 && ((E.NullOut >> K) & 1);
-      push(S,
-           !MayBeNull    ? Obj
-           : CertainNull ? Null
-                         : Either,
-           fresh(I, size_t(Pushes - 1 - K)));
-    }
+    MicroOps Ops = lowerInstruction(In, Jump);
+    size_t Left = size_t(std::max<int64_t>(
+        getStackIO(In.info(), In.Arg, Jump).Pushes, 0)); // pushes to come
+    auto PushNew = [&](SlotKinds K) {
+      push(S, K, fresh(I, Left ? --Left : 0));
+    };
+    // Pops \p N values, checking the ones \p NullOk does not allow NULL in
+    // (bit k: the k-th popped, 0 = deepest), the k-th reported as slot
+    // \p Base + k of the instruction's pops.
+    auto PopChecked = [&](int64_t N, uint64_t NullOk, uint32_t Base = 0) {
+      size_t Have = S.Stack.size();
+      size_t Pops =
+          size_t(std::min<int64_t>(std::max<int64_t>(N, 0), int64_t(Have)));
+      for (size_t K = 0; K < Pops; ++K) {
+        SlotKinds Kind = S.Stack[Have - Pops + K].K;
+        bool MayBeNull = K < 64 && ((NullOk >> K) & 1);
+        if ((Kind & Null) && !MayBeNull)
+          report(R, ValueIssue::NullTaken, I, Kind, Base + uint32_t(K));
+      }
+      S.Stack.resize(Have - Pops);
+    };
+    for (const MicroOp &Op : Ops)
+      std::visit(
+          Overloaded{
+              [&](uop::PushNull) { PushNew(Null); },
+              [&](uop::LoadLocal L) { loadLocal(S, L, I, R, PushNew); },
+              [&](uop::StoreLocal L) { store(S, L.Local); },
+              [&](uop::DeleteLocal L) {
+                if (validLocal(L.Local, S))
+                  S.Locals[L.Local] = Null;
+              },
+              [&](uop::LoadConst C) {
+                PushNew(C.Index < D.Code->Consts.size()
+                            ? getConstKind(D.Code->Consts[C.Index])
+                            : SlotKinds(Obj));
+              },
+              [&](uop::MakeCell C) {
+                if (validLocal(C.Local, S))
+                  S.Locals[C.Local] = KCell;
+              },
+              [&](uop::CopyFreeVars C) {
+                for (size_t K = 0; K < C.N && K < S.Locals.size(); ++K)
+                  S.Locals[S.Locals.size() - 1 - K] = KCell;
+              },
+              [&](uop::PopExcept) {
+                pop(S);
+                S.Handler = false;
+              },
+              [&](uop::LoadGlobal) { PushNew(Obj); },
+              [&](uop::LoadAttr) {
+                PopChecked(1, 0);
+                PushNew(Obj);
+              },
+              [&](uop::LoadMethod M) {
+                PopChecked(1, 0);
+                PushNew(M.nullSlot() == 0 ? Either : Obj);
+                PushNew(M.nullSlot() == 1 ? Either : Obj);
+              },
+              [&](uop::CallPrepare) {},
+              [&](const uop::Call &C) {
+                // The pops, deepest first: the two call slots, the
+                // arguments, the keyword names.
+                PopChecked(int64_t(C.NArgs) + 2 + (C.KwNamesOnTop ? 1 : 0),
+                           uint64_t(1) << C.nullSlot());
+                PushNew(Obj);
+              },
+              [&](uop::Copy C) {
+                size_t N = S.Stack.size();
+                Slot V = C.N >= 1 && C.N <= N ? S.Stack[N - C.N] : Slot();
+                if (V.K & Null)
+                  report(R, ValueIssue::NullTaken, I, V.K, 0);
+                S.Stack.push_back(V); // the same object: its Id stays
+              },
+              [&](uop::Swap W) {
+                size_t N = S.Stack.size();
+                if (W.N >= 2 && W.N <= N)
+                  std::swap(S.Stack[N - 1], S.Stack[N - W.N]);
+              },
+              [&](uop::UnpackSequence U) {
+                PopChecked(1, 0);
+                for (uint32_t K = 0; K < U.N && K < (1u << 20); ++K)
+                  PushNew(Obj);
+              },
+              [&](uop::Subscript) {
+                PopChecked(2, 0);
+                PushNew(Obj);
+              },
+              [&](uop::BuildSequence B) {
+                PopChecked(int64_t(B.N), 0);
+                PushNew(Obj);
+              },
+              [&](uop::Effect E) {
+                PopChecked(E.Pops, E.NullIn);
+                int64_t Pushes = std::min<int64_t>(E.Pushes, 1 << 20);
+                for (int64_t K = 0; K < Pushes; ++K)
+                  PushNew(K < 64 && ((E.NullOut >> K) & 1) ? Either : Obj);
+              }},
+          Op);
   }
 };
 

@@ -139,6 +139,20 @@ private:
                      llvm::erase_value(W.Locals, L.Local);
                      return false;
                    },
+                   [&](uop::LoadConst) {
+                     W.Stack.push_back(Slot::Other);
+                     return false;
+                   },
+                   [&](uop::MakeCell C) {
+                     llvm::erase_value(W.Locals, C.Local);
+                     return false;
+                   },
+                   // At the entry only: no result of the break is there.
+                   [&](uop::CopyFreeVars) { return false; },
+                   [&](uop::PopExcept) {
+                     pop(W);
+                     return false;
+                   },
                    [&](uop::Copy C) {
                      W.Stack.push_back(peek(W, C.N));
                      return false;

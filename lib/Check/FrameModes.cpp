@@ -194,6 +194,16 @@ private:
                 if (L.Local < S.Locals.size())
                   S.Locals[L.Local] = Tag{};
               },
+              [&](uop::LoadConst) { S.pushOther(1); },
+              [&](uop::MakeCell C) {
+                if (C.Local < S.Locals.size())
+                  S.Locals[C.Local] = Tag{};
+              },
+              [&](uop::CopyFreeVars C) {
+                for (size_t K = 0; K < C.N && K < S.Locals.size(); ++K)
+                  S.Locals[S.Locals.size() - 1 - K] = Tag{};
+              },
+              [&](uop::PopExcept) { S.pop(); },
               [&](uop::LoadGlobal G) { S.Stack.push_back(globalTag(G.Name)); },
               [&](uop::LoadAttr A) {
                 S.Stack.push_back(attributeTag(S.pop(), A.Name));

@@ -62,13 +62,12 @@ inline void checkInstructionStream(const InstructionStream &S,
                    (unsigned long long)B, K);
     }
     if (I.Valid) {
-      // The version's own table (3.11 included: VersionOpcodes.h).
+      // The version's own table (the only one: VersionOpcodes.h).
       const VersionOpcodeInfo *Info = getVersionOpcodeInfo(I.Ver, I.OpByte);
       FUZZ_CHECK(I.OpByte != 0 && Info,
                  "instruction %zu valid with opcode byte %u", K, I.OpByte);
-      if (I.Ver == PythonVersion::V3_11)
-        FUZZ_CHECK(getOpcodeInfo(I.OpByte) && I.info().hasArg() == Info->HasArg,
-                   "instruction %zu: 3.11 tables disagree", K);
+      FUZZ_CHECK(I.Op == Info->Op && &I.info() == Info,
+                 "instruction %zu: its identity is not its row's", K);
       if (!Info->HasArg)
         FUZZ_CHECK(I.Arg == 0, "argument-less instruction %zu has arg %u", K,
                    I.Arg);

@@ -35,19 +35,43 @@ namespace pyverify {
 namespace uop {
 /// Push NULL.
 struct PushNull {};
-/// Push fast local Local (an unbound one: NULL, or an exception where the
-/// version checks).
+/// How a load reads a local that may be unbound.
+enum class LocalRead : uint8_t {
+  Checked,   ///< Raises UnboundLocalError (LOAD_FAST_CHECK; LOAD_FAST where
+             ///< VersionTraits::LoadFastChecksBound).
+  Unchecked, ///< Pushes NULL: the compiler proved it bound.
+  Saved,     ///< Pushes the value or NULL by design (LOAD_FAST_AND_CLEAR
+             ///< saving a comprehension's variable).
+};
+/// Push fast local Local.
 struct LoadLocal {
   uint32_t Local;
+  LocalRead Read = LocalRead::Unchecked;
 };
-/// Pop into fast local Local.
+/// Pop into fast local Local. NullOk: the version stores a NULL too (3.12
+/// restores a comprehension's saved variable so; its table row says it).
 struct StoreLocal {
   uint32_t Local;
+  bool NullOk = false;
 };
 /// Unbind fast local Local.
 struct DeleteLocal {
   uint32_t Local;
 };
+/// Push co_consts[Index].
+struct LoadConst {
+  uint32_t Index;
+};
+/// Wrap fast local Local in a new cell.
+struct MakeCell {
+  uint32_t Local;
+};
+/// Fill the last N fast locals with the closure's cells.
+struct CopyFreeVars {
+  uint32_t N;
+};
+/// Pop the exception being handled and leave its handler.
+struct PopExcept {};
 /// Push the global co_names[Name].
 struct LoadGlobal {
   uint32_t Name;
@@ -56,11 +80,15 @@ struct LoadGlobal {
 struct LoadAttr {
   uint32_t Name;
 };
-/// Pop an object, push the two slots a method call takes: the attribute
-/// co_names[Name] (the method, or the callable) deepest, then the object (a
-/// bound method's self, or NULL: which, only the run decides).
+/// Pop an object, push the two slots a method call takes: the method and
+/// its self, or the attribute and a NULL -- which, only the run decides --
+/// in the version's call layout (NullAfterCallable: [attribute, NULL], else
+/// [NULL, attribute]).
 struct LoadMethod {
   uint32_t Name;
+  bool NullAfterCallable;
+  /// The pushed slot that may be NULL (0: the deeper one).
+  unsigned nullSlot() const { return NullAfterCallable ? 1 : 0; }
 };
 /// Part of the next call: moves nothing (3.11's PRECALL and KW_NAMES).
 struct CallPrepare {};
@@ -78,6 +106,8 @@ struct Call {
   unsigned calleeSlot(bool DeeperIsNull) const {
     return NullAfterCallable || !DeeperIsNull ? 0 : 1;
   }
+  /// Which of the two may be NULL (0: the deeper one).
+  unsigned nullSlot() const { return NullAfterCallable ? 1 : 0; }
 };
 /// Push a copy of the N-th slot from the top (N >= 1).
 struct Copy {
@@ -98,18 +128,23 @@ struct BuildSequence {
   uint32_t N;
   bool List;
 };
-/// Pop and push values no pass tracks.
+/// Pop and push values no pass tracks. Bit k of NullIn: the k-th popped
+/// value (0 = deepest) may be NULL; of NullOut: the k-th pushed one may be.
 struct Effect {
   int64_t Pops;
   int64_t Pushes;
+  uint64_t NullIn = 0;
+  uint64_t NullOut = 0;
 };
 } // namespace uop
 
-using MicroOp = std::variant<uop::PushNull, uop::LoadLocal, uop::StoreLocal,
-                             uop::DeleteLocal, uop::LoadGlobal, uop::LoadAttr,
-                             uop::LoadMethod, uop::CallPrepare, uop::Call,
-                             uop::Copy, uop::Swap, uop::UnpackSequence,
-                             uop::Subscript, uop::BuildSequence, uop::Effect>;
+using MicroOp =
+    std::variant<uop::PushNull, uop::LoadLocal, uop::StoreLocal,
+                 uop::DeleteLocal, uop::LoadConst, uop::MakeCell,
+                 uop::CopyFreeVars, uop::PopExcept, uop::LoadGlobal,
+                 uop::LoadAttr, uop::LoadMethod, uop::CallPrepare, uop::Call,
+                 uop::Copy, uop::Swap, uop::UnpackSequence, uop::Subscript,
+                 uop::BuildSequence, uop::Effect>;
 using MicroOps = llvm::SmallVector<MicroOp, 2>;
 
 /// \p I's micro-operations on its fall-through edge (\p JumpEdge false) or
