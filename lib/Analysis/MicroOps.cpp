@@ -20,32 +20,81 @@ static std::pair<uint32_t, uint32_t> localPair(uint32_t Arg) {
   return {Arg >> 4, Arg & 15};
 }
 
-MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge) {
-  assert(I.Valid && "lowering an invalid instruction");
-  const OpcodeInfo &Info = I.info();
+/// The fast-local opcodes of \p I, appended to \p Out; false for any other
+/// opcode.
+static bool lowerLocalAccess(const Instruction &I, MicroOps &Out) {
   const VersionTraits &T = traits(I.Ver);
-  StackIO IO = getStackIO(Info, I.Arg, JumpEdge);
-  MicroOps Out;
-  uop::Effect Effect{IO.Pops, IO.Pushes, IO.NullIn, IO.NullOut};
-  if (JumpEdge) { // a taken jump moves values nobody tracks
-    Out.push_back(Effect);
-    return Out;
-  }
+  // Whether the k-th popped value may be NULL (the row's NullIn column).
+  auto NullIn = [&](unsigned K) {
+    return bool((uint64_t(I.info().NullIn.eval(I.Arg)) >> K) & 1);
+  };
   switch (I.op()) {
-  case Opcode::PUSH_NULL:
-    Out.push_back(uop::PushNull{});
-    return Out;
   case Opcode::LOAD_FAST:
     Out.push_back(uop::LoadLocal{I.Arg, T.LoadFastChecksBound
                                             ? uop::LocalRead::Checked
                                             : uop::LocalRead::Unchecked});
-    return Out;
+    return true;
   case Opcode::LOAD_FAST_CHECK:
     Out.push_back(uop::LoadLocal{I.Arg, uop::LocalRead::Checked});
-    return Out;
+    return true;
   case Opcode::LOAD_FAST_AND_CLEAR:
     Out.push_back(uop::LoadLocal{I.Arg, uop::LocalRead::Saved});
     Out.push_back(uop::DeleteLocal{I.Arg});
+    return true;
+  case Opcode::LOAD_FAST_LOAD_FAST: {
+    auto [A, B] = localPair(I.Arg);
+    Out.push_back(uop::LoadLocal{A});
+    Out.push_back(uop::LoadLocal{B});
+    return true;
+  }
+  case Opcode::STORE_FAST:
+    Out.push_back(uop::StoreLocal{I.Arg, NullIn(0)});
+    return true;
+  case Opcode::STORE_FAST_LOAD_FAST: {
+    auto [A, B] = localPair(I.Arg);
+    Out.push_back(uop::StoreLocal{A, NullIn(0)});
+    Out.push_back(uop::LoadLocal{B});
+    return true;
+  }
+  case Opcode::STORE_FAST_STORE_FAST: { // the top (popped value 1) first
+    auto [A, B] = localPair(I.Arg);
+    Out.push_back(uop::StoreLocal{A, NullIn(1)});
+    Out.push_back(uop::StoreLocal{B, NullIn(0)});
+    return true;
+  }
+  case Opcode::DELETE_FAST:
+    Out.push_back(uop::DeleteLocal{I.Arg});
+    return true;
+  default:
+    return false;
+  }
+}
+
+MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge,
+                                    StackIO *IOOut) {
+  assert(I.Valid && "lowering an invalid instruction");
+  const OpcodeInfo &Info = I.info();
+  const VersionTraits &T = traits(I.Ver);
+  // The edge's stack effect, computed only where it is read (most
+  // instructions are local and constant loads that do not need it).
+  auto Effect = [&] {
+    StackIO IO = getStackIO(Info, I.Arg, JumpEdge);
+    if (IOOut)
+      *IOOut = IO;
+    return uop::Effect{IO.Pops, IO.Pushes, IO.NullIn, IO.NullOut};
+  };
+  MicroOps Out;
+  if (JumpEdge) { // a taken jump moves values nobody tracks
+    Out.push_back(Effect());
+    return Out;
+  }
+  if (IOOut)
+    *IOOut = getStackIO(Info, I.Arg, JumpEdge);
+  if (lowerLocalAccess(I, Out))
+    return Out;
+  switch (I.op()) {
+  case Opcode::PUSH_NULL:
+    Out.push_back(uop::PushNull{});
     return Out;
   case Opcode::LOAD_CONST:
     Out.push_back(uop::LoadConst{I.Arg});
@@ -58,30 +107,6 @@ MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge) {
     return Out;
   case Opcode::POP_EXCEPT:
     Out.push_back(uop::PopExcept{});
-    return Out;
-  case Opcode::LOAD_FAST_LOAD_FAST: {
-    auto [A, B] = localPair(I.Arg);
-    Out.push_back(uop::LoadLocal{A});
-    Out.push_back(uop::LoadLocal{B});
-    return Out;
-  }
-  case Opcode::STORE_FAST:
-    Out.push_back(uop::StoreLocal{I.Arg, bool(IO.NullIn & 1)});
-    return Out;
-  case Opcode::STORE_FAST_LOAD_FAST: {
-    auto [A, B] = localPair(I.Arg);
-    Out.push_back(uop::StoreLocal{A, bool(IO.NullIn & 1)});
-    Out.push_back(uop::LoadLocal{B});
-    return Out;
-  }
-  case Opcode::STORE_FAST_STORE_FAST: { // the top (popped value 1) first
-    auto [A, B] = localPair(I.Arg);
-    Out.push_back(uop::StoreLocal{A, bool(IO.NullIn & 2)});
-    Out.push_back(uop::StoreLocal{B, bool(IO.NullIn & 1)});
-    return Out;
-  }
-  case Opcode::DELETE_FAST:
-    Out.push_back(uop::DeleteLocal{I.Arg});
     return Out;
   case Opcode::LOAD_GLOBAL: {
     uint32_t Name = I.nameIndex();
@@ -129,7 +154,7 @@ MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge) {
     Out.push_back(uop::BuildSequence{I.Arg, I.is(Opcode::BUILD_LIST)});
     return Out;
   default:
-    Out.push_back(Effect);
+    Out.push_back(Effect());
     return Out;
   }
 }

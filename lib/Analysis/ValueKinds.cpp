@@ -365,110 +365,124 @@ private:
                      : SlotKinds(V.K & ~KNone);
   }
 
+  /// Pops \p N values, reporting a NULL in one that \p NullOk (bit k: the
+  /// k-th popped, 0 = deepest) does not allow.
+  static void popChecked(VState &S, int64_t N, uint64_t NullOk, uint32_t I,
+                         std::vector<ValueIssue> *R) {
+    size_t Have = S.Stack.size();
+    size_t Pops =
+        size_t(std::min<int64_t>(std::max<int64_t>(N, 0), int64_t(Have)));
+    for (size_t K = 0; K < Pops; ++K) {
+      SlotKinds Kind = S.Stack[Have - Pops + K].K;
+      bool MayBeNull = K < 64 && ((NullOk >> K) & 1);
+      if ((Kind & Null) && !MayBeNull)
+        report(R, ValueIssue::NullTaken, I, Kind, uint32_t(K));
+    }
+    S.Stack.resize(Have - Pops);
+  }
+
+  /// One instruction's micro-operations on a state (move()): a visitor
+  /// with one overload per alternative, built once per instruction.
+  struct Mover {
+    const ValueKinds &VK;
+    VState &S;
+    uint32_t I;
+    std::vector<ValueIssue> *R;
+    size_t Left; ///< Pushes still to come.
+
+    void pushNew(SlotKinds K) { push(S, K, fresh(I, Left ? --Left : 0)); }
+    void popChecked(int64_t N, uint64_t NullOk) {
+      ValueKinds::popChecked(S, N, NullOk, I, R);
+    }
+    void operator()(uop::PushNull) { pushNew(Null); }
+    void operator()(uop::LoadLocal L) {
+      VK.loadLocal(S, L, I, R, [&](SlotKinds K) { pushNew(K); });
+    }
+    void operator()(uop::StoreLocal L) { VK.store(S, L.Local); }
+    void operator()(uop::DeleteLocal L) {
+      if (VK.validLocal(L.Local, S))
+        S.Locals[L.Local] = Null;
+    }
+    void operator()(uop::LoadConst C) {
+      const auto &Consts = VK.D.Code->Consts;
+      pushNew(C.Index < Consts.size() ? getConstKind(Consts[C.Index])
+                                      : SlotKinds(Obj));
+    }
+    void operator()(uop::MakeCell C) {
+      if (VK.validLocal(C.Local, S))
+        S.Locals[C.Local] = KCell;
+    }
+    void operator()(uop::CopyFreeVars C) {
+      for (size_t K = 0; K < C.N && K < S.Locals.size(); ++K)
+        S.Locals[S.Locals.size() - 1 - K] = KCell;
+    }
+    void operator()(uop::PopExcept) {
+      pop(S);
+      S.Handler = false;
+    }
+    void operator()(uop::LoadGlobal) { pushNew(Obj); }
+    void operator()(uop::LoadAttr) {
+      popChecked(1, 0);
+      pushNew(Obj);
+    }
+    void operator()(uop::LoadMethod M) {
+      popChecked(1, 0);
+      pushNew(M.nullSlot() == 0 ? Either : Obj);
+      pushNew(M.nullSlot() == 1 ? Either : Obj);
+    }
+    void operator()(uop::CallPrepare) {}
+    void operator()(const uop::Call &C) {
+      // The pops, deepest first: the two call slots, the arguments, the
+      // keyword names.
+      popChecked(int64_t(C.NArgs) + 2 + (C.KwNamesOnTop ? 1 : 0),
+                 uint64_t(1) << C.nullSlot());
+      pushNew(Obj);
+    }
+    void operator()(uop::Copy C) {
+      size_t N = S.Stack.size();
+      Slot V = C.N >= 1 && C.N <= N ? S.Stack[N - C.N] : Slot();
+      if (V.K & Null)
+        report(R, ValueIssue::NullTaken, I, V.K, 0);
+      S.Stack.push_back(V); // the same object: its Id stays
+    }
+    void operator()(uop::Swap W) {
+      size_t N = S.Stack.size();
+      if (W.N >= 2 && W.N <= N)
+        std::swap(S.Stack[N - 1], S.Stack[N - W.N]);
+    }
+    void operator()(uop::UnpackSequence U) {
+      popChecked(1, 0);
+      for (uint32_t K = 0; K < U.N && K < (1u << 20); ++K)
+        pushNew(Obj);
+    }
+    void operator()(uop::Subscript) {
+      popChecked(2, 0);
+      pushNew(Obj);
+    }
+    void operator()(uop::BuildSequence B) {
+      popChecked(int64_t(B.N), 0);
+      pushNew(Obj);
+    }
+    void operator()(uop::Effect E) {
+      popChecked(E.Pops, E.NullIn);
+      int64_t Pushes = std::min<int64_t>(E.Pushes, 1 << 20);
+      for (int64_t K = 0; K < Pushes; ++K)
+        pushNew(K < 64 && ((E.NullOut >> K) & 1) ? Either : Obj);
+    }
+  };
+
   /// Instruction \p I's values move (\p Jump: along its jump edge), micro-
   /// operation by micro-operation (MicroOps.h). A value the instruction
   /// pushes gets the Id of its slot from the top after the instruction.
   void move(VState &S, uint32_t I, bool Jump,
             std::vector<ValueIssue> *R) const {
     const Instruction &In = Insts[I];
-    MicroOps Ops = lowerInstruction(In, Jump);
-    size_t Left = size_t(std::max<int64_t>(
-        getStackIO(In.info(), In.Arg, Jump).Pushes, 0)); // pushes to come
-    auto PushNew = [&](SlotKinds K) {
-      push(S, K, fresh(I, Left ? --Left : 0));
-    };
-    // Pops \p N values, checking the ones \p NullOk does not allow NULL in
-    // (bit k: the k-th popped, 0 = deepest), the k-th reported as slot
-    // \p Base + k of the instruction's pops.
-    auto PopChecked = [&](int64_t N, uint64_t NullOk, uint32_t Base = 0) {
-      size_t Have = S.Stack.size();
-      size_t Pops =
-          size_t(std::min<int64_t>(std::max<int64_t>(N, 0), int64_t(Have)));
-      for (size_t K = 0; K < Pops; ++K) {
-        SlotKinds Kind = S.Stack[Have - Pops + K].K;
-        bool MayBeNull = K < 64 && ((NullOk >> K) & 1);
-        if ((Kind & Null) && !MayBeNull)
-          report(R, ValueIssue::NullTaken, I, Kind, Base + uint32_t(K));
-      }
-      S.Stack.resize(Have - Pops);
-    };
-    for (const MicroOp &Op : Ops)
-      std::visit(
-          Overloaded{
-              [&](uop::PushNull) { PushNew(Null); },
-              [&](uop::LoadLocal L) { loadLocal(S, L, I, R, PushNew); },
-              [&](uop::StoreLocal L) { store(S, L.Local); },
-              [&](uop::DeleteLocal L) {
-                if (validLocal(L.Local, S))
-                  S.Locals[L.Local] = Null;
-              },
-              [&](uop::LoadConst C) {
-                PushNew(C.Index < D.Code->Consts.size()
-                            ? getConstKind(D.Code->Consts[C.Index])
-                            : SlotKinds(Obj));
-              },
-              [&](uop::MakeCell C) {
-                if (validLocal(C.Local, S))
-                  S.Locals[C.Local] = KCell;
-              },
-              [&](uop::CopyFreeVars C) {
-                for (size_t K = 0; K < C.N && K < S.Locals.size(); ++K)
-                  S.Locals[S.Locals.size() - 1 - K] = KCell;
-              },
-              [&](uop::PopExcept) {
-                pop(S);
-                S.Handler = false;
-              },
-              [&](uop::LoadGlobal) { PushNew(Obj); },
-              [&](uop::LoadAttr) {
-                PopChecked(1, 0);
-                PushNew(Obj);
-              },
-              [&](uop::LoadMethod M) {
-                PopChecked(1, 0);
-                PushNew(M.nullSlot() == 0 ? Either : Obj);
-                PushNew(M.nullSlot() == 1 ? Either : Obj);
-              },
-              [&](uop::CallPrepare) {},
-              [&](const uop::Call &C) {
-                // The pops, deepest first: the two call slots, the
-                // arguments, the keyword names.
-                PopChecked(int64_t(C.NArgs) + 2 + (C.KwNamesOnTop ? 1 : 0),
-                           uint64_t(1) << C.nullSlot());
-                PushNew(Obj);
-              },
-              [&](uop::Copy C) {
-                size_t N = S.Stack.size();
-                Slot V = C.N >= 1 && C.N <= N ? S.Stack[N - C.N] : Slot();
-                if (V.K & Null)
-                  report(R, ValueIssue::NullTaken, I, V.K, 0);
-                S.Stack.push_back(V); // the same object: its Id stays
-              },
-              [&](uop::Swap W) {
-                size_t N = S.Stack.size();
-                if (W.N >= 2 && W.N <= N)
-                  std::swap(S.Stack[N - 1], S.Stack[N - W.N]);
-              },
-              [&](uop::UnpackSequence U) {
-                PopChecked(1, 0);
-                for (uint32_t K = 0; K < U.N && K < (1u << 20); ++K)
-                  PushNew(Obj);
-              },
-              [&](uop::Subscript) {
-                PopChecked(2, 0);
-                PushNew(Obj);
-              },
-              [&](uop::BuildSequence B) {
-                PopChecked(int64_t(B.N), 0);
-                PushNew(Obj);
-              },
-              [&](uop::Effect E) {
-                PopChecked(E.Pops, E.NullIn);
-                int64_t Pushes = std::min<int64_t>(E.Pushes, 1 << 20);
-                for (int64_t K = 0; K < Pushes; ++K)
-                  PushNew(K < 64 && ((E.NullOut >> K) & 1) ? Either : Obj);
-              }},
-          Op);
+    const OpcodeInfo &Info = In.info();
+    Mover M{*this, S, I, R,
+            size_t(std::max<int64_t>(
+                (Jump ? Info.JumpPushes : Info.Pushes).eval(In.Arg), 0))};
+    for (const MicroOp &Op : lowerInstruction(In, Jump))
+      std::visit(M, Op);
   }
 };
 

@@ -62,11 +62,26 @@ static const OperandRule TheRules[] = {
 };
 
 namespace {
-/// TheRules sorted by (version, opcode), the table's order kept within one.
+/// TheRules sorted by (version, opcode), the table's order kept within one,
+/// and each (version, opcode)'s run of them: a lookup is two loads (the
+/// decoder and the operand checks ask for every instruction).
 struct SortedRules {
   std::vector<OperandRule> Rules;
-  SortedRules() : Rules(std::begin(TheRules), std::end(TheRules)) {
+  /// Per version and opcode: [begin, end) in Rules.
+  std::vector<std::pair<uint32_t, uint32_t>> Runs;
+  SortedRules()
+      : Rules(std::begin(TheRules), std::end(TheRules)),
+        Runs(size_t(NumPythonVersions) * NumOpcodes, {0, 0}) {
     std::stable_sort(Rules.begin(), Rules.end(), less);
+    for (uint32_t K = 0; K < Rules.size(); ++K) {
+      auto &R = Runs[index(Rules[K].Ver, Rules[K].Op)];
+      if (R.first == R.second)
+        R.first = K;
+      R.second = K + 1;
+    }
+  }
+  static size_t index(PythonVersion V, Opcode Op) {
+    return size_t(V) * NumOpcodes + size_t(Op);
   }
   static bool less(const OperandRule &A, const OperandRule &B) {
     return std::make_pair(A.Ver, A.Op) < std::make_pair(B.Ver, B.Op);
@@ -77,10 +92,8 @@ struct SortedRules {
 llvm::ArrayRef<OperandRule> pyverify::getOperandRules(PythonVersion V,
                                                       Opcode Op) {
   static const SortedRules S;
-  OperandRule Key{V, Op, OperandField::Arg, OperandBound::Range, 0, 0, "", ""};
-  auto [B, E] =
-      std::equal_range(S.Rules.begin(), S.Rules.end(), Key, SortedRules::less);
-  return llvm::ArrayRef<OperandRule>(S.Rules).slice(B - S.Rules.begin(), E - B);
+  auto [B, E] = S.Runs[SortedRules::index(V, Op)];
+  return llvm::ArrayRef<OperandRule>(S.Rules).slice(B, E - B);
 }
 
 /// The argument bits field \p F takes.

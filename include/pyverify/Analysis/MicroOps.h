@@ -148,8 +148,10 @@ using MicroOp =
 using MicroOps = llvm::SmallVector<MicroOp, 2>;
 
 /// \p I's micro-operations on its fall-through edge (\p JumpEdge false) or
-/// its jump edge. \p I must be valid.
-MicroOps lowerInstruction(const Instruction &I, bool JumpEdge = false);
+/// its jump edge. \p I must be valid. \p IO, when given, receives the
+/// edge's getStackIO() (the lowering reads it anyway).
+MicroOps lowerInstruction(const Instruction &I, bool JumpEdge = false,
+                          StackIO *IO = nullptr);
 
 /// Whether \p I is part of the call that follows it (CallPrepare only).
 bool isCallPrepare(const Instruction &I);
