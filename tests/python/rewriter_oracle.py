@@ -220,8 +220,9 @@ def injection_targets(good, bad):
 
 
 # seconds one break point may run (all its inputs and injections); a point
-# takes well under a second, so only a hung interpreter reaches it
-POINT_DEADLINE = 60
+# takes well under a second even on a loaded machine, so only a hung
+# interpreter reaches it (CI, 2 cores: 3.12 had 2-3 hung points a run)
+POINT_DEADLINE = 15
 
 
 def _wait_point(pid):
