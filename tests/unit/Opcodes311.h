@@ -1,4 +1,5 @@
-//===- Opcodes311.h - 3.11's table by opcode, for the unit tests -*- C++ -*-===//
+//===- Opcodes311.h - 3.11's table by opcode, for the unit tests -*- C++
+//-*-===//
 //
 // The unit tests that check 3.11's opcode table row by row (against
 // python3.11's dis, tests/unit/opcode_reference.py) and build 3.11 code by
