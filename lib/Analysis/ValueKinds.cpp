@@ -463,6 +463,14 @@ private:
       popChecked(int64_t(B.N), 0);
       pushNew(Obj);
     }
+    /// Values no kind follows through: by what they move.
+    void
+    operator()(const OneOf<uop::Test, uop::Next, uop::Return, uop::Raise,
+                           uop::EnterWith, uop::ExitCallStart, uop::PushExcInfo,
+                           uop::ExcMatch, uop::Not, uop::ToBool, uop::LoadCell,
+                           uop::StoreCell, uop::Nop> auto &O) {
+      (*this)(movementOf(O));
+    }
     void operator()(uop::Effect E) {
       popChecked(E.Pops, E.NullIn);
       int64_t Pushes = std::min<int64_t>(E.Pushes, 1 << 20);

@@ -107,96 +107,108 @@ private:
   /// resume call.
   bool apply(WalkState &W, const MicroOp &Op) const {
     return std::visit(
-        Overloaded{[&](const uop::Call &C) {
-                     if (resumeCallTakesBreak(W, C))
-                       return true;
-                     pop(W, int64_t(C.NArgs) + 2 + (C.KwNamesOnTop ? 1 : 0));
-                     W.Stack.push_back(Slot::Other);
-                     return false;
-                   },
-                   [&](uop::LoadGlobal G) {
-                     W.Stack.push_back(isResumeGlobal(G.Name) ? Slot::Resume
-                                                              : Slot::Other);
-                     return false;
-                   },
-                   [&](uop::PushNull) {
-                     W.Stack.push_back(Slot::Null);
-                     return false;
-                   },
-                   [&](uop::LoadLocal L) {
-                     W.Stack.push_back(llvm::is_contained(W.Locals, L.Local)
-                                           ? Slot::Break
-                                           : Slot::Other);
-                     return false;
-                   },
-                   [&](uop::StoreLocal L) {
-                     llvm::erase_value(W.Locals, L.Local);
-                     if (pop(W) == Slot::Break)
-                       W.Locals.push_back(L.Local);
-                     return false;
-                   },
-                   [&](uop::DeleteLocal L) {
-                     llvm::erase_value(W.Locals, L.Local);
-                     return false;
-                   },
-                   [&](uop::LoadConst) {
-                     W.Stack.push_back(Slot::Other);
-                     return false;
-                   },
-                   [&](uop::MakeCell C) {
-                     llvm::erase_value(W.Locals, C.Local);
-                     return false;
-                   },
-                   // At the entry only: no result of the break is there.
-                   [&](uop::CopyFreeVars) { return false; },
-                   [&](uop::PopExcept) {
-                     pop(W);
-                     return false;
-                   },
-                   [&](uop::Copy C) {
-                     W.Stack.push_back(peek(W, C.N));
-                     return false;
-                   },
-                   [&](uop::Swap S) {
-                     if (S.N >= 1 && S.N <= MaxSwap) {
-                       reach(W, S.N);
-                       std::swap(W.Stack.back(), W.Stack[W.Stack.size() - S.N]);
-                     }
-                     return false;
-                   },
-                   [&](uop::LoadAttr) {
-                     pop(W);
-                     W.Stack.push_back(Slot::Other);
-                     return false;
-                   },
-                   [&](uop::LoadMethod) {
-                     pop(W);
-                     W.Stack.insert(W.Stack.end(), 2, Slot::Other);
-                     return false;
-                   },
-                   [&](uop::CallPrepare) { return false; },
-                   [&](uop::UnpackSequence U) {
-                     pop(W);
-                     W.Stack.insert(W.Stack.end(), U.N, Slot::Other);
-                     return false;
-                   },
-                   [&](uop::Subscript) {
-                     pop(W, 2);
-                     W.Stack.push_back(Slot::Other);
-                     return false;
-                   },
-                   [&](uop::BuildSequence B) {
-                     pop(W, B.N);
-                     W.Stack.push_back(Slot::Other);
-                     return false;
-                   },
-                   [&](uop::Effect E) {
-                     pop(W, E.Pops);
-                     W.Stack.insert(W.Stack.end(),
-                                    size_t(std::max<int64_t>(E.Pushes, 0)),
-                                    Slot::Other);
-                     return false;
-                   }},
+        Overloaded{
+            [&](const uop::Call &C) {
+              if (resumeCallTakesBreak(W, C))
+                return true;
+              pop(W, int64_t(C.NArgs) + 2 + (C.KwNamesOnTop ? 1 : 0));
+              W.Stack.push_back(Slot::Other);
+              return false;
+            },
+            [&](uop::LoadGlobal G) {
+              W.Stack.push_back(isResumeGlobal(G.Name) ? Slot::Resume
+                                                       : Slot::Other);
+              return false;
+            },
+            [&](uop::PushNull) {
+              W.Stack.push_back(Slot::Null);
+              return false;
+            },
+            [&](uop::LoadLocal L) {
+              W.Stack.push_back(llvm::is_contained(W.Locals, L.Local)
+                                    ? Slot::Break
+                                    : Slot::Other);
+              return false;
+            },
+            [&](uop::StoreLocal L) {
+              llvm::erase_value(W.Locals, L.Local);
+              if (pop(W) == Slot::Break)
+                W.Locals.push_back(L.Local);
+              return false;
+            },
+            [&](uop::DeleteLocal L) {
+              llvm::erase_value(W.Locals, L.Local);
+              return false;
+            },
+            [&](uop::LoadConst) {
+              W.Stack.push_back(Slot::Other);
+              return false;
+            },
+            [&](uop::MakeCell C) {
+              llvm::erase_value(W.Locals, C.Local);
+              return false;
+            },
+            // At the entry only: no result of the break is there.
+            [&](uop::CopyFreeVars) { return false; },
+            [&](uop::PopExcept) {
+              pop(W);
+              return false;
+            },
+            [&](uop::Copy C) {
+              W.Stack.push_back(peek(W, C.N));
+              return false;
+            },
+            [&](uop::Swap S) {
+              if (S.N >= 1 && S.N <= MaxSwap) {
+                reach(W, S.N);
+                std::swap(W.Stack.back(), W.Stack[W.Stack.size() - S.N]);
+              }
+              return false;
+            },
+            [&](uop::LoadAttr) {
+              pop(W);
+              W.Stack.push_back(Slot::Other);
+              return false;
+            },
+            [&](uop::LoadMethod) {
+              pop(W);
+              W.Stack.insert(W.Stack.end(), 2, Slot::Other);
+              return false;
+            },
+            [&](uop::CallPrepare) { return false; },
+            [&](uop::UnpackSequence U) {
+              pop(W);
+              W.Stack.insert(W.Stack.end(), U.N, Slot::Other);
+              return false;
+            },
+            [&](uop::Subscript) {
+              pop(W, 2);
+              W.Stack.push_back(Slot::Other);
+              return false;
+            },
+            [&](uop::BuildSequence B) {
+              pop(W, B.N);
+              W.Stack.push_back(Slot::Other);
+              return false;
+            },
+            [&](const OneOf<
+                uop::Test, uop::Next, uop::Return, uop::Raise, uop::EnterWith,
+                uop::ExitCallStart, uop::PushExcInfo, uop::ExcMatch, uop::Not,
+                uop::ToBool, uop::LoadCell, uop::StoreCell, uop::Nop> auto &O) {
+              uop::Effect E = movementOf(O);
+              pop(W, E.Pops);
+              W.Stack.insert(W.Stack.end(),
+                             size_t(std::max<int64_t>(E.Pushes, 0)),
+                             Slot::Other);
+              return false;
+            },
+            [&](uop::Effect E) {
+              pop(W, E.Pops);
+              W.Stack.insert(W.Stack.end(),
+                             size_t(std::max<int64_t>(E.Pushes, 0)),
+                             Slot::Other);
+              return false;
+            }},
         Op);
   }
 

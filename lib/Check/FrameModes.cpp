@@ -236,6 +236,15 @@ private:
                   L.Exact &= S.pop().K == Kind::GraphOut;
                 S.Stack.push_back(L);
               },
+              [&](const OneOf<uop::Test, uop::Next, uop::Return, uop::Raise,
+                              uop::EnterWith, uop::ExitCallStart,
+                              uop::PushExcInfo, uop::ExcMatch, uop::Not,
+                              uop::ToBool, uop::LoadCell, uop::StoreCell,
+                              uop::Nop> auto &O) {
+                uop::Effect E = movementOf(O);
+                S.pop(E.Pops);
+                S.pushOther(E.Pushes);
+              },
               [&](uop::Effect E) {
                 S.pop(E.Pops);
                 S.pushOther(E.Pushes);

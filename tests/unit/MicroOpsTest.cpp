@@ -63,9 +63,12 @@ Movement simulate(const MicroOps &Ops) {
         Overloaded{
             [&](uop::PushNull) { Push(true); },
             [&](uop::LoadLocal L) { Push(L.Read == uop::LocalRead::Saved); },
-            [&](uop::StoreLocal L) { Pop(L.NullOk); }, [&](uop::DeleteLocal) {},
-            [&](uop::LoadConst) { Push(false); }, [&](uop::MakeCell) {},
-            [&](uop::CopyFreeVars) {}, [&](uop::PopExcept) { Pop(false); },
+            [&](uop::StoreLocal L) { Pop(L.NullOk); },
+            [&](uop::DeleteLocal) {},
+            [&](uop::LoadConst) { Push(false); },
+            [&](uop::MakeCell) {},
+            [&](uop::CopyFreeVars) {},
+            [&](uop::PopExcept) { Pop(false); },
             [&](uop::LoadGlobal) { Push(false); },
             [&](uop::LoadAttr) {
               Pop(false);
@@ -108,6 +111,16 @@ Movement simulate(const MicroOps &Ops) {
               for (uint32_t K = 0; K < B.N; ++K)
                 Pop(false);
               Push(false);
+            },
+            [&](const OneOf<
+                uop::Test, uop::Next, uop::Return, uop::Raise, uop::EnterWith,
+                uop::ExitCallStart, uop::PushExcInfo, uop::ExcMatch, uop::Not,
+                uop::ToBool, uop::LoadCell, uop::StoreCell, uop::Nop> auto &O) {
+              uop::Effect E = movementOf(O);
+              for (int64_t K = E.Pops; K-- > 0;)
+                Pop(K < 64 && ((E.NullIn >> K) & 1));
+              for (int64_t K = 0; K < E.Pushes; ++K)
+                Push(K < 64 && ((E.NullOut >> K) & 1));
             },
             [&](uop::Effect E) {
               for (int64_t K = E.Pops; K-- > 0;)

@@ -5,7 +5,9 @@
 // its version's opcode table (VersionOpcodes.h) and traits row
 // (VersionTraits.def): which local it loads or stores, the global or
 // attribute it loads, a method load, a NULL pushed below or above a value, a
-// call with its layout, stack shuffles, sequence building, subscripting.
+// call with its layout, stack shuffles, sequence building, subscripting, a
+// branch's test and sense, a return, a raise, a with statement's enter and
+// its handler's exit call, the exception-handling moves, truth tests.
 // Every other instruction is one Effect: what it pops and pushes on that
 // edge (getStackIO), values no pass tracks. A pass that follows values
 // visits micro-operations (std::visit over MicroOp, every alternative
@@ -28,6 +30,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
+#include <optional>
 #include <variant>
 
 namespace pyverify {
@@ -128,6 +131,58 @@ struct BuildSequence {
   uint32_t N;
   bool List;
 };
+/// What a conditional jump tests of the top of the stack.
+enum class TestKind : uint8_t {
+  Truth,     ///< Its truth value (POP_JUMP_IF_TRUE, JUMP_IF_FALSE_OR_POP ...).
+  IsNone,    ///< Whether it is None.
+  Exhausted, ///< Whether the iterator is exhausted (FOR_ITER).
+};
+/// A conditional jump's test, first on each of its edges: this edge is the
+/// one run when Kind's test of the top of the stack comes out Holds. Pops
+/// the tested value when Pops (JUMP_IF_TRUE_OR_POP's jump and FOR_ITER's
+/// fall-through keep it).
+struct Test {
+  TestKind Kind;
+  bool Holds;
+  bool Pops;
+};
+/// FOR_ITER's fall-through: push next(iterator) above the iterator.
+struct Next {};
+/// Pop the return value and return.
+struct Return {};
+/// Pop Pops values and raise (RAISE_VARARGS, RERAISE).
+struct Raise {
+  int64_t Pops;
+};
+/// Pop a manager; push its bound __exit__, then what its __enter__ returned
+/// (Async: the awaitable __aenter__ returned).
+struct EnterWith {
+  bool Async;
+};
+/// WITH_EXCEPT_START: call the bound __exit__ at the Depth-th slot from the
+/// top with the exception being handled; push what it returned.
+struct ExitCallStart {
+  uint32_t Depth;
+};
+/// Pop the exception raised; push the one handled before it, then it.
+struct PushExcInfo {};
+/// Pop an exception type; push whether the exception below matches it.
+struct ExcMatch {};
+/// Pop a value, push its negated truth (UNARY_NOT).
+struct Not {};
+/// Pop a value, push its truth as a bool (TO_BOOL).
+struct ToBool {};
+/// Push the contents of the cell or free variable at localsplus Local.
+struct LoadCell {
+  uint32_t Local;
+};
+/// Pop into the cell or free variable at localsplus Local.
+struct StoreCell {
+  uint32_t Local;
+};
+/// Moves nothing and runs no code a pass follows (NOP, RESUME,
+/// EXTENDED_ARG, an unconditional jump: control flow is the CFG's).
+struct Nop {};
 /// Pop and push values no pass tracks. Bit k of NullIn: the k-th popped
 /// value (0 = deepest) may be NULL; of NullOut: the k-th pushed one may be.
 struct Effect {
@@ -144,7 +199,10 @@ using MicroOp =
                  uop::CopyFreeVars, uop::PopExcept, uop::LoadGlobal,
                  uop::LoadAttr, uop::LoadMethod, uop::CallPrepare, uop::Call,
                  uop::Copy, uop::Swap, uop::UnpackSequence, uop::Subscript,
-                 uop::BuildSequence, uop::Effect>;
+                 uop::BuildSequence, uop::Test, uop::Next, uop::Return,
+                 uop::Raise, uop::EnterWith, uop::ExitCallStart,
+                 uop::PushExcInfo, uop::ExcMatch, uop::Not, uop::ToBool,
+                 uop::LoadCell, uop::StoreCell, uop::Nop, uop::Effect>;
 using MicroOps = llvm::SmallVector<MicroOp, 2>;
 
 /// \p I's micro-operations on its fall-through edge (\p JumpEdge false) or
@@ -152,6 +210,15 @@ using MicroOps = llvm::SmallVector<MicroOp, 2>;
 /// edge's getStackIO() (the lowering reads it anyway).
 MicroOps lowerInstruction(const Instruction &I, bool JumpEdge = false,
                           StackIO *IO = nullptr);
+
+/// How many values \p Op pops and pushes, and which may be NULL: what a
+/// pass that follows no value through \p Op does with it. (Copy pops none
+/// and pushes one; Swap N pops and pushes N.)
+uop::Effect movementOf(const MicroOp &Op);
+
+/// \p I's test when it is a conditional jump whose test a pass can follow
+/// (every one but SEND): the Test on its \p JumpEdge.
+std::optional<uop::Test> branchTest(const Instruction &I, bool JumpEdge);
 
 /// Whether \p I is part of the call that follows it (CallPrepare only).
 bool isCallPrepare(const Instruction &I);
