@@ -63,7 +63,7 @@ static bool lowerLocalAccess(const Instruction &I, MicroOps &Out) {
     return true;
   }
   case Opcode::DELETE_FAST:
-    Out.push_back(uop::DeleteLocal{I.Arg});
+    Out.push_back(uop::DeleteLocal{I.Arg, /*Checked=*/true});
     return true;
   default:
     return false;
@@ -112,106 +112,92 @@ std::optional<uop::Test> pyverify::branchTest(const Instruction &I,
 }
 
 uop::Effect pyverify::movementOf(const MicroOp &Op) {
-  using E = uop::Effect;
+  using namespace uop;
+  using E = Effect;
   return std::visit(
       Overloaded{
-          [](uop::PushNull) {
-            return E{0, 1, 0, 1};
-          },
-          [](uop::LoadLocal L) {
-            return E{0, 1, 0, L.Read == uop::LocalRead::Saved ? 1u : 0u};
-          },
-          [](uop::StoreLocal L) {
-            return E{1, 0, L.NullOk ? 1u : 0u, 0};
-          },
-          [](uop::DeleteLocal) {
+          [](const OneOf<DeleteLocal, MakeCell, CopyFreeVars, CallPrepare,
+                         Nop> auto &) {
             return E{0, 0};
           },
-          [](uop::LoadConst) {
+          [](const OneOf<LoadConst, LoadGlobal, Copy, Next, ExitCallStart,
+                         LoadCell> auto &) {
             return E{0, 1};
           },
-          [](uop::MakeCell) {
-            return E{0, 0};
-          },
-          [](uop::CopyFreeVars) {
-            return E{0, 0};
-          },
-          [](uop::PopExcept) {
+          [](const OneOf<PopExcept, Return, StoreCell> auto &) {
             return E{1, 0};
           },
-          [](uop::LoadGlobal) {
-            return E{0, 1};
-          },
-          [](uop::LoadAttr) {
+          [](const OneOf<LoadAttr, ExcMatch, Not, ToBool> auto &) {
             return E{1, 1};
           },
-          [](uop::LoadMethod M) {
+          [](const OneOf<EnterWith, PushExcInfo> auto &) {
+            return E{1, 2};
+          },
+          [](Subscript) {
+            return E{2, 1};
+          },
+          [](PushNull) {
+            return E{0, 1, 0, 1};
+          },
+          [](LoadLocal L) {
+            return E{0, 1, 0, L.Read == LocalRead::Saved ? 1u : 0u};
+          },
+          [](StoreLocal L) {
+            return E{1, 0, L.NullOk ? 1u : 0u, 0};
+          },
+          [](LoadMethod M) {
             return E{1, 2, 0, uint64_t(1) << M.nullSlot()};
           },
-          [](uop::CallPrepare) {
-            return E{0, 0};
-          },
-          [](const uop::Call &C) {
+          [](const Call &C) {
             int64_t Pops = int64_t(C.NArgs) + 2 + (C.KwNamesOnTop ? 1 : 0);
             return E{Pops, 1, uint64_t(1) << C.nullSlot(), 0};
           },
-          [](uop::Copy) {
-            return E{0, 1};
-          },
-          [](uop::Swap W) {
+          [](Swap W) {
             return E{int64_t(W.N), int64_t(W.N)};
           },
-          [](uop::UnpackSequence U) {
+          [](UnpackSequence U) {
             return E{1, int64_t(U.N)};
           },
-          [](uop::Subscript) {
-            return E{2, 1};
-          },
-          [](uop::BuildSequence B) {
+          [](BuildSequence B) {
             return E{int64_t(B.N), 1};
           },
-          [](uop::Test T) {
+          [](Test T) {
             return E{T.Pops ? 1 : 0, 0};
           },
-          [](uop::Next) {
-            return E{0, 1};
-          },
-          [](uop::Return) {
-            return E{1, 0};
-          },
-          [](uop::Raise R) {
+          [](Raise R) {
             return E{R.Pops, 0};
           },
-          [](uop::EnterWith) {
-            return E{1, 2};
-          },
-          [](uop::ExitCallStart) {
-            return E{0, 1};
-          },
-          [](uop::PushExcInfo) {
-            return E{1, 2};
-          },
-          [](uop::ExcMatch) {
-            return E{1, 1};
-          },
-          [](uop::Not) {
-            return E{1, 1};
-          },
-          [](uop::ToBool) {
-            return E{1, 1};
-          },
-          [](uop::LoadCell) {
-            return E{0, 1};
-          },
-          [](uop::StoreCell) {
-            return E{1, 0};
-          },
-          [](uop::Nop) {
-            return E{0, 0};
-          },
-          [](uop::Effect X) { return X; },
+          [](Effect X) { return X; },
       },
       Op);
+}
+
+/// What \p I, lowered to an Effect, does beyond its values.
+static uop::EffectScope effectScope(const Instruction &I) {
+  // CALL_INTRINSIC_1's operands (dis._intrinsic_1_descs, 3.12 and 3.13).
+  constexpr uint32_t IntrinsicImportStar = 2, IntrinsicAsyncGenWrap = 4;
+  switch (I.op()) {
+  case Opcode::GET_AWAITABLE:
+  case Opcode::SEND:
+  case Opcode::END_SEND:
+  case Opcode::YIELD_VALUE:
+  case Opcode::RETURN_GENERATOR:
+  case Opcode::GET_AITER:
+  case Opcode::GET_ANEXT:
+  case Opcode::END_ASYNC_FOR:
+  case Opcode::ASYNC_GEN_WRAP:
+  case Opcode::CLEANUP_THROW:
+    return uop::EffectScope::Suspends;
+  case Opcode::SETUP_ANNOTATIONS:
+  case Opcode::IMPORT_STAR:
+    return uop::EffectScope::Namespace;
+  case Opcode::CALL_INTRINSIC_1:
+    return I.Arg == IntrinsicImportStar     ? uop::EffectScope::Namespace
+           : I.Arg == IntrinsicAsyncGenWrap ? uop::EffectScope::Suspends
+                                            : uop::EffectScope::Values;
+  default:
+    return uop::EffectScope::Values;
+  }
 }
 
 /// The instructions whose meaning is control, exception handling, a with
@@ -280,6 +266,15 @@ static bool lowerControl(const Instruction &I, const StackIO &IO,
   }
 }
 
+/// What \p I does on its jump edge, which moves \p IO.
+static MicroOp lowerJumpEdge(const Instruction &I, const StackIO &IO) {
+  if (std::optional<uop::Test> T = branchTest(I, true))
+    return *T;
+  if (!I.info().isConditionalJump())
+    return uop::Nop{};
+  return uop::Effect{IO.Pops, IO.Pushes, IO.NullIn, IO.NullOut, effectScope(I)};
+}
+
 MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge,
                                     StackIO *IOOut) {
   assert(I.Valid && "lowering an invalid instruction");
@@ -295,17 +290,10 @@ MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge,
   };
   MicroOps Out;
   if (JumpEdge) { // a taken jump: its test, or values nobody tracks
-    if (std::optional<uop::Test> T = branchTest(I, true)) {
-      if (IOOut)
-        *IOOut = getStackIO(Info, I.Arg, JumpEdge);
-      Out.push_back(*T);
-    } else if (!Info.isConditionalJump() && Info.isJump()) {
-      if (IOOut)
-        *IOOut = getStackIO(Info, I.Arg, JumpEdge);
-      Out.push_back(uop::Nop{});
-    } else {
-      Out.push_back(Effect());
-    }
+    StackIO IO = getStackIO(Info, I.Arg, JumpEdge);
+    if (IOOut)
+      *IOOut = IO;
+    Out.push_back(lowerJumpEdge(I, IO));
     return Out;
   }
   if (lowerLocalAccess(I, Out)) {
@@ -379,8 +367,11 @@ MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge,
   case Opcode::BUILD_TUPLE:
     Out.push_back(uop::BuildSequence{I.Arg, I.is(Opcode::BUILD_LIST)});
     return Out;
-  default:
-    Out.push_back(Effect());
+  default: {
+    uop::Effect E = Effect();
+    E.Scope = effectScope(I);
+    Out.push_back(E);
     return Out;
+  }
   }
 }

@@ -79,8 +79,11 @@ bool pyverify::mayRaiseGiven(const Instruction &I, const OpcodeInfo &Info,
       return false;
     break;
   }
-  if ((F.BuiltinTruthValue || F.TestedBefore) && Info.isConditionalJump() &&
-      !I.is(Opcode::FOR_ITER))
+  // A truth test: a conditional jump's own (3.11, 3.12) or TO_BOOL's (3.13,
+  // whose jumps take a bool and cannot raise).
+  bool TruthTest = (Info.isConditionalJump() && !I.is(Opcode::FOR_ITER)) ||
+                   I.is(Opcode::TO_BOOL);
+  if ((F.BuiltinTruthValue || F.TestedBefore) && TruthTest)
     return false;
   switch (I.op()) {
   case Opcode::LOAD_FAST: // 3.11; 3.12+ never (the table)
@@ -92,6 +95,7 @@ bool pyverify::mayRaiseGiven(const Instruction &I, const OpcodeInfo &Info,
   case Opcode::LOAD_GLOBAL:
     return !F.EnvironmentGlobal;
   case Opcode::CALL:
+  case Opcode::CALL_KW:
     return !(F.ModeStackOperation || F.ReplayedWrapper);
   default:
     return true;

@@ -72,7 +72,7 @@ void SingleExplorer::run(Side Start) {
       }
       continue;
     }
-    if (S.inst().op() == Opcode::RETURN_VALUE) {
+    if (returns(S.inst())) {
       S.execSync(false);
       finish(S);
       continue;

@@ -282,19 +282,25 @@ void Side::applyContextEvent(const ContextEvent &E, const SVal &Slot,
       E);
 }
 
-void Side::call(unsigned N) {
-  std::vector<SVal> Args(N);
-  for (unsigned K = N; K-- > 0;)
+void Side::call(const uop::Call &Cl) {
+  std::optional<SVal> KwNames;
+  if (Cl.KwNamesOnTop)
+    KwNames = pop();
+  std::vector<SVal> Args(Cl.NArgs);
+  for (unsigned K = Cl.NArgs; K-- > 0;)
     Args[K] = pop();
-  SVal Second = pop(); // callable or self
-  SVal First = pop();  // NULL or method
-  const SVal &Callee = First.K == Tag::Null ? Second : First;
+  SVal Second = pop(); // 3.11, 3.12: callable or self; 3.13: self or NULL
+  SVal First = pop();  // NULL or method; 3.13: the callable
+  const SVal &Callee =
+      Cl.calleeSlot(First.K == Tag::Null) == 0 ? First : Second;
   std::vector<SVal> All{First, Second};
   All.insert(All.end(), Args.begin(), Args.end());
+  if (KwNames)
+    All.push_back(*KwNames);
   SlotFacts F = slotFacts(Callee);
-  F.NumArgs = N;
+  F.NumArgs = Cl.NArgs;
   F.ExitSequence = isExitCallSequence(C->D(), Pc);
-  if (N >= 1) {
+  if (Cl.NArgs >= 1) {
     F.FirstArg = argRole(Args[0]);
     F.ListLength = Args[0].Len;
     F.ListExact = Args[0].Exact;
@@ -316,122 +322,96 @@ void Side::call(unsigned N) {
 void Side::execBranch(bool Taken) {
   const Instruction &I = inst();
   event(Taken ? "branch taken" : "branch not taken");
-  if (!I.is(Opcode::FOR_ITER) && !Stack.empty() &&
-      !llvm::is_contained(TruthTested, Stack.back().T))
-    TruthTested.push_back(Stack.back().T);
-  switch (I.op()) {
-  case Opcode::JUMP_IF_TRUE_OR_POP:
-  case Opcode::JUMP_IF_FALSE_OR_POP:
-    if (!Taken)
-      pop();
-    break;
-  case Opcode::FOR_ITER:
-    if (Taken)
-      pop();
-    else
-      Stack.push_back(app("next", {Stack.back()}, true));
-    break;
-  default:
-    pop();
-    break;
+  for (const MicroOp &Op : lowerInstruction(I, Taken)) {
+    const auto *T = std::get_if<uop::Test>(&Op);
+    if (!T) {
+      if (std::holds_alternative<uop::Next>(Op))
+        execOp(I, Op);
+      else
+        Unsupported = ("branch " + I.name()).str();
+      continue;
+    }
+    if (T->Kind != uop::TestKind::Exhausted && !Stack.empty() &&
+        !llvm::is_contained(TruthTested, Stack.back().T))
+      TruthTested.push_back(Stack.back().T);
+    execOp(I, Op);
   }
   ++Ordinal;
   if (Taken)
-    jumpTo(I.Target, CurrentUnroll, I.info().isBackwardJump());
+    jumpTo(I.landing(), CurrentUnroll, I.info().isBackwardJump());
   else
     ++Pc;
 }
 
 void Side::execSync(bool Taken) {
-  const Instruction &I = inst();
-  Opcode Op = I.op();
   if (isBranch())
     return execBranch(Taken);
-  if (Op == Opcode::RETURN_VALUE) {
-    pop();
-    End = EndKind::Return;
-    event("returns");
+  exec(inst(), /*Sync=*/true);
+}
+
+void Side::enterWith(const Instruction &I) {
+  SVal M = pop();
+  SVal Result;
+  applyContextEvent(recogniseContextEvent(I, {}), M, Result);
+  Stack.push_back(Result);
+}
+
+void Side::exitCallStart(const Instruction &I, uint32_t Depth) {
+  if (Depth == 0 || Stack.size() < Depth) {
+    Unsupported = ("the exit call of " + I.name() + " on a short stack").str();
     return;
   }
-  // Instructions with context meaning; the rest by their stack effect.
-  switch (Op) {
-  case Opcode::BEFORE_WITH: {
-    SVal M = pop();
-    SVal Result;
-    applyContextEvent(recogniseContextEvent(I, {}), M, Result);
-    Stack.push_back(Result);
-    break;
-  }
-  case Opcode::WITH_EXCEPT_START: {
-    if (Stack.size() < 4) {
-      Unsupported = "WITH_EXCEPT_START on a short stack";
-      break;
+  const SVal X = Stack[Stack.size() - Depth];
+  SVal Unused;
+  applyContextEvent(recogniseContextEvent(I, slotFacts(X)), X, Unused);
+  // Whether the context's __exit__ suppresses: the same choice for the
+  // same context (by label) at the same step on both sides.
+  Stack.push_back(
+      CurrentSuppress
+          ? app("suppress",
+                {X.K == Tag::ExitSlot ? sym("ctx:" + std::to_string(X.Ctx))
+                                      : X},
+                true)
+          : sym("const:False"));
+}
+
+void Side::loadGlobal(uint32_t NameIdx) {
+  llvm::StringRef Name = NameIdx < C->Code->Names.size()
+                             ? llvm::StringRef(C->Code->Names[NameIdx])
+                             : "?";
+  SVal V = app(("global:" + Name).str(), {}, true);
+  V.K = Tag::Global;
+  V.Name = Name;
+  V.Env = lookupGlobal(Name);
+  Stack.push_back(V);
+}
+
+void Side::loadAttribute(uint32_t NameIdx, bool Method) {
+  SVal Obj = pop();
+  llvm::StringRef Name = NameIdx < C->Code->Names.size()
+                             ? llvm::StringRef(C->Code->Names[NameIdx])
+                             : "?";
+  SVal V = app(("attr:" + Name).str(), {Obj}, true);
+  bool Tracked = isTrackedManagerAttribute(C->D(), Pc, C->Role);
+  if (Tracked && isEnterName(Name)) {
+    V.K = Tag::EnterMethod;
+    V.Aux = Obj.T;
+  } else if (Tracked && isExitName(Name)) {
+    V.K = Tag::ExitMethod;
+    V.Aux = Obj.T;
+  } else if (Obj.K == Tag::Global && Obj.Env) {
+    if (std::optional<ModeEffect> M = lookupModeOp(*Obj.Env, Name)) {
+      V.K = Tag::ModeOp;
+      V.Name = Name;
+      V.Mode = M;
+    } else if (lookupEnvClass(*Obj.Env, Name)) {
+      V.K = Tag::NoEnterClass;
+      V.Name = Name;
     }
-    const SVal X = Stack[Stack.size() - 4];
-    SVal Unused;
-    applyContextEvent(recogniseContextEvent(I, slotFacts(X)), X, Unused);
-    // Whether the context's __exit__ suppresses: the same choice for the
-    // same context (by label) at the same step on both sides.
-    Stack.push_back(
-        CurrentSuppress
-            ? app("suppress",
-                  {X.K == Tag::ExitSlot ? sym("ctx:" + std::to_string(X.Ctx))
-                                        : X},
-                  true)
-            : sym("const:False"));
-    break;
   }
-  case Opcode::CALL:
-    call(I.Arg);
-    break;
-  case Opcode::LOAD_GLOBAL: {
-    if (I.Arg & 1)
-      Stack.push_back(null());
-    uint32_t NameIdx = I.Arg >> 1;
-    llvm::StringRef Name = NameIdx < C->Code->Names.size()
-                               ? llvm::StringRef(C->Code->Names[NameIdx])
-                               : "?";
-    SVal V = app(("global:" + Name).str(), {}, true);
-    V.K = Tag::Global;
-    V.Name = Name;
-    V.Env = lookupGlobal(Name);
-    Stack.push_back(V);
-    break;
-  }
-  case Opcode::LOAD_ATTR:
-  case Opcode::LOAD_METHOD: {
-    SVal Obj = pop();
-    llvm::StringRef Name = I.Arg < C->Code->Names.size()
-                               ? llvm::StringRef(C->Code->Names[I.Arg])
-                               : "?";
-    SVal V = app(("attr:" + Name).str(), {Obj}, true);
-    bool Tracked = isTrackedManagerAttribute(C->D(), Pc, C->Role);
-    if (Tracked && isEnterName(Name)) {
-      V.K = Tag::EnterMethod;
-      V.Aux = Obj.T;
-    } else if (Tracked && isExitName(Name)) {
-      V.K = Tag::ExitMethod;
-      V.Aux = Obj.T;
-    } else if (Obj.K == Tag::Global && Obj.Env) {
-      if (std::optional<ModeEffect> M = lookupModeOp(*Obj.Env, Name)) {
-        V.K = Tag::ModeOp;
-        V.Name = Name;
-        V.Mode = M;
-      } else if (lookupEnvClass(*Obj.Env, Name)) {
-        V.K = Tag::NoEnterClass;
-        V.Name = Name;
-      }
-    }
-    Stack.push_back(V);
-    if (Op == Opcode::LOAD_METHOD)
-      Stack.push_back(Obj);
-    break;
-  }
-  default:
-    execPlain(I);
-    break;
-  }
-  ++Ordinal;
-  if (End == EndKind::None)
-    ++Pc;
+  // A method load pushes the method, then its self (in every version's
+  // layout: 3.13's [method, self] is 3.11's [method, self]).
+  Stack.push_back(V);
+  if (Method)
+    Stack.push_back(Obj);
 }

@@ -209,7 +209,7 @@ void PairExplorer::run(Side A, Side B) {
       branchPair(It, Work, FromA, FromB, DA);
       continue;
     }
-    if (It.A.inst().op() == Opcode::RETURN_VALUE) {
+    if (returns(It.A.inst())) {
       It.A.execSync(false);
       It.B.execSync(false);
       if (sameEvents(It, FromA, FromB, DA))

@@ -379,12 +379,20 @@ ProofResult BundleProver::resume(size_t RI) {
 static bool delegates(const DecodedCode &D) {
   for (uint32_t K = 0; K < D.Insts.size(); ++K) {
     const Instruction &I = D.Insts[K];
-    if (I.Valid && (I.is(Opcode::LOAD_ATTR) || I.is(Opcode::LOAD_METHOD)) &&
-        I.Arg < D.Code->Names.size() &&
-        (D.Code->Names[I.Arg] == "__enter__" ||
-         D.Code->Names[I.Arg] == "__exit__") &&
-        !isTrackedManagerAttribute(D, K, CodeRole::Plain))
-      return true;
+    if (!I.Valid)
+      continue;
+    for (const MicroOp &Op : lowerInstruction(I)) {
+      std::optional<uint32_t> Name;
+      if (const auto *A = std::get_if<uop::LoadAttr>(&Op))
+        Name = A->Name;
+      else if (const auto *M = std::get_if<uop::LoadMethod>(&Op))
+        Name = M->Name;
+      if (Name && *Name < D.Code->Names.size() &&
+          (D.Code->Names[*Name] == "__enter__" ||
+           D.Code->Names[*Name] == "__exit__") &&
+          !isTrackedManagerAttribute(D, K, CodeRole::Plain))
+        return true;
+    }
   }
   return false;
 }
@@ -404,16 +412,9 @@ ProofResult BundleProver::originalOnly() {
 
 } // namespace
 
-/// Whether the symbolic frame models \p V's bytecode. It steps the default
-/// version's instruction shapes (PRECALL, LOAD_METHOD, the NULL before the
-/// callable); until it visits the lowered micro-operations, code of another
-/// version is not proved: every result is unknown, saying why.
-static bool proverModels(PythonVersion V) {
-  return V == defaultPythonVersion();
-}
-
 /// One unknown result per target proveBundle() would prove.
-static std::vector<ProofResult> notModelled(const Bundle &B, PythonVersion V) {
+static std::vector<ProofResult>
+mixedVersions(const Bundle &B, PythonVersion Ref, PythonVersion V) {
   std::vector<ProofResult> Out;
   auto Add = [&](const CodeObject &C, std::string Target) {
     ProofResult R;
@@ -423,10 +424,9 @@ static std::vector<ProofResult> notModelled(const Bundle &B, PythonVersion V) {
     R.FirstLine = C.FirstLineNo;
     R.V = Verdict::Unknown;
     R.Property = "exactly-once";
-    R.Reason = llvm::formatv("the prover does not model CPython {0} "
-                             "bytecode yet (it steps {1}'s)",
-                             pythonVersionName(V),
-                             pythonVersionName(defaultPythonVersion()))
+    R.Reason = llvm::formatv("the bundle mixes CPython {0} and {1} code "
+                             "objects: one interpreter runs them all",
+                             pythonVersionName(Ref), pythonVersionName(V))
                    .str();
     Out.push_back(std::move(R));
   };
@@ -443,14 +443,13 @@ std::vector<ProofResult> pyverify::proveBundle(const Bundle &B,
                                                const ProveOptions &O) {
   // Every code object's own version, not only the bundle's (a bundle built
   // through the API need not say).
+  PythonVersion Ref = B.Original ? B.Original->Version : B.Version;
   for (const CodeObject *C : {B.Original.get(), B.Frame.get()})
-    if (C && !proverModels(C->Version))
-      return notModelled(B, C->Version);
+    if (C && C->Version != Ref)
+      return mixedVersions(B, Ref, C->Version);
   for (const BundleResume &R : B.Resumes)
-    if (!proverModels(R.Code->Version))
-      return notModelled(B, R.Code->Version);
-  if (!proverModels(B.Version))
-    return notModelled(B, B.Version);
+    if (R.Code->Version != Ref)
+      return mixedVersions(B, Ref, R.Code->Version);
   std::vector<ProofResult> Out;
   BundleProver P(B, O);
   if (B.Frame)

@@ -24,18 +24,28 @@ Assigned prover::assignedBefore(const CFG &G, const CodeObject &Code,
     Entry.Must.set(I);
     Entry.May.set(I);
   }
-  auto Transfer = [&](Assigned S, uint32_t From, uint32_t To) {
-    for (uint32_t I = From; I < To; ++I) {
-      const Instruction &In_ = Insts[I];
-      if (!In_.Valid || In_.Arg >= N)
-        continue;
-      if (In_.is(Opcode::STORE_FAST)) {
-        S.Must.set(In_.Arg);
-        S.May.set(In_.Arg);
-      } else if (In_.is(Opcode::DELETE_FAST)) {
-        S.Must.reset(In_.Arg);
+  // A store binds its local (one that may store NULL binds it on some
+  // paths only); a deletion, or a read that clears, unbinds it.
+  auto Apply = [&](Assigned &S, const Instruction &In_, bool DeletesOnly) {
+    if (!In_.Valid)
+      return;
+    for (const MicroOp &Op : lowerInstruction(In_)) {
+      if (const auto *St = std::get_if<uop::StoreLocal>(&Op);
+          St && St->Local < N && !DeletesOnly) {
+        S.May.set(St->Local);
+        if (St->NullOk)
+          S.Must.reset(St->Local);
+        else
+          S.Must.set(St->Local);
+      } else if (const auto *D = std::get_if<uop::DeleteLocal>(&Op);
+                 D && D->Local < N) {
+        S.Must.reset(D->Local);
       }
     }
+  };
+  auto Transfer = [&](Assigned S, uint32_t From, uint32_t To) {
+    for (uint32_t I = From; I < To; ++I)
+      Apply(S, Insts[I], false);
     return S;
   };
   In[G.entry().Id] = Entry;
@@ -49,10 +59,11 @@ Assigned prover::assignedBefore(const CFG &G, const CodeObject &Code,
       const CFGEdge &E = G.edge(EI);
       Assigned S = Out;
       if (E.isException()) {
-        S.Must = Transfer(*In[B], Blk.Begin, Blk.Begin).Must;
+        // Raised anywhere in the block: bound only where bound at its
+        // start and not unbound in it.
+        S.Must = In[B]->Must;
         for (uint32_t I = Blk.Begin; I < Blk.End; ++I)
-          if (Insts[I].is(Opcode::DELETE_FAST) && Insts[I].Arg < N)
-            S.Must.reset(Insts[I].Arg);
+          Apply(S, Insts[I], /*DeletesOnly=*/true);
       }
       std::optional<Assigned> &T = In[E.Target];
       if (!T) {
@@ -82,9 +93,9 @@ std::string prover::runResumePrologue(Side &B2, unsigned Unroll) {
       return B2.Bud->exceeded() ? B2.Bud->Exceeded
                                 : "the resume function ends in its prologue";
     const Instruction &I = B2.inst();
-    if (I.is(Opcode::JUMP_FORWARD)) {
+    if (I.info().Jump == JumpKind::Forward) {
       B2.pushStep("jumps into the body");
-      int64_t T = B2.C->D().Insts.indexAtStart(uint64_t(I.Target));
+      int64_t T = B2.C->D().Insts.indexAtStart(uint64_t(I.landing()));
       if (T < 0)
         return "the prologue jumps to a non-instruction";
       B2.Pc = uint32_t(T);

@@ -23,30 +23,54 @@ bool Side::isBranch() const {
   return I.info().isConditionalJump();
 }
 
+/// Whether \p Op may raise through code the interpreter runs for it (a
+/// call, an attribute, a truth test, an operator ...): what makes an
+/// instruction that may raise a sync point. A local's read or deletion
+/// (UnboundLocalError), RERAISE and RAISE_VARARGS raise where the side
+/// steps them; the stack and handler moves and line markers cannot raise.
+static bool raisesThroughCode(const MicroOp &Op) {
+  return std::visit(
+      Overloaded{
+          [](const OneOf<uop::PushNull, uop::LoadLocal, uop::StoreLocal,
+                         uop::DeleteLocal, uop::LoadConst, uop::MakeCell,
+                         uop::CopyFreeVars, uop::PopExcept, uop::CallPrepare,
+                         uop::Copy, uop::Swap, uop::Raise, uop::PushExcInfo,
+                         uop::ExcMatch, uop::Nop> auto &) { return false; },
+          [](const OneOf<uop::LoadGlobal, uop::LoadAttr, uop::LoadMethod,
+                         uop::Call, uop::UnpackSequence, uop::Subscript,
+                         uop::BuildSequence, uop::Test, uop::Next, uop::Return,
+                         uop::EnterWith, uop::ExitCallStart, uop::Not,
+                         uop::ToBool, uop::LoadCell, uop::StoreCell,
+                         uop::Effect> auto &) { return true; },
+      },
+      Op);
+}
+
+template <class T> static bool lowersTo(const Instruction &I) {
+  if (!I.Valid)
+    return false;
+  MicroOps Ops = lowerInstruction(I);
+  return llvm::any_of(
+      Ops, [](const MicroOp &O) { return std::holds_alternative<T>(O); });
+}
+
+bool prover::returns(const Instruction &I) { return lowersTo<uop::Return>(I); }
+
+bool prover::raisesAlways(const Instruction &I) {
+  return lowersTo<uop::Raise>(I);
+}
+
 bool prover::isSyncInstruction(const Instruction &I) {
   if (!I.Valid)
     return false;
   if (I.info().isConditionalJump())
     return true;
-  switch (I.op()) {
-  case Opcode::RETURN_VALUE:
+  MicroOps Ops = lowerInstruction(I);
+  if (llvm::any_of(Ops, [](const MicroOp &O) {
+        return std::holds_alternative<uop::Return>(O);
+      }))
     return true;
-  case Opcode::JUMP_BACKWARD: // no asynchronous exception at back edges
-  case Opcode::PRECALL:
-  case Opcode::LOAD_FAST:
-  case Opcode::RERAISE:
-  case Opcode::RAISE_VARARGS:
-  case Opcode::KW_NAMES:
-  case Opcode::PUSH_EXC_INFO:
-  case Opcode::POP_EXCEPT:
-  case Opcode::CHECK_EXC_MATCH:
-  case Opcode::RESUME:
-  case Opcode::COPY_FREE_VARS:
-  case Opcode::MAKE_CELL:
-    return false;
-  default:
-    return mayRaiseGiven(I, RaiseFacts{});
-  }
+  return llvm::any_of(Ops, raisesThroughCode) && mayRaiseGiven(I, RaiseFacts{});
 }
 
 bool Side::atSync() const { return isSyncInstruction(inst()); }
@@ -149,58 +173,81 @@ void Side::raiseTier(uint32_t Offset) {
         Offset);
 }
 
+const SVal *Side::calleeOf(const uop::Call &Cl) const {
+  size_t Below = Cl.NArgs + (Cl.KwNamesOnTop ? 1 : 0);
+  if (Stack.size() < Below + 2)
+    return nullptr;
+  const SVal &First = Stack[Stack.size() - Below - 2];
+  const SVal &Second = Stack[Stack.size() - Below - 1];
+  return Cl.calleeSlot(First.K == Tag::Null) == 0 ? &First : &Second;
+}
+
 bool Side::mayRaiseHere() const {
   const Instruction &I = inst();
+  const auto &Names = C->Code->Names;
+  auto NameAt = [&](uint32_t N) {
+    return N < Names.size() ? llvm::StringRef(Names[N]) : llvm::StringRef();
+  };
+  // Facts about the stack as the instruction finds it.
+  auto TruthFacts = [&](RaiseFacts &F) {
+    if (Stack.empty())
+      return;
+    F.BuiltinTruthValue = isBuiltinTruthValue(Stack.back().T);
+    F.TestedBefore = llvm::is_contained(TruthTested, Stack.back().T);
+  };
   RaiseFacts F;
-  switch (I.op()) {
-  case Opcode::LOAD_GLOBAL: {
-    // The globals a rewriter installs (Environment.def) are there.
-    uint32_t N = I.Arg >> 1;
-    F.EnvironmentGlobal =
-        N < C->Code->Names.size() && lookupGlobal(C->Code->Names[N]);
-    break;
-  }
-  case Opcode::LOAD_ATTR:
-  case Opcode::LOAD_METHOD: {
-    // A manager has __enter__/__exit__; a mode-stack module has the
-    // operations Environment.def lists.
-    llvm::StringRef Name = I.Arg < C->Code->Names.size()
-                               ? llvm::StringRef(C->Code->Names[I.Arg])
-                               : "";
-    F.ProtocolAttribute = isContextProtocolName(Name);
-    F.ModeStackOperation = !Stack.empty() && Stack.back().K == Tag::Global &&
-                           Stack.back().Env &&
-                           (lookupModeOp(*Stack.back().Env, Name) ||
-                            lookupEnvClass(*Stack.back().Env, Name));
-    break;
-  }
-  case Opcode::CALL: {
-    // The frame's wrapper setup between the mode replay and the break
-    // instruction (context constructors, __enter__) does not raise.
-    F.ReplayedWrapper = C->IsFrame && ModesReplayed && BreakStep < 0;
-    if (Stack.size() < I.Arg + 2)
-      break;
-    const SVal &First = Stack[Stack.size() - I.Arg - 2];
-    const SVal &Second = Stack[Stack.size() - I.Arg - 1];
-    const SVal &Callee = First.K == Tag::Null ? Second : First;
-    F.ModeStackOperation = Callee.K == Tag::ModeOp;
-    // While the frame holds replayed modes, its wrapper's __enter__ and
-    // __exit__ calls succeed (else the mode would leak: no handler covers
-    // them in the shape rewriters emit).
-    F.ReplayedWrapper |=
-        C->IsFrame && ModesReplayed &&
-        (Callee.K == Tag::EnterMethod || Callee.K == Tag::ExitMethod);
-    break;
-  }
-  default:
-    // A branch on a constant or on a bool an instruction made: the truth
-    // test runs no user code.
-    if (isBranch() && !I.is(Opcode::FOR_ITER) && !Stack.empty()) {
-      F.BuiltinTruthValue = isBuiltinTruthValue(Stack.back().T);
-      F.TestedBefore = llvm::is_contained(TruthTested, Stack.back().T);
-    }
-    break;
-  }
+  for (const MicroOp &Op : lowerInstruction(I))
+    std::visit(
+        Overloaded{
+            // The globals a rewriter installs (Environment.def) are there.
+            [&](uop::LoadGlobal G) {
+              F.EnvironmentGlobal = bool(lookupGlobal(NameAt(G.Name)));
+            },
+            // A manager has __enter__/__exit__; a mode-stack module has the
+            // operations Environment.def lists.
+            [&](const OneOf<uop::LoadAttr, uop::LoadMethod> auto &A) {
+              llvm::StringRef Name = NameAt(A.Name);
+              F.ProtocolAttribute = isContextProtocolName(Name);
+              F.ModeStackOperation = !Stack.empty() &&
+                                     Stack.back().K == Tag::Global &&
+                                     Stack.back().Env &&
+                                     (lookupModeOp(*Stack.back().Env, Name) ||
+                                      lookupEnvClass(*Stack.back().Env, Name));
+            },
+            [&](const uop::Call &Cl) {
+              // The frame's wrapper setup between the mode replay and the
+              // break instruction (context constructors, __enter__) does
+              // not raise.
+              F.ReplayedWrapper = C->IsFrame && ModesReplayed && BreakStep < 0;
+              const SVal *Callee = calleeOf(Cl);
+              if (!Callee)
+                return;
+              F.ModeStackOperation = Callee->K == Tag::ModeOp;
+              // While the frame holds replayed modes, its wrapper's
+              // __enter__ and __exit__ calls succeed (else the mode would
+              // leak: no handler covers them in the shape rewriters emit).
+              F.ReplayedWrapper |= C->IsFrame && ModesReplayed &&
+                                   (Callee->K == Tag::EnterMethod ||
+                                    Callee->K == Tag::ExitMethod);
+            },
+            // A truth test of a constant or of a bool an instruction made
+            // runs no user code.
+            [&](uop::Test T) {
+              if (T.Kind != uop::TestKind::Exhausted)
+                TruthFacts(F);
+            },
+            [&](uop::ToBool) { TruthFacts(F); },
+            [&](const OneOf<uop::PushNull, uop::LoadLocal, uop::StoreLocal,
+                            uop::DeleteLocal, uop::LoadConst, uop::MakeCell,
+                            uop::CopyFreeVars, uop::PopExcept, uop::CallPrepare,
+                            uop::Copy, uop::Swap, uop::UnpackSequence,
+                            uop::Subscript, uop::BuildSequence, uop::Next,
+                            uop::Return, uop::Raise, uop::EnterWith,
+                            uop::ExitCallStart, uop::PushExcInfo, uop::ExcMatch,
+                            uop::Not, uop::LoadCell, uop::StoreCell, uop::Nop,
+                            uop::Effect> auto &) {},
+        },
+        Op);
   return mayRaiseGiven(I, F);
 }
 
@@ -221,31 +268,23 @@ std::string Side::syncDesc() const {
 Lit Side::branchLit() {
   const Instruction &I = inst();
   const SVal &Top = Stack.empty() ? SVal{} : Stack.back();
-  switch (I.op()) {
-  case Opcode::POP_JUMP_FORWARD_IF_TRUE:
-  case Opcode::POP_JUMP_BACKWARD_IF_TRUE:
-  case Opcode::JUMP_IF_TRUE_OR_POP:
-    return {Lit::Truthy, Top.T, true};
-  case Opcode::POP_JUMP_FORWARD_IF_FALSE:
-  case Opcode::POP_JUMP_BACKWARD_IF_FALSE:
-  case Opcode::JUMP_IF_FALSE_OR_POP:
-    return {Lit::Truthy, Top.T, false};
-  case Opcode::POP_JUMP_FORWARD_IF_NONE:
-  case Opcode::POP_JUMP_BACKWARD_IF_NONE:
-    return {Lit::IsNone, Top.T, true};
-  case Opcode::POP_JUMP_FORWARD_IF_NOT_NONE:
-  case Opcode::POP_JUMP_BACKWARD_IF_NOT_NONE:
-    return {Lit::IsNone, Top.T, false};
-  case Opcode::FOR_ITER: {
-    // Taken = the iterator is exhausted.
-    TermId E = Terms->apply(
-        "exhausted", {Top.T, Terms->symbol("t" + std::to_string(Ordinal))});
-    return {Lit::Truthy, E, true};
-  }
-  default:
+  std::optional<uop::Test> T = branchTest(I, /*JumpEdge=*/true);
+  if (!T) {
     Unsupported = ("branch " + I.name()).str();
     return {Lit::Truthy, Top.T, true};
   }
+  switch (T->Kind) {
+  case uop::TestKind::Truth:
+    return {Lit::Truthy, Top.T, T->Holds};
+  case uop::TestKind::IsNone:
+    return {Lit::IsNone, Top.T, T->Holds};
+  case uop::TestKind::Exhausted: {
+    TermId E = Terms->apply(
+        "exhausted", {Top.T, Terms->symbol("t" + std::to_string(Ordinal))});
+    return {Lit::Truthy, E, T->Holds};
+  }
+  }
+  llvm_unreachable("unknown test kind");
 }
 
 void Side::raise(llvm::StringRef Why, std::optional<uint32_t> At) {
@@ -281,16 +320,18 @@ void Side::raise(llvm::StringRef Why, std::optional<uint32_t> At) {
 void Side::raiseAtSync() {
   const Instruction &I = inst();
   uint32_t At = Pc;
-  bool ExitFirst = I.is(Opcode::WITH_EXCEPT_START);
-  if (I.is(Opcode::CALL) && Stack.size() >= I.Arg + 2) {
-    const SVal &First = Stack[Stack.size() - I.Arg - 2];
-    const SVal &Second = Stack[Stack.size() - I.Arg - 1];
-    const SVal &Callee = First.K == Tag::Null ? Second : First;
+  bool ExitFirst = false;
+  for (const MicroOp &Op : lowerInstruction(I)) {
+    if (std::holds_alternative<uop::ExitCallStart>(Op))
+      ExitFirst = true;
+    const auto *Cl = std::get_if<uop::Call>(&Op);
+    const SVal *Callee = Cl ? calleeOf(*Cl) : nullptr;
     // An exit that raises has exited; a resume call that raises has taken
     // over the modes (the resume function pops them on its own paths).
-    ExitFirst = Callee.K == Tag::ExitSlot || Callee.K == Tag::ExitMethod ||
-                (Callee.K == Tag::Global && C->IsFrame && Callee.Env &&
-                 Callee.Env->Role == GlobalRole::ResumeFunction);
+    if (Callee)
+      ExitFirst = Callee->K == Tag::ExitSlot || Callee->K == Tag::ExitMethod ||
+                  (Callee->K == Tag::Global && C->IsFrame && Callee->Env &&
+                   Callee->Env->Role == GlobalRole::ResumeFunction);
   }
   if (ExitFirst) {
     execSync(false);
@@ -301,68 +342,6 @@ void Side::raiseAtSync() {
     ++Ordinal;
   }
   raise("raises");
-}
-
-void Side::execPlain(const Instruction &I) {
-  Opcode Op = I.op();
-  StackIO E = getStackIO(I.info(), I.Arg, false);
-  if (I.info().isJump() || I.info().Terminator) {
-    Unsupported = ("opcode " + I.name()).str();
-    return;
-  }
-  switch (Op) {
-  case Opcode::GET_AWAITABLE:
-  case Opcode::SEND:
-  case Opcode::YIELD_VALUE:
-  case Opcode::RETURN_GENERATOR:
-  case Opcode::BEFORE_ASYNC_WITH:
-  case Opcode::GET_AITER:
-  case Opcode::GET_ANEXT:
-  case Opcode::ASYNC_GEN_WRAP:
-  case Opcode::SETUP_ANNOTATIONS:
-  case Opcode::IMPORT_STAR:
-    Unsupported = ("opcode " + I.name()).str();
-    return;
-  default:
-    break;
-  }
-  std::vector<SVal> In(size_t(std::max<int64_t>(E.Pops, 0)));
-  for (size_t K = In.size(); K-- > 0;)
-    In[K] = pop();
-  std::string OpName = operationKey(*C->Code, I);
-  // `not x` is the negation of x's truth (the solver's background fact).
-  if (Op == Opcode::UNARY_NOT && In.size() == 1 && E.Pushes == 1) {
-    Stack.push_back(plain(Terms->apply("not", {In[0].T})));
-    return;
-  }
-  // Values followed through what the code does to them: an element of the
-  // graph's output (unpacked or subscripted) is the graph's output; a list
-  // or tuple built of values is a list of that many (a replay of n modes).
-  bool FromGraph = (Op == Opcode::UNPACK_SEQUENCE && In.size() == 1 &&
-                    In[0].K == Tag::GraphOutput) ||
-                   (Op == Opcode::BINARY_SUBSCR && In.size() == 2 &&
-                    In[0].K == Tag::GraphOutput);
-  if ((Op == Opcode::BUILD_LIST || Op == Opcode::BUILD_TUPLE) &&
-      E.Pushes == 1) {
-    SVal L = app(OpName, In, /*Timed=*/true);
-    L.K = Tag::ModeList;
-    L.Len = uint32_t(In.size());
-    L.Exact =
-        llvm::all_of(In, [](const SVal &V) { return V.K == Tag::GraphOutput; });
-    Stack.push_back(L);
-    return;
-  }
-  // The instruction was one step; each further value it makes is one more.
-  if (E.Pushes > 1)
-    Bud->step(uint64_t(E.Pushes - 1));
-  for (int64_t K = 0; K < E.Pushes; ++K) {
-    std::vector<SVal> A = In;
-    A.push_back(sym(std::to_string(K)));
-    SVal V = app(OpName, A, /*Timed=*/true);
-    if (FromGraph)
-      V.K = Tag::GraphOutput;
-    Stack.push_back(V);
-  }
 }
 
 bool Side::advance(unsigned Unroll) {
@@ -396,7 +375,7 @@ bool Side::advance(unsigned Unroll) {
       ActiveAtBreak = Ks;
       BreakStep = int64_t(Steps.size());
     }
-    if (StopAtForwardJump && I.is(Opcode::JUMP_FORWARD))
+    if (StopAtForwardJump && I.info().Jump == JumpKind::Forward)
       return true;
     bool TierDone = Pc == TierDonePc;
     TierDonePc = UINT32_MAX;
@@ -406,159 +385,7 @@ bool Side::advance(unsigned Unroll) {
     }
     if (atSync())
       return true;
-    stepFree(I, Unroll);
+    exec(I, /*Sync=*/false);
   }
   return false;
-}
-
-/// Executes \p I, an instruction that is not a sync point: it runs no user
-/// code (or raises only as the engine decides here: an unbound LOAD_FAST,
-/// RERAISE, RAISE_VARARGS).
-void Side::stepFree(const Instruction &I, unsigned Unroll) {
-  Opcode Op = I.op();
-  if (stepVariable(I) || stepStack(I))
-    return;
-  switch (Op) {
-  case Opcode::NOP:
-  case Opcode::RESUME:
-  case Opcode::PRECALL:
-  case Opcode::KW_NAMES:
-  case Opcode::COPY_FREE_VARS:
-  case Opcode::MAKE_CELL:
-  case Opcode::EXTENDED_ARG:
-    ++Pc;
-    break;
-  case Opcode::JUMP_FORWARD:
-    jumpTo(I.Target, Unroll, false);
-    break;
-  case Opcode::JUMP_BACKWARD:
-  case Opcode::JUMP_BACKWARD_NO_INTERRUPT:
-    jumpTo(I.Target, Unroll, true);
-    break;
-  case Opcode::RERAISE:
-  case Opcode::RAISE_VARARGS:
-    pushStep();
-    raise("raises");
-    break;
-  default:
-    // Cannot raise and is not a jump: by its stack effect.
-    execPlain(I);
-    if (!Unsupported)
-      ++Pc;
-    break;
-  }
-}
-
-/// LOAD_FAST, STORE_FAST, DELETE_FAST and the cell operations; false for
-/// any other instruction.
-bool Side::stepVariable(const Instruction &I) {
-  switch (I.op()) {
-  case Opcode::LOAD_FAST: {
-    if (I.Arg >= Locals.size() || !Locals[I.Arg]) {
-      pushStep();
-      std::string Name = I.Arg < C->Code->LocalsPlusNames.size()
-                             ? C->Code->LocalsPlusNames[I.Arg]
-                             : std::string("?");
-      raise("raises UnboundLocalError: '" + Name + "' is never assigned here");
-      break;
-    }
-    Stack.push_back(*Locals[I.Arg]);
-    ++Pc;
-    break;
-  }
-  case Opcode::STORE_FAST:
-    if (I.Arg < Locals.size())
-      Locals[I.Arg] = pop();
-    else
-      pop();
-    ++Pc;
-    break;
-  case Opcode::DELETE_FAST:
-    if (I.Arg < Locals.size())
-      Locals[I.Arg] = std::nullopt;
-    ++Pc;
-    break;
-  case Opcode::LOAD_DEREF:
-  case Opcode::LOAD_CLOSURE:
-  case Opcode::LOAD_CLASSDEREF: {
-    std::string Name = I.Arg < C->Code->LocalsPlusNames.size()
-                           ? C->Code->LocalsPlusNames[I.Arg]
-                           : std::string("?");
-    auto It = Cells.find(Name);
-    Stack.push_back(It != Cells.end() ? It->second : sym("cell:" + Name));
-    ++Pc;
-    break;
-  }
-  case Opcode::STORE_DEREF: {
-    std::string Name = I.Arg < C->Code->LocalsPlusNames.size()
-                           ? C->Code->LocalsPlusNames[I.Arg]
-                           : std::string("?");
-    Cells[Name] = pop();
-    ++Pc;
-    break;
-  }
-  default:
-    return false;
-  }
-  return true;
-}
-
-/// Constants and the stack operations that cannot raise; false for any
-/// other instruction.
-bool Side::stepStack(const Instruction &I) {
-  switch (I.op()) {
-  case Opcode::LOAD_CONST: {
-    std::string Repr = I.Arg < C->Code->Consts.size()
-                           ? C->Code->Consts[I.Arg].repr()
-                           : std::string("?");
-    Stack.push_back(sym("const:" + Repr));
-    ++Pc;
-    break;
-  }
-  case Opcode::POP_TOP:
-    pop();
-    ++Pc;
-    break;
-  case Opcode::PUSH_NULL:
-    Stack.push_back(null());
-    ++Pc;
-    break;
-  case Opcode::COPY:
-    if (I.Arg == 0 || I.Arg > Stack.size()) {
-      Unsupported = "COPY beyond the stack";
-      break;
-    }
-    Stack.push_back(Stack[Stack.size() - I.Arg]);
-    ++Pc;
-    break;
-  case Opcode::SWAP:
-    if (I.Arg < 2 || I.Arg > Stack.size()) {
-      Unsupported = "SWAP beyond the stack";
-      break;
-    }
-    std::swap(Stack.back(), Stack[Stack.size() - I.Arg]);
-    ++Pc;
-    break;
-  case Opcode::PUSH_EXC_INFO: {
-    SVal Exc = pop();
-    Stack.push_back(sym("prev_exc"));
-    Stack.push_back(Exc);
-    ++Pc;
-    break;
-  }
-  case Opcode::POP_EXCEPT:
-    pop();
-    ++Pc;
-    break;
-  case Opcode::CHECK_EXC_MATCH: {
-    SVal T = pop();
-    SVal X = Stack.empty() ? sym("?") : Stack.back();
-    Stack.push_back(app("exc_match", {X, T}, true));
-    ++Pc;
-    break;
-  }
-  default:
-    return false;
-  }
-  return true;
 }

@@ -13,7 +13,8 @@
 // decides the outcome (execSync, raiseAtSync). Which globals exist and what
 // calling them does comes from Environment.def; an approximation a path
 // rests on is recorded on it (approximate()). Definitions: SymbolicFrame.cpp
-// (stepping), FrameContexts.cpp (context events), LoopBound.cpp (back edges).
+// (sync points, raises), MicroStep.cpp (stepping micro-operations),
+// FrameContexts.cpp (context events), LoopBound.cpp (back edges).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,7 @@
 #include "pyverify/Analysis/CodeAnalysis.h"
 #include "pyverify/Analysis/ContextEvents.h"
 #include "pyverify/Analysis/Environment.h"
+#include "pyverify/Analysis/MicroOps.h"
 #include "pyverify/Bytecode/Bundle.h"
 #include "pyverify/Bytecode/DecodedCode.h"
 #include "pyverify/Bytecode/Listing.h"
@@ -189,6 +191,10 @@ struct Budget {
 /// or an instruction that may raise (the prover's raise exceptions aside).
 /// Side::atSync() at the current instruction; the replay's step list too.
 bool isSyncInstruction(const Instruction &I);
+/// Whether \p I returns (RETURN_VALUE, RETURN_CONST).
+bool returns(const Instruction &I);
+/// Whether \p I always raises (RERAISE, RAISE_VARARGS).
+bool raisesAlways(const Instruction &I);
 
 class Side {
 public:
@@ -402,7 +408,7 @@ public:
   /// instruction, the sync point's included, is one step of Bud).
   bool advance(unsigned Unroll);
   /// Executes the instruction at Pc, not a sync point (after a tier fork).
-  void stepOver() { stepFree(inst(), CurrentUnroll); }
+  void stepOver() { exec(inst(), /*Sync=*/false); }
   /// The instruction at Pc is a sync point (may raise or branch, returns).
   bool atSync() const;
   bool isBranch() const;
@@ -472,12 +478,25 @@ public:
   int64_t BreakStep = -1;         ///< Frame: step index at the break.
 
 private:
-  void execPlain(const Instruction &I);
-  void stepFree(const Instruction &I, unsigned Unroll);
-  bool stepVariable(const Instruction &I);
-  bool stepStack(const Instruction &I);
+  friend struct MicroStepper;
+  /// Executes \p I's micro-operations (MicroOps.h), then moves Pc on
+  /// (\p Sync: a sync point, one observable step).
+  void exec(const Instruction &I, bool Sync);
+  /// One micro-operation of \p I; false when the path left \p I (raised,
+  /// returned, or cannot go on: Unsupported).
+  bool execOp(const Instruction &I, const MicroOp &Op);
+  /// A micro-operation that makes values of its inputs (operationKey terms).
+  void execValue(const Instruction &I, const MicroOp &Op);
+  std::string localName(uint32_t Local) const;
+  /// The callable slot of \p Cl on the current stack; null when short.
+  const SVal *calleeOf(const uop::Call &Cl) const;
   void execBranch(bool Taken);
-  void call(unsigned N);
+  // Values and context events (FrameContexts.cpp).
+  void call(const uop::Call &Cl);
+  void loadGlobal(uint32_t NameIdx);
+  void loadAttribute(uint32_t NameIdx, bool Method);
+  void enterWith(const Instruction &I);
+  void exitCallStart(const Instruction &I, uint32_t Depth);
   // Context events (FrameContexts.cpp).
   void applyContextEvent(const ContextEvent &E, const SVal &Slot, SVal &Result);
   void modePop();

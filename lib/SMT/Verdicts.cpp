@@ -104,12 +104,16 @@ prover::assumptions(const ProveOptions &O, bool Pair,
   for (const DecodedCode *DC : Codes) {
     const DecodedCode &D = *DC;
     const CodeObject *C = D.Code;
-    for (size_t K = 0; K < D.Insts.size(); ++K)
-      if (const Instruction &I = D.Insts[K]; I.Valid &&
-                                             I.is(Opcode::LOAD_GLOBAL) &&
-                                             (I.Arg >> 1) < C->Names.size())
-        if (const EnvGlobal *G = lookupGlobal(C->Names[I.Arg >> 1]))
-          Used[size_t(G - environmentGlobals().data())] = true;
+    for (size_t K = 0; K < D.Insts.size(); ++K) {
+      const Instruction &I = D.Insts[K];
+      if (!I.Valid)
+        continue;
+      for (const MicroOp &Op : lowerInstruction(I))
+        if (const auto *LG = std::get_if<uop::LoadGlobal>(&Op);
+            LG && LG->Name < C->Names.size())
+          if (const EnvGlobal *G = lookupGlobal(C->Names[LG->Name]))
+            Used[size_t(G - environmentGlobals().data())] = true;
+    }
   }
   for (size_t K = 0; K < Used.size(); ++K)
     if (Used[K])

@@ -21,7 +21,8 @@ Before writing, a runtime self-check runs every function on every
 combination of flags / managers / raising work and asserts that each
 unflipped case leaves every manager balanced (entered == exited, never
 exited while not entered) and that each flipped case does not on some
-input: the cases mean what they claim. It needs only /usr/bin/python3.11.
+input: the cases mean what they claim. It runs with any interpreter pyverify
+has tables for (the bundles say which: python_version).
 """
 import argparse
 import inspect
@@ -37,8 +38,14 @@ sys.dont_write_bytecode = True      # no __pycache__ in the source tree
 
 import correlated_cases  # noqa: E402
 
-if sys.version_info[:2] != (3, 11):
-    sys.exit("gen_correlated.py needs CPython 3.11 (marshal of 3.11 code)")
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+from pyverify_rewriter._tables import TRAITS  # noqa: E402
+
+# The bundles hold the running interpreter's code objects and say which
+# version that is (python_version): any version pyverify has tables for.
+if tuple(sys.version_info[:2]) not in TRAITS:
+    sys.exit("gen_correlated.py: pyverify has no tables for CPython %d.%d"
+             % sys.version_info[:2])
 
 
 class Boom(Exception):
@@ -133,7 +140,8 @@ def self_check():
 
 def bundle_dict(code, expect):
     return {"format": "pyverify-bundle", "version": 1, "original": code,
-            "frame": None, "break_offset": 0, "resumes": [], "expect": expect}
+            "frame": None, "break_offset": 0, "resumes": [], "expect": expect,
+            "python_version": "%d.%d" % sys.version_info[:2]}
 
 
 def generate(outdir, out=sys.stdout):

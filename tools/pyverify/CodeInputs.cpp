@@ -32,7 +32,7 @@ cl::opt<std::string> PythonVersionOpt(
              "of bundles that do not name theirs (a .pyc's magic says its "
              "own; default: 3.11; dis: the table --list-opcodes lists)"),
     cl::init(""), cl::sub(DisCmd), cl::sub(CheckCmd), cl::sub(AnalyzeCmd),
-    cl::sub(CfgCmd), cl::sub(StatsCmd));
+    cl::sub(CfgCmd), cl::sub(StatsCmd), cl::sub(ProveCmd));
 
 Expected<InputVersions> versionsFromOptions() {
   if (PythonVersionOpt.empty())

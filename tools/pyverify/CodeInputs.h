@@ -43,8 +43,8 @@ struct InputVersions {
   }
 };
 
-/// --python-version (dis, check, analyze, cfg, stats): the bytecode of raw
-/// marshal inputs; those commands read a .pyc of any version with tables.
+/// --python-version (dis, check, analyze, cfg, stats, prove): the bytecode of
+/// raw marshal inputs; those commands read a .pyc of any version with tables.
 extern llvm::cl::opt<std::string> PythonVersionOpt;
 
 /// What --python-version selects (every .pyc version, raw marshal as given),

@@ -158,11 +158,12 @@ struct FileOutcome {
   std::string VersionNote;
 };
 
-FileOutcome proveOne(const std::string &Path, const ProveOptions &Opts) {
+FileOutcome proveOne(const std::string &Path, const ProveOptions &Opts,
+                     InputVersions Versions) {
   FileOutcome O;
   O.Path = Path;
   if (sys::path::extension(Path) == ".pvb") {
-    Expected<Bundle> B = loadBundle(Path);
+    Expected<Bundle> B = loadBundle(Path, Versions.askedVersion());
     if (!B) {
       O.InputError = toString(B.takeError());
       return O;
@@ -172,7 +173,7 @@ FileOutcome proveOne(const std::string &Path, const ProveOptions &Opts) {
     writeReplays(Path, O.Results, *B);
     return O;
   }
-  Expected<CodeFile> F = loadInput(Path);
+  Expected<CodeFile> F = loadInput(Path, Versions);
   if (!F) {
     O.InputError = toString(F.takeError());
     return O;
@@ -338,6 +339,13 @@ int runProve() {
     }
   }
 
+  Expected<InputVersions> Versions = versionsFromOptions();
+  if (!Versions) {
+    WithColor::error(errs(), "pyverify")
+        << "prove: " << toString(Versions.takeError()) << "\n";
+    return ExitUsage;
+  }
+
   if (!ReplayDir.empty())
     if (std::error_code EC = sys::fs::create_directories(ReplayDir)) {
       WithColor::error(errs(), "pyverify")
@@ -357,11 +365,11 @@ int runProve() {
                          : unsigned(Jobs);
   if (Threads <= 1 || Files.size() <= 1) {
     for (size_t I = 0; I < Files.size(); ++I)
-      Rep.done(I, proveOne(Files[I], Opts));
+      Rep.done(I, proveOne(Files[I], Opts, *Versions));
   } else {
     ThreadPool Pool(llvm::hardware_concurrency(Threads));
     for (size_t I = 0; I < Files.size(); ++I)
-      Pool.async([&, I] { Rep.done(I, proveOne(Files[I], Opts)); });
+      Pool.async([&, I] { Rep.done(I, proveOne(Files[I], Opts, *Versions)); });
     Pool.wait();
   }
   double Seconds =

@@ -57,9 +57,11 @@ struct StoreLocal {
   uint32_t Local;
   bool NullOk = false;
 };
-/// Unbind fast local Local.
+/// Unbind fast local Local. Checked: raises UnboundLocalError when it is
+/// not bound (DELETE_FAST; LOAD_FAST_AND_CLEAR's clearing never raises).
 struct DeleteLocal {
   uint32_t Local;
+  bool Checked = false;
 };
 /// Push co_consts[Index].
 struct LoadConst {
@@ -183,6 +185,13 @@ struct StoreCell {
 /// Moves nothing and runs no code a pass follows (NOP, RESUME,
 /// EXTENDED_ARG, an unconditional jump: control flow is the CFG's).
 struct Nop {};
+/// What an Effect does beyond moving its values.
+enum class EffectScope : uint8_t {
+  Values,    ///< Nothing: it computes values.
+  Suspends,  ///< It suspends or resumes the frame (generators, coroutines).
+  Namespace, ///< It writes the frame's namespace by name (import *,
+             ///< __annotations__), fast locals included.
+};
 /// Pop and push values no pass tracks. Bit k of NullIn: the k-th popped
 /// value (0 = deepest) may be NULL; of NullOut: the k-th pushed one may be.
 struct Effect {
@@ -190,6 +199,7 @@ struct Effect {
   int64_t Pushes;
   uint64_t NullIn = 0;
   uint64_t NullOut = 0;
+  EffectScope Scope = EffectScope::Values;
 };
 } // namespace uop
 

@@ -9,15 +9,17 @@
 //   ProtocolAttribute   LOAD_ATTR / LOAD_METHOD of __enter__ / __exit__ on a
 //                       context manager ("a manager has both");
 //   EnvironmentGlobal   LOAD_GLOBAL of a name of Environment.def;
-//   ModeStackOperation  the attribute load or the call of a mode-stack
+//   ModeStackOperation  the attribute load or the call (CALL, CALL_KW) of a
+//                       mode-stack
 //                       operation of Environment.def ("they succeed");
 //   ReplayedWrapper     the frame's wrapper code while replayed modes are
 //                       held (docs/prove.md);
-//   BuiltinTruthValue   a conditional branch whose tested value is a
+//   BuiltinTruthValue   a truth test (a conditional branch; 3.13's TO_BOOL)
+//                       whose tested value is a
 //                       constant or a bool an instruction made (IS_OP,
 //                       CONTAINS_OP, UNARY_NOT, CHECK_EXC_MATCH): its truth
 //                       test runs no user code (a fact, not an assumption);
-//   TestedBefore        a conditional branch on a value whose truth test
+//   TestedBefore        a truth test of a value whose truth test
 //                       already succeeded on this path (assumption: testing
 //                       it again does not raise; printed by the prover);
 //   BackEdgeSeparately  JUMP_BACKWARD whose eval-breaker exception is
