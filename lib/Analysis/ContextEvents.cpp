@@ -1,6 +1,7 @@
 //===- ContextEvents.cpp - The one recogniser of context events -----------===//
 
 #include "pyverify/Analysis/ContextEvents.h"
+#include "pyverify/Analysis/MicroOps.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -90,9 +91,9 @@ static llvm::StringRef attrName(const DecodedCode &D, const Instruction &I) {
   return N < Names.size() ? llvm::StringRef(Names[N]) : llvm::StringRef();
 }
 
-/// LOAD_FAST x; LOAD_METHOD \p Want at \p K - 1, \p K (or LOAD_ATTR too,
-/// with \p AnyLoad; VersionTraits::MethodBitInLoadAttr: a method load is
-/// LOAD_ATTR with bit 0 set):
+/// A load of local x, then a method load of \p Want at \p K - 1, \p K (or
+/// an attribute load too, with \p AnyLoad), as the lowering reads them
+/// (MicroOps.h: 3.12's LOAD_ATTR with the method bit is a method load):
 /// x.
 static std::optional<uint32_t> methodOnLocal(const DecodedCode &D, size_t K,
                                              llvm::StringRef Want,
@@ -101,14 +102,23 @@ static std::optional<uint32_t> methodOnLocal(const DecodedCode &D, size_t K,
   if (K == 0 || K >= Insts.size())
     return std::nullopt;
   const Instruction &A = Insts[K - 1], &B = Insts[K];
-  bool MethodLoad = B.is(Opcode::LOAD_METHOD) ||
-                    (B.is(Opcode::LOAD_ATTR) &&
-                     traits(B.Ver).MethodBitInLoadAttr && (B.Arg & 1));
-  if (!A.Valid || !B.Valid || !A.is(Opcode::LOAD_FAST) ||
-      !(MethodLoad || (AnyLoad && B.is(Opcode::LOAD_ATTR))) ||
-      attrName(D, B) != Want)
+  if (!A.Valid || !B.Valid)
     return std::nullopt;
-  return A.Arg;
+  MicroOps Load = lowerInstruction(B);
+  bool MethodLoad =
+      Load.size() == 1 && std::holds_alternative<uop::LoadMethod>(Load[0]);
+  bool AttrLoad =
+      Load.size() == 1 && std::holds_alternative<uop::LoadAttr>(Load[0]);
+  if (!(MethodLoad || (AnyLoad && AttrLoad)) || attrName(D, B) != Want)
+    return std::nullopt;
+  // The object: the local the instruction before pushed last (LOAD_FAST,
+  // LOAD_FAST_CHECK, the second of LOAD_FAST_LOAD_FAST).
+  MicroOps Obj = lowerInstruction(A);
+  const auto *L =
+      Obj.empty() ? nullptr : std::get_if<uop::LoadLocal>(&Obj.back());
+  if (!L)
+    return std::nullopt;
+  return L->Local;
 }
 
 /// Whether co_names holds \p Want at all: most code objects name neither
@@ -226,6 +236,7 @@ ContextEvent pyverify::recogniseContextEvent(const Instruction &I,
   case Opcode::WITH_EXCEPT_START:
     return callEvent(F, ExitVia::ExceptStart);
   case Opcode::CALL:
+  case Opcode::CALL_KW:
     return callEvent(F, ExitVia::Call);
   default:
     return ctxev::NoEvent{};

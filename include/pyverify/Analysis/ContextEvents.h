@@ -14,7 +14,7 @@
 //   BEFORE_WITH / BEFORE_ASYNC_WITH   EnterWith (the async one completes on
 //                                     SEND's jump edge: AsyncEnterDone)
 //   WITH_EXCEPT_START                 the slot at PEEK(4) called as __exit__
-//   CALL n                            by its callable slot: a bound __exit__
+//   CALL n, CALL_KW n                 by its callable slot: a bound __exit__
 //                                     (ExitBound, ...), m.__enter__() /
 //                                     m.__exit__() (EnterExplicit /
 //                                     ExitExplicit), a mode-stack operation
