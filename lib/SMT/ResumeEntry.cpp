@@ -2,88 +2,103 @@
 
 #include "ResumeEntry.h"
 
+#include "pyverify/Analysis/CFGFixpointGraph.h"
 #include "pyverify/Analysis/ContextBalance.h"
+#include "pyverify/Analysis/MicroOps.h"
 #include "pyverify/Analysis/StackDepth.h"
 #include "pyverify/Check/BundleVerifier.h"
+#include "pyverify/Domain/MustMayDomain.h"
+#include "pyverify/Fixpoint/FixpointIterator.h"
 
 using namespace pyverify;
 using namespace pyverify::smt;
 using namespace pyverify::smt::prover;
 
-Assigned prover::assignedBefore(const CFG &G, const CodeObject &Code,
-                                uint32_t At) {
-  const InstructionStream &Insts = G.code().Insts;
-  size_t N = Code.LocalsPlusNames.size();
-  unsigned NArgs = unsigned(Code.ArgCount + Code.KwOnlyArgCount) +
-                   ((Code.Flags & CoVarArgs) ? 1 : 0) +
-                   ((Code.Flags & CoVarKeywords) ? 1 : 0);
-  size_t NB = G.blocks().size();
-  std::vector<std::optional<Assigned>> In(NB);
-  Assigned Entry{llvm::BitVector(N), llvm::BitVector(N)};
-  for (unsigned I = 0; I < NArgs && I < N; ++I) {
-    Entry.Must.set(I);
-    Entry.May.set(I);
+namespace {
+
+/// Which locals are assigned (MustMaySet over localsplus) on the CFG, as
+/// the fixpoint engine runs it: a store binds its local (one that may store
+/// NULL binds it on some paths only); a deletion, or a read that clears,
+/// unbinds it. An exception edge leaves its block anywhere: bound only where
+/// bound at the block's start and not unbound in it.
+class AssignedAnalysis {
+public:
+  using Domain = MustMaySet;
+  AssignedAnalysis(const CFG &G, const CodeObject &Code)
+      : G(G), Insts(G.code().Insts), N(Code.LocalsPlusNames.size()) {
+    unsigned NArgs = unsigned(Code.ArgCount + Code.KwOnlyArgCount) +
+                     ((Code.Flags & CoVarArgs) ? 1 : 0) +
+                     ((Code.Flags & CoVarKeywords) ? 1 : 0);
+    llvm::BitVector Params(N);
+    for (unsigned I = 0; I < NArgs && I < N; ++I)
+      Params.set(I);
+    Entry = Params;
   }
-  // A store binds its local (one that may store NULL binds it on some
-  // paths only); a deletion, or a read that clears, unbinds it.
-  auto Apply = [&](Assigned &S, const Instruction &In_, bool DeletesOnly) {
-    if (!In_.Valid)
+
+  Domain bottom() const { return MustMaySet::bottom(N); }
+  Domain entryState() const { return MustMaySet::of(Entry, Entry); }
+  Domain transferNode(unsigned B, const Domain &In) const {
+    return through(In, G.blocks()[B].Begin, G.blocks()[B].End);
+  }
+  Domain transferEdge(unsigned E, const Domain &NodeIn,
+                      const Domain &NodeOut) const {
+    const CFGEdge &Edge = G.edge(E);
+    if (!Edge.isException() || NodeIn.isBottom())
+      return NodeOut;
+    llvm::BitVector Must = NodeIn.must();
+    const BasicBlock &Blk = G.blocks()[Edge.Source];
+    MustMaySet S = MustMaySet::of(std::move(Must), NodeOut.may());
+    for (uint32_t I = Blk.Begin; I < Blk.End; ++I)
+      apply(S, Insts[I], /*DeletesOnly=*/true);
+    return S;
+  }
+  /// \p In carried through instructions [From, To).
+  Domain through(Domain S, uint32_t From, uint32_t To) const {
+    if (S.isBottom())
+      return S;
+    for (uint32_t I = From; I < To; ++I)
+      apply(S, Insts[I], /*DeletesOnly=*/false);
+    return S;
+  }
+
+private:
+  void apply(MustMaySet &S, const Instruction &In, bool DeletesOnly) const {
+    if (!In.Valid)
       return;
-    for (const MicroOp &Op : lowerInstruction(In_)) {
+    for (const MicroOp &Op : lowerInstruction(In)) {
       if (const auto *St = std::get_if<uop::StoreLocal>(&Op);
           St && St->Local < N && !DeletesOnly) {
-        S.May.set(St->Local);
         if (St->NullOk)
-          S.Must.reset(St->Local);
+          S.setMaybe(St->Local);
         else
-          S.Must.set(St->Local);
+          S.set(St->Local);
       } else if (const auto *D = std::get_if<uop::DeleteLocal>(&Op);
                  D && D->Local < N) {
-        S.Must.reset(D->Local);
-      }
-    }
-  };
-  auto Transfer = [&](Assigned S, uint32_t From, uint32_t To) {
-    for (uint32_t I = From; I < To; ++I)
-      Apply(S, Insts[I], false);
-    return S;
-  };
-  In[G.entry().Id] = Entry;
-  std::vector<unsigned> Work{G.entry().Id};
-  while (!Work.empty()) {
-    unsigned B = Work.back();
-    Work.pop_back();
-    const BasicBlock &Blk = G.blocks()[B];
-    Assigned Out = Transfer(*In[B], Blk.Begin, Blk.End);
-    for (unsigned EI : Blk.Succs) {
-      const CFGEdge &E = G.edge(EI);
-      Assigned S = Out;
-      if (E.isException()) {
-        // Raised anywhere in the block: bound only where bound at its
-        // start and not unbound in it.
-        S.Must = In[B]->Must;
-        for (uint32_t I = Blk.Begin; I < Blk.End; ++I)
-          Apply(S, Insts[I], /*DeletesOnly=*/true);
-      }
-      std::optional<Assigned> &T = In[E.Target];
-      if (!T) {
-        T = S;
-        Work.push_back(E.Target);
-        continue;
-      }
-      llvm::BitVector Must = T->Must, May = T->May;
-      Must &= S.Must;
-      May |= S.May;
-      if (Must != T->Must || May != T->May) {
-        T = Assigned{Must, May};
-        Work.push_back(E.Target);
+        S.resetMust(D->Local);
       }
     }
   }
+
+  const CFG &G;
+  const InstructionStream &Insts;
+  size_t N;
+  llvm::BitVector Entry;
+};
+
+} // namespace
+
+llvm::Expected<Assigned>
+prover::assignedBefore(const CFG &G, const CodeObject &Code, uint32_t At) {
+  AssignedAnalysis A(G, Code);
+  auto R = runForwardFixpoint(CFGFixpointGraph(G), A);
+  if (!R)
+    return R.takeError();
   uint32_t B = G.blockOf(At);
-  if (!In[B])
-    return Entry;
-  return Transfer(*In[B], G.blocks()[B].Begin, At);
+  MustMaySet In = R->In[B];
+  // Unreached: as at entry (the caller has found At reachable already).
+  MustMaySet S =
+      In.isBottom() ? A.entryState() : A.through(In, G.blocks()[B].Begin, At);
+  return Assigned{S.must(), S.may()};
 }
 
 std::string prover::runResumePrologue(Side &B2, unsigned Unroll) {
@@ -132,7 +147,12 @@ std::string prover::startOriginalAt(Side &A, const Bundle &B, int64_t OI,
   // unbound when on none; when on some paths only, as the resume function
   // receives them (the rewriter's reading).
   A.initLocals();
-  Assigned AS = assignedBefore(*G, *B.Original, uint32_t(OI));
+  llvm::Expected<Assigned> AsOr = assignedBefore(*G, *B.Original, uint32_t(OI));
+  if (!AsOr)
+    return "which locals the original has assigned at the offset is not "
+           "known: " +
+           llvm::toString(AsOr.takeError());
+  Assigned AS = std::move(*AsOr);
   for (size_t K = 0; K < A.Locals.size(); ++K) {
     const std::string &Name = B.Original->LocalsPlusNames[K];
     bool Bound = AS.Must.test(K);

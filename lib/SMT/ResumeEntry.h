@@ -23,13 +23,15 @@
 namespace pyverify::smt::prover {
 
 /// Which locals of \p Code are assigned on every path (Must) and on some
-/// path (May) to instruction \p At: forward dataflow over the CFG (exception
-/// edges carry the raising block's entry state for Must, everything the
-/// block may store for May).
+/// path (May) to instruction \p At: forward dataflow over the CFG on the
+/// fixpoint engine (MustMayDomain.h; exception edges carry the raising
+/// block's entry state for Must, everything the block may store for May);
+/// an error when the engine's visit cap is hit.
 struct Assigned {
   llvm::BitVector Must, May;
 };
-Assigned assignedBefore(const CFG &G, const CodeObject &Code, uint32_t At);
+llvm::Expected<Assigned> assignedBefore(const CFG &G, const CodeObject &Code,
+                                        uint32_t At);
 
 /// Runs \p R's prologue up to its jump into the body, recording its steps;
 /// empty, or why the prologue cannot be followed.
