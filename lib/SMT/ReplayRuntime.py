@@ -1,7 +1,11 @@
 # ===- ReplayRuntime.py - the body of every `pyverify prove --replay` script -===
 #
 # Embedded verbatim by lib/SMT/Replay.cpp after the script's docstring and its
-# CASE data (docs/prove-cli.md, "Replay"). Standard library only; python3.11.
+# CASE data (docs/prove-cli.md, "Replay"). Standard library only; run by the
+# input's interpreter (CASE["python_version"]). What it knows of each
+# instruction is its row of CASE["tables"] (the columns CASE["columns"]
+# names, written by Replay.cpp from pyverify's opcode tables and analyses):
+# nothing here re-derives a bytecode fact from an opcode's name.
 #
 # A run executes one real code object under sys.settrace with opcode events.
 # Every sync point it reaches (the instructions the prover makes steps of:
@@ -124,13 +128,12 @@ class StandIn:
 
     def __iter__(self):
         rec = _hook("iter(%s)" % _name(self))
-        if rec is not None and rec.opname in ("UNPACK_SEQUENCE", "UNPACK_EX"):
+        if rec is not None and rec.unpack is not None:
             return iter(self._pv_items(rec))
         return StandIn("iter(%s)" % _name(self))
 
     def _pv_items(self, rec):
-        n = rec.arg if rec.opname == "UNPACK_SEQUENCE" else (rec.arg & 255) + (rec.arg >> 8)
-        return [StandIn("%s[%d]" % (_name(self), i)) for i in range(n)]
+        return [StandIn("%s[%d]" % (_name(self), i)) for i in range(rec.unpack)]
 
     def __next__(self):
         rec = _hook("next(%s)" % _name(self))
@@ -295,13 +298,28 @@ def _prefix(kind):
     return "mode#" if kind == "mode" else "ctx#"
 
 
+def _events(step):
+    return [e.strip() for e in (step.get("event") or "").split(";") if e.strip()]
+
+
+def _wanted(test, events):
+    """(taken, truth, exhausted) a branch step's events ask of its test."""
+    taken = True if "branch taken" in events else False if "branch not taken" in events else None
+    if taken is None or test is None:
+        return taken, None, None
+    holds = taken == test[1]  # the jump is taken when the test holds
+    return taken, holds if test[0] == "truth" else None, holds if test[0] == "exhausted" else None
+
+
 class Record:
     """One step of a run: what the path said and what the run did."""
 
-    def __init__(self, index, step, info):
-        self.index, self.offset = index, step["offset"]
-        self.opname, self.key, self.arg, self.target, self.next = info
-        self.path_events = [e.strip() for e in (step.get("event") or "").split(";") if e.strip()]
+    def __init__(self, index, step, row):
+        self.index, self.offset, self.row = index, step["offset"], row
+        self.opname, self.key, self.arg, self.next = row.name, row.key, row.arg, row.next
+        self.target = row.landing if row.test is not None else None
+        self.unpack, self.does = row.unpack, row.does
+        self.path_events = _events(step)
         self.events, self.observed = [], []
         self.raised = self.raised_by_us = self.bad = False
         self.exc = None
@@ -310,14 +328,7 @@ class Record:
         # A raise through a raise tier (docs/prove.md, "Raise tiers"): the
         # run's trace function raises at the instruction itself.
         self.want_tier = next((e for e in ev if e.startswith("raises (a trace function")), None)
-        taken = True if "branch taken" in ev else False if "branch not taken" in ev else None
-        self.want_taken, self.want_truth, self.want_exhausted = taken, None, None
-        if taken is not None and "IF_TRUE" in self.opname:
-            self.want_truth = taken
-        elif taken is not None and "IF_FALSE" in self.opname:
-            self.want_truth = not taken
-        elif taken is not None and self.opname == "FOR_ITER":
-            self.want_exhausted = taken
+        self.want_taken, self.want_truth, self.want_exhausted = _wanted(row.test, ev)
         self.active_before = self.active_after = None
 
     def signature(self):
@@ -437,7 +448,7 @@ class Run:
 
     def finish(self, rec, next_off):
         rec.active_after = self.active_sig()
-        if rec.opname in ("RERAISE", "RAISE_VARARGS") and not rec.raised:
+        if rec.does == "raise" and not rec.raised:
             rec.raised = True  # a re-raise unwinds without an 'exception' event
             rec.events.append("raises")
         if rec.target is not None and not rec.raised and next_off is not None:
@@ -473,11 +484,11 @@ class Run:
         exp = self.path[self.cursor] if self.cursor < len(self.path) else None
         if exp is not None and exp["code"] == self.label and exp["offset"] == off and info:
             return self.consume(frame, exp, info)
-        if info is not None and info[5]:
+        if info is not None and info.step:
             if self.free_prologue and not self.log:
-                self.prologue.append("%d %s" % (off, info[0]))
+                self.prologue.append("%d %s" % (off, info.name))
                 return
-            if info[0] == "WITH_EXCEPT_START" and self.cur is not None and self.cur.raised \
+            if info.does == "exit-call" and self.cur is not None and self.cur.raised \
                     and any(e.startswith("exit ") for e in self.cur.path_events):
                 self.folded = off
                 self.cur.observed.append("WITH_EXCEPT_START at %d, recorded on this step" % off)
@@ -487,20 +498,26 @@ class Run:
                 self.stop()
             self.fail("step %d: the path goes to %s:%d %s, the run reached %s:%d %s"
                       % (self.cursor, exp["code"], exp["offset"], exp["opname"], self.label,
-                         off, info[0]))
+                         off, info.name))
 
     def consume(self, frame, exp, info):
-        rec = Record(self.cursor, exp, info[:5])
+        rec = Record(self.cursor, exp, info)
         rec.active_before = self.active_sig()
         self.cursor += 1
         self.log.append(rec)
         self.cur = rec
+        nxt = self.path[self.cursor] if self.cursor < len(self.path) else None
+        if info.feeds and nxt is not None and nxt["code"] == self.label and \
+                nxt["offset"] == info.feeds[0] and rec.want_truth is None:
+            # This step computes the truth the branch after it tests (3.13's
+            # TO_BOOL): the truth that branch's step asks for.
+            want = _wanted(self.table[info.feeds[0]].test, _events(nxt))[1]
+            rec.want_truth = None if want is None else want != info.feeds[1]
         if rec.want_tier:
             self.tier_raise(rec)
-        if rec.want_raise and rec.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
-            names = self.code.co_names
-            n = names[rec.arg >> 1] if rec.opname == "LOAD_GLOBAL" else names[rec.arg]
-            for d in (frame.f_locals if rec.opname == "LOAD_NAME" else {}, frame.f_globals,
+        if rec.want_raise and info.loads:  # a name lookup raises: hide the name
+            n, scope, _ = info.loads
+            for d in (frame.f_locals if scope == "name" else {}, frame.f_globals,
                       frame.f_builtins):
                 if isinstance(d, dict) and n in d:
                     self.hidden.append((d, n, d.pop(n)))
@@ -540,7 +557,8 @@ class Run:
         if self.stopped or isinstance(arg[1], _Stop):
             return
         rec = self.cur
-        if isinstance(arg[1], StopIteration) and rec is not None and rec.opname == "FOR_ITER":
+        if isinstance(arg[1], StopIteration) and rec is not None and rec.row.test and \
+                rec.row.test[0] == "exhausted":
             return  # FOR_ITER reports the StopIteration that ends the loop
         self.raising = True
         rec = self.cur
@@ -577,7 +595,7 @@ class Run:
         rec = self.log[-1] if self.log else None
         if rec is not None and raised:
             rec.events.append("raises out of %s" % self.label)
-        elif rec is not None and rec.opname == "RETURN_VALUE":
+        elif rec is not None and rec.does == "return":
             rec.events.append("returns")
 
     def good(self):
@@ -593,6 +611,7 @@ def _global_trace(frame, event, arg):
     if r is None or r.frame is not None or frame.f_code is not r.code:
         return None
     r.frame = frame
+    frame.f_trace = _local_trace  # before f_trace_opcodes: 3.13 instruments then
     frame.f_trace_opcodes = True
     return _local_trace
 
@@ -613,6 +632,11 @@ def _local_trace(frame, event, arg):
 def execute(run, call):
     global RUN
     RUN = run
+    # 3.12 turns opcode events on at sys.settrace() once any frame has asked
+    # for them (f_trace_opcodes): ask from this frame first.
+    me = sys._getframe()
+    me.f_trace_opcodes = True
+    me.f_trace_opcodes = False
     sys.settrace(_global_trace)
     try:
         call()

@@ -1,11 +1,13 @@
 //===- Replay.h - Runnable replays of refuted proof results -----*- C++ -*-===//
 //
 // Contract: writeReplayScript() writes, for one refuted ProofResult, a
-// self-contained python3.11 script (standard library only; it imports
-// neither pyverify nor pyverify_rewriter) that rebuilds the code objects from
-// the input file embedded in it (marshal bytes, base64), drives the emitted
-// code object -- and, for matches-eager, the original started where the
-// counterexample starts it -- down the counterexample's path with stand-in
+// self-contained script for the input's Python version (its shebang and
+// docstring say python3.N, CASE["python_version"] says 3.N, and any other
+// interpreter refuses it: "cannot replay", exit 2; standard library only; it
+// imports neither pyverify nor pyverify_rewriter) that rebuilds the code
+// objects from the input file embedded in it (marshal bytes, base64), drives
+// the emitted code object -- and, for matches-eager, the original started where
+// the counterexample starts it -- down the counterexample's path with stand-in
 // values, and prints the two event logs and the first divergence or the
 // violated exactly-once condition. The script exits 1 when its runs show the
 // divergence or violation, 0 when they follow the path and do not, 2 with
@@ -21,7 +23,12 @@
 // Why a script and not a report: the counterexample is a path through real
 // bytecode; running that bytecode under CPython shows that the path is real,
 // independently of the prover's model. The Python body lives in
-// lib/SMT/ReplayRuntime.py and lib/SMT/ReplayMain.py, embedded at build time.
+// lib/SMT/ReplayRuntime.py and lib/SMT/ReplayMain.py, embedded at build time;
+// what it knows of each instruction (a step or not, a branch's test and
+// landing, what it does that the runs follow, the stack shape before it) is
+// the instruction's row, which this library writes from its opcode tables
+// and analyses (CASE["columns"] names the row's fields): the Python side
+// names no opcode, so one body serves every version.
 //
 //===----------------------------------------------------------------------===//
 
