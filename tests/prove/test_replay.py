@@ -1,13 +1,15 @@
 #!/usr/bin/env python3.11
 """`pyverify prove --replay=DIR` on the rewriter's fixture bundles.
 
-Generates the fixtures (`python3.11 -m pyverify_rewriter gen-fixtures`),
+Generates the fixtures with the interpreter running this test
+(`sys.executable -m pyverify_rewriter gen-fixtures`: bundles of its version),
 runs `pyverify prove --replay=DIR --format=json` on them and requires:
 
   (a) every refuted result has its script (named as Replay.h says), every
       proved or unknown one has none, and DIR holds nothing else;
   (b) every script is self-contained: it imports neither pyverify nor
-      pyverify_rewriter, and runs under python3.11 with nothing on
+      pyverify_rewriter, says in its shebang and docstring the version it
+      runs under (this interpreter's), and runs under it with nothing on
       PYTHONPATH, from a directory of its own;
   (c) every script of a refutation with a counterexample exits 1 and prints
       the divergence (">>" and "first divergence") or the violation
@@ -19,8 +21,11 @@ runs `pyverify prove --replay=DIR --format=json` on them and requires:
 No script may exit 0 (its run followed the path and did not show the
 refutation) or crash. Prints the counts: scripts written, exit 1, exit 2 and
 why. The scripts run --jobs at a time (default 2); they are judged and
-reported in name order. Usage: test_replay.py --pyverify PYVERIFY
---python-dir DIR [--jobs N] OUTDIR
+reported in name order. --no-path-sample N runs only N of the scripts
+without a path, evenly spread over them in name order ((a) and (b) still
+read every script): each costs an interpreter start and says the same.
+Usage: [pythonX.Y] test_replay.py --pyverify PYVERIFY --python-dir DIR
+[--jobs N] [--no-path-sample N] OUTDIR
 """
 import argparse
 import collections
@@ -32,7 +37,8 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-PYTHON = "/usr/bin/python3.11" if os.path.exists("/usr/bin/python3.11") else sys.executable
+PYTHON = sys.executable
+VERSION = "%d.%d" % sys.version_info[:2]
 
 
 def script_name(result):
@@ -48,6 +54,17 @@ def run_script(path):
                           cwd=os.path.dirname(path), env=env)
 
 
+def text_failures(name, text):
+    """(b), read off the script's text."""
+    out = []
+    if re.search(r"^\s*(import|from)\s+pyverify", text, re.M):
+        out.append("(b) %s imports pyverify" % name)
+    if not text.startswith("#!/usr/bin/env python%s\n" % VERSION) or \
+            "Run it with python%s," % VERSION not in text:
+        out.append("(b) %s does not say python%s" % (name, VERSION))
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pyverify", required=True)
@@ -56,6 +73,8 @@ def main(argv=None):
                     help="scripts with a counterexample allowed to exit 2 (default 1)")
     ap.add_argument("--jobs", type=int, default=2,
                     help="scripts run at the same time (default 2)")
+    ap.add_argument("--no-path-sample", type=int, default=None,
+                    help="run only this many scripts without a path (default all)")
     ap.add_argument("outdir")
     a = ap.parse_args(argv)
     shutil.rmtree(a.outdir, ignore_errors=True)
@@ -77,13 +96,19 @@ def main(argv=None):
         failures.append("(a) a script for no refuted result: %s" % name)
     status, cannot = collections.Counter(), collections.Counter()
     names = sorted(written & set(expected))
+    no_path = [n for n in names if expected[n]["counterexample"] is None]
+    if a.no_path_sample is not None and len(no_path) > a.no_path_sample:
+        keep = {no_path[k * len(no_path) // a.no_path_sample] for k in range(a.no_path_sample)}
+        print("scripts without a path: running %d of %d" % (len(keep), len(no_path)))
+    else:
+        keep = set(no_path)
+    for name in names:
+        failures += text_failures(name, open(os.path.join(rep, name), encoding="utf-8").read())
+    names = [n for n in names if n in keep or expected[n]["counterexample"] is not None]
     with ThreadPoolExecutor(max_workers=max(a.jobs, 1)) as pool:
         outs = dict(zip(names, pool.map(lambda n: run_script(os.path.join(rep, n)), names)))
     for name in names:
-        r, path = expected[name], os.path.join(rep, name)
-        text = open(path, encoding="utf-8").read()
-        if re.search(r"^\s*(import|from)\s+pyverify", text, re.M):
-            failures.append("(b) %s imports pyverify" % name)
+        r = expected[name]
         out = outs[name]
         has_path = r["counterexample"] is not None
         status[(has_path, out.returncode)] += 1
@@ -103,7 +128,8 @@ def main(argv=None):
     with_path = sum(v for (h, _), v in status.items() if h)
     print("scripts written: %d (refuted results: %d, of which %d with a counterexample)"
           % (len(written), len(expected), with_path))
-    print("with a counterexample: %d exit 1, %d exit 2" % (status[(True, 1)], status[(True, 2)]))
+    print("with a counterexample: %d exit 1, %d exit 2, %d other" % (
+        status[(True, 1)], status[(True, 2)], with_path - status[(True, 1)] - status[(True, 2)]))
     for why, n in cannot.most_common():
         print("  %4d cannot replay: %s" % (n, why))
     print("without a path (well-formed): %d exit 2" % status[(False, 2)])
