@@ -94,7 +94,7 @@ from summarize import bundle_verdict, group_results  # noqa: E402
 
 import rewriter_oracle as ro  # noqa: E402  (read-only: the oracle's rules)
 import rewriter_cases as rc  # noqa: E402
-from pyverify_rewriter import modestack, rewrite, rewriter  # noqa: E402
+from pyverify_rewriter import modestack, opcodes, rewrite, rewriter  # noqa: E402
 from pyverify_rewriter.bundle import read_bundle  # noqa: E402
 from pyverify_rewriter.opcodes import NAME, may_raise  # noqa: E402
 
@@ -182,6 +182,20 @@ def _clear_handled():
 
 
 def recorded_run(name, fn, args, codes, raise_at):
+    if sys.version_info >= (3, 12):
+        # a throw-away recorded run first, as rewriter_oracle's
+        # _dry_traced_run: 3.12.1's first sys.settrace and 3.13.0's code
+        # objects not yet instrumented for opcode events deliver none
+        dry = Recorder(codes)
+        rc.reset(raise_at=raise_at)
+        sys.settrace(dry.global_trace)
+        try:
+            _call(name, fn, args)
+        except Exception:  # noqa: BLE001 - only the instrumentation matters
+            pass
+        finally:
+            sys.settrace(None)
+            _clear_handled()
     rec = Recorder(codes)
     rc.reset(raise_at=raise_at)
     sys.settrace(rec.global_trace)
@@ -239,10 +253,10 @@ def balanced(log, outcome):
 def _name_of(code, ins):
     """The global or attribute name an instruction loads, if any."""
     n = NAME[ins.op]
-    if n == "LOAD_GLOBAL" and isinstance(ins.arg, int):
-        return code.co_names[ins.arg >> 1]
-    if n in ("LOAD_METHOD", "LOAD_ATTR") and isinstance(ins.arg, int):
-        return code.co_names[ins.arg]
+    if n in ("LOAD_GLOBAL", "LOAD_METHOD", "LOAD_ATTR") and \
+            isinstance(ins.arg, int):
+        # the version's operand rule (3.12's LOAD_ATTR: arg >> 1)
+        return code.co_names[opcodes.name_index(ins.op, ins.arg)]
     return None
 
 

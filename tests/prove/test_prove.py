@@ -43,7 +43,7 @@ Fixture mode (default):
 Stdlib mode:
 
     test_prove.py --pyverify BIN --python-dir python --stdlib \
-        --pyc-dir build/corpus/stdlib WORKDIR
+        [--plain-only] --pyc-dir build/corpus/stdlib WORKDIR
 
   generates the correct bundle of every CALL inside a with body of the
   compiled stdlib (gen-stdlib) into WORKDIR/stdlib, proves them, and reports
@@ -52,8 +52,16 @@ Stdlib mode:
   "stack-depth-conflict" is listed, not failed).  Every code object of the
   compiled stdlib is proved too (exactly-once on plain code, started before
   gen-stdlib and running while it writes the bundles; its JSON is kept in
-  WORKDIR/plain-stdlib.json): none may be refuted.  The unknowns of both
-  runs are ratcheted (unknown-ratchet.json).
+  WORKDIR/plain-stdlib.json): none may be refuted unless `pyverify check`
+  reports an error of the same code object that backs it (corroboration():
+  for a trace or eval-breaker raise, a with-body-uncovered run or
+  context-not-exited finding at the raising instruction -- what
+  tests/versions/check_with_body_coverage.py confirms at run time; for
+  another exactly-once violation, a context error of the code object; for
+  well-formed, its dataflow errors).  The unknowns of both runs are
+  ratcheted (unknown-ratchet.json, per interpreter version: the script runs
+  under the interpreter whose stdlib --pyc-dir holds).  --plain-only: the
+  code objects only (no gen-stdlib bundles).
 
 A bundle's verdict: proved if all its results are proved, refuted if any is
 refuted, else unknown (also when it has no result at all).  Exit 0 on
@@ -554,6 +562,10 @@ def stdlib_mode(a, work):
     plain = BackgroundProve(a.pyverify, [a.pyc_dir],
                             os.path.join(work, "plain-stdlib"), jobs=a.jobs)
     try:
+        if a.plain_only:
+            violations = []
+            _, pn = plain_stdlib(plain, violations)
+            return violations, "%d stdlib code objects" % pn
         violations, n, pn = stdlib_bundles(a, sd, plain)
     finally:
         plain.kill()
@@ -618,10 +630,20 @@ def stdlib_bundles(a, sd, plain):
 RATCHET = os.path.join(HERE, "unknown-ratchet.json")
 
 
+def version_key(key):
+    """The ratchet key of the running interpreter's stdlib: KEY for the
+    default version, KEY-3.N for another (the stdlib is that version's)."""
+    from pyverify_rewriter._tables import TRAITS
+    default = min(TRAITS)
+    v = tuple(sys.version_info[:2])
+    return key if v == default else "%s-%d.%d" % ((key,) + v)
+
+
 def ratchet(violations, key, unknown):
     """The number of unknown results may only go down: more than the
     committed tests/prove/unknown-ratchet.json allows is a failure; fewer
     asks for the file to be lowered (it is never raised)."""
+    key = version_key(key)
     with open(RATCHET) as f:
         limit = json.load(f)[key]
     print("ratchet %s: %d unknown (allowed %d)" % (key, unknown, limit))
@@ -648,13 +670,89 @@ def plain_stdlib(plain, violations):
            counts["refuted"]))
     for why, k in reasons.most_common(8):
         print("  %6d  %s" % (k, why))
-    for r in res:
-        if r.get("verdict") == "refuted":
-            violations.append("refuted plain code: %s [%s] %s: %s" % (
-                r["file"], r.get("target"), r.get("code", ""),
-                r.get("reason")))
+    refuted = [r for r in res if r.get("verdict") == "refuted"]
+    errors = check_errors(plain.cmd[0], sorted({r["file"] for r in refuted}))
+    corroborated = collections.Counter()
+    for r in refuted:
+        found = errors.get((os.path.realpath(r["file"]), r.get("code")), [])
+        why = corroboration(r, found)
+        if why:
+            corroborated[why] += 1
+            continue
+        violations.append("refuted plain code: %s [%s] %s: %s" % (
+            r["file"], r.get("target"), r.get("code", ""), r.get("reason")))
+    for why, k in corroborated.most_common():
+        print("  refuted, and `check` reports the same code object's %s: %d"
+              % (why, k))
     ratchet(violations, "stdlib-code-objects", counts["unknown"])
     return counts, len(res)
+
+
+# What a refutation of CPython's own code must agree with: `check`'s error
+# findings on the same code object, each of which its runtime oracle backs
+# (tests/versions/check_with_body_coverage.py: at a with-body-uncovered
+# instruction a trace function's raise really skips __exit__ -- 3.12.1's
+# and 3.13.0's compilers leave loop back edges and conditional jumps out of
+# the with's handler; docs/versions.md, "Raise tiers"). A refutation with
+# no such finding is a failure: the prover alone may not convict CPython.
+CORROBORATING = {
+    "tier": ("with-body-uncovered", "context-not-exited"),
+    "exactly-once": ("context-not-exited", "context-exit-order",
+                     "context-exited-twice", "with-body-uncovered"),
+}
+
+
+def corroboration(r, found):
+    """Which `check` error (FOUND: (check, offset) pairs on the same code
+    object) backs refuted result R, or None."""
+    checks = {c for c, _, _ in found}
+    if r.get("property") == "well-formed":
+        return "dataflow errors (well-formed)" if checks else None
+    steps = (r.get("counterexample") or {}).get("emitted") or []
+    tier = [s for s in steps if s.get("event") and
+            "a trace function or the eval breaker" in s["event"]]
+    if tier:
+        at = tier[-1]["offset"]
+        hit = [c for c, lo, hi in found if c in CORROBORATING["tier"]
+               and lo <= at <= hi]
+        return ("%s (a trace or eval-breaker raise the compiler leaves "
+                "outside the with's handler)" % hit[0]) if hit else None
+    hit = sorted(checks & set(CORROBORATING["exactly-once"]))
+    return hit[0] if hit else None
+
+
+def check_errors(pyverify, files):
+    """(file, qualname) -> [(check, first, last offset)] of `pyverify
+    check`'s error-severity findings on FILES: a with-body-uncovered
+    finding's runs "A OP .. B OP (n instructions)" (its message and its
+    "also:" notes), any other finding's offset."""
+    out = collections.defaultdict(list)
+    if not files:
+        return out
+    p = run([pyverify, "check", "--format=json", "--jobs=2", *files])
+    try:
+        data = json.loads(p.stdout)
+    except ValueError:
+        raise SetupError("pyverify check printed no JSON: %s" % p.stderr[-2000:])
+    for d in data.get("diagnostics", []):
+        if d.get("severity") != "error":
+            continue
+        key = (os.path.realpath(d["file"]), d.get("code"))
+        off = d.get("offset", 0)
+        texts = [d["message"]] + [n["message"][len("also: "):]
+                                  for n in d.get("notes", [])
+                                  if n["message"].startswith("also: ")]
+        runs = [UNCOVERED_RUN.match(t) for t in texts]
+        runs = [(int(m.group(1)), int(m.group(2) or m.group(1)))
+                for m in runs if m]
+        for lo, hi in (runs if d["check"] == "with-body-uncovered" else
+                       [(off, off)]):
+            out[key].append((d["check"], lo, hi))
+    return out
+
+
+UNCOVERED_RUN = re.compile(r"^(\d+) \w+(?: \.\. (\d+) \w+ \(\d+ "
+                           r"instructions\))? runs in the body")
 
 
 # ---------------------------------------------------------------------------
@@ -670,6 +768,9 @@ def main(argv=None):
     ap.add_argument("--stdlib", action="store_true",
                     help="prove the stdlib bundles instead of the fixtures")
     ap.add_argument("--pyc-dir", help="compiled stdlib for --stdlib")
+    ap.add_argument("--plain-only", action="store_true",
+                    help="--stdlib: only exactly-once on every code object "
+                    "of the compiled stdlib, no gen-stdlib bundles")
     ap.add_argument("--prove-timeout", type=int, default=PROVE_TIMEOUT,
                     help="seconds allowed for one `pyverify prove` run "
                          "(default %(default)s)")
