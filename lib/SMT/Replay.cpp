@@ -44,8 +44,7 @@ const char *const PythonBody[] = {
 /// explorers' sync points (isSyncInstruction), and the raises stepFree()
 /// records.
 bool isStep(const Instruction &I) {
-  return smt::prover::isSyncInstruction(I) || I.is(Opcode::RERAISE) ||
-         I.is(Opcode::RAISE_VARARGS);
+  return smt::prover::isSyncInstruction(I) || smt::prover::raisesAlways(I);
 }
 
 /// What a stack slot may hold before each instruction, for the replay's
