@@ -17,8 +17,8 @@ The pre-install check of a bytecode-rewriting compiler::
 verify() reads a live code object as the running interpreter's bytecode
 (the module is built for 3.11, and for 3.12 / 3.13 where those interpreters
 are found). Bundles (verify_bundle, prove_bundle, dump_bundle) are the
-running interpreter's too; the prover models 3.11's bytecode only so far
-(its results on other versions are unknown, saying so).
+running interpreter's too, and the prover proves them as that version's
+bytecode.
 
 See docs/python.md.
 """
@@ -43,9 +43,8 @@ BUNDLE_VERSION = 1
 
 # Bundles pair a frame with its resume functions, on every version the
 # module is built for: a bundle's code objects are the running
-# interpreter's, and dump_bundle() writes its version ("python_version").
-# Where the prover does not model the version yet, prove_bundle's results
-# are unknown, saying so (docs/versions.md).
+# interpreter's, and dump_bundle() writes its version ("python_version");
+# prove_bundle() proves them as that version's bytecode (docs/versions.md).
 BUNDLES_SUPPORTED = True
 
 
@@ -205,9 +204,8 @@ def prove_bundle(bundle=None, *, unroll=2, rlimit=2_000_000, timeout=5000,
                      "unknown": int, "seconds": float}}
 
     "verdict" is "proved", "refuted" or "unknown"; unknown is never proved.
-    The GIL is released while the prover runs. Where the prover does not
-    model the running version's bytecode yet, every result is unknown with
-    that reason."""
+    The GIL is released while the prover runs. The code objects are the
+    running interpreter's, proved as that version's bytecode."""
     # The prover is a module of its own (it loads libz3): imported here, on
     # first use, not by `import pyverify`.
     from ._pyverify_prove import _prove_bundle

@@ -146,6 +146,18 @@ def bundle_checks(args, version):
                             % (other, version, p.returncode,
                                (p.stdout + p.stderr)[-300:]))
 
+    # prove_bundle proves them as the running version's bytecode: the
+    # original as its own frame holds the with at its break (proved), a
+    # frame that drops it does not (refuted: matches-eager at the break).
+    proved = pyverify.prove_bundle(original=orig, frame=orig, break_offset=brk)
+    if [r["verdict"] for r in proved["results"]] != ["proved"]:
+        failures.append("prove_bundle of the original as its frame under %s: "
+                        "%s" % (version, proved))
+    refuted = pyverify.prove_bundle(original=orig, frame=bad, break_offset=brk)
+    if [r["verdict"] for r in refuted["results"]] != ["refuted"]:
+        failures.append("prove_bundle of a frame without the with under %s: "
+                        "%s" % (version, refuted))
+
     # pyverify.dynamo pairs a frame with its resume function: the resume
     # offset is the instruction after the break (here the call g(x)).
     import dis
