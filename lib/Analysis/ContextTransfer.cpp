@@ -1,10 +1,14 @@
 //===- ContextTransfer.cpp - What instructions do to contexts -------------===//
 //
-// The abstract state is the real operand stack (getStackIO: CALL n pops
-// n + 2) with a tag per slot, the context state of locals that hold an
-// entered context manager, and the contexts active in entry order (the
-// domain, pyverify/Domain/ContextDomain.h). Each event reports at the
-// instruction where it happens, through the ContextReport of the replay.
+// The abstract state is the real operand stack with a tag per slot, the
+// context state of locals that hold an entered context manager, and the
+// contexts active in entry order (the domain, pyverify/Domain/
+// ContextDomain.h). An instruction is stepped as its micro-operations
+// (pyverify/Analysis/MicroOps.h), each visited by its alternative: locals,
+// attribute and method loads, calls in the version's layout, a with's
+// enter and its handler's exit call, stack shuffles; any other moves values
+// by movementOf(). Each event reports at the instruction where it happens,
+// through the ContextReport of the replay.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +19,7 @@
 #include "pyverify/Analysis/StackDepth.h"
 #include "pyverify/Bytecode/Opcode.h"
 #include "pyverify/Bytecode/RaiseModel.h"
+#include "pyverify/Bytecode/VersionOpcodes.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -74,102 +79,123 @@ ContextState ContextTransfer::transferEdge(unsigned EdgeIdx,
 
 // --- The events -------------------------------------------------------------
 
-void ContextTransfer::step(ContextState &S, uint32_t I, bool Jump,
-                           ContextReport *R) const {
-  const Instruction &In = Insts[I];
-  switch (In.op()) {
-  case Opcode::BEFORE_WITH:
-  case Opcode::BEFORE_ASYNC_WITH:
-    return stepEnterWith(S, I, R);
-  case Opcode::SEND:
-    return stepSend(S, I, Jump, R);
-  case Opcode::END_SEND:
-    return stepEndSend(S, I, R);
-  case Opcode::WITH_EXCEPT_START:
-    return stepWithExceptStart(S, I, R);
-  case Opcode::CALL:
-    return stepCall(S, I, R);
-  case Opcode::LOAD_FAST:
-  case Opcode::LOAD_FAST_CHECK:
-  case Opcode::LOAD_FAST_AND_CLEAR:
-    push(S, ContextSlot{SlotTag::LocalRef, In.Arg});
-    return;
-  case Opcode::LOAD_FAST_LOAD_FAST: // 3.13: locals arg >> 4, then arg & 15
-    push(S, ContextSlot{SlotTag::LocalRef, In.Arg >> 4});
-    push(S, ContextSlot{SlotTag::LocalRef, In.Arg & 15});
-    return;
-  case Opcode::STORE_FAST_LOAD_FAST:
-  case Opcode::STORE_FAST_STORE_FAST:
-    return stepStoreLocalPair(S, I, R);
-  case Opcode::LOAD_METHOD:
-  case Opcode::LOAD_ATTR:
-    return stepLoadAttr(S, I, R);
-  case Opcode::STORE_FAST:
-  case Opcode::DELETE_FAST:
-    return stepStoreLocal(S, I, R);
-  case Opcode::COPY:
-    return stepCopy(S, I);
-  case Opcode::SWAP: {
-    size_t N = S.Stack.size();
-    if (In.Arg >= 2 && In.Arg <= N)
-      std::swap(S.Stack[N - 1], S.Stack[N - In.Arg]);
-    return;
+void ContextTransfer::lowerAll() const {
+  LoweredAt.reserve(Insts.size() + 1);
+  Lowered.reserve(Insts.size() + Insts.size() / 4);
+  for (uint32_t K = 0; K < Insts.size(); ++K) {
+    LoweredAt.push_back(uint32_t(Lowered.size()));
+    if (Insts[K].Valid) { // a CFG has only valid instructions
+      MicroOps L = lowerInstruction(Insts[K]);
+      Lowered.append(L.begin(), L.end());
+    }
   }
-  case Opcode::RETURN_VALUE:
-    dropped(S, pop(S), I, R);
-    leaving(S, I, /*ByException=*/false, R);
-    return;
-  case Opcode::RETURN_CONST:
-    leaving(S, I, /*ByException=*/false, R);
-    return;
-  default:
-    return stepOther(S, I, Jump, R);
-  }
+  LoweredAt.push_back(uint32_t(Lowered.size()));
 }
 
-void ContextTransfer::stepLoadAttr(ContextState &S, uint32_t I,
-                                   ContextReport *R) const {
+/// What one instruction's micro-operations do to a state, one operator()
+/// per alternative (or per group handled alike), so that a new alternative
+/// does not compile until it is handled here.
+struct ContextTransfer::Stepper {
+  const ContextTransfer &T;
+  ContextState &S;
+  uint32_t I;
+  bool Jump;
+  ContextReport *R;
+  /// The micro-operation being visited, and the one before it of this
+  /// instruction.
+  const MicroOp *Cur = nullptr, *Prev = nullptr;
+
+  void operator()(uop::LoadLocal L) {
+    T.push(S, ContextSlot{SlotTag::LocalRef, L.Local});
+  }
+  void operator()(uop::StoreLocal L) {
+    T.dropped(S, T.pop(S), I, R);
+    T.overwriteLocal(S, I, L.Local, R);
+  }
+  void operator()(uop::DeleteLocal L) {
+    // LOAD_FAST_AND_CLEAR's clearing: the value lives on in the slot its
+    // LoadLocal just pushed (and is stored back later), so the local's
+    // context stays with it.
+    const auto *Load = Prev ? std::get_if<uop::LoadLocal>(Prev) : nullptr;
+    if (!Load || Load->Local != L.Local)
+      T.overwriteLocal(S, I, L.Local, R);
+  }
+  void operator()(uop::LoadAttr A) {
+    T.stepLoadAttr(S, I, A.Name, /*Method=*/false, R);
+  }
+  void operator()(uop::LoadMethod M) {
+    T.stepLoadAttr(S, I, M.Name, /*Method=*/true, R);
+  }
+  void operator()(const uop::Call &C) { T.stepCall(S, I, C, R); }
+  void operator()(uop::Copy C) { T.stepCopy(S, C.N); }
+  void operator()(uop::Swap W) {
+    size_t N = S.Stack.size();
+    if (W.N >= 2 && W.N <= N)
+      std::swap(S.Stack[N - 1], S.Stack[N - W.N]);
+  }
+  void operator()(uop::Return) {
+    T.dropped(S, T.pop(S), I, R);
+    T.leaving(S, I, /*ByException=*/false, R);
+  }
+  void operator()(uop::EnterWith) { T.stepEnterWith(S, I, R); }
+  void operator()(uop::ExitCallStart X) { T.stepExitCallStart(S, I, X, R); }
+  void operator()(const uop::Effect &E) {
+    if (E.Scope == uop::EffectScope::Suspends)
+      T.stepSuspending(S, I, E, Jump, R);
+    else
+      T.moveValues(S, I, E, R);
+  }
+  /// Values no event concerns: what they move.
+  void
+  operator()(const OneOf<uop::PushNull, uop::LoadConst, uop::MakeCell,
+                         uop::CopyFreeVars, uop::PopExcept, uop::LoadGlobal,
+                         uop::CallPrepare, uop::UnpackSequence, uop::Subscript,
+                         uop::BuildSequence, uop::Test, uop::Next, uop::Raise,
+                         uop::PushExcInfo, uop::ExcMatch, uop::Not, uop::ToBool,
+                         uop::LoadCell, uop::StoreCell, uop::Nop> auto &) {
+    T.moveValues(S, I, movementOf(*Cur), R);
+  }
+
+  void run(llvm::ArrayRef<MicroOp> Ops) {
+    for (const MicroOp &Op : Ops) {
+      Cur = &Op;
+      std::visit(*this, Op);
+      Prev = &Op;
+    }
+  }
+};
+
+void ContextTransfer::step(ContextState &S, uint32_t I, bool Jump,
+                           ContextReport *R) const {
+  Stepper St{*this, S, I, Jump, R};
+  if (!Jump)
+    St.run(ops(I));
+  else if (Insts[I].Valid)
+    St.run(lowerInstruction(Insts[I], /*JumpEdge=*/true));
+}
+
+void ContextTransfer::stepLoadAttr(ContextState &S, uint32_t I, uint32_t Name,
+                                   bool Method, ContextReport *R) const {
   ContextSlot T = pop(S);
   dropped(S, T, I, R);
-  llvm::StringRef Name = nameArg(I);
+  llvm::StringRef N = nameAt(Name);
   ContextSlot Result;
   bool Manager = T.T == SlotTag::LocalRef &&
                  llvm::is_contained(ManagerLocals, T.Id) &&
                  isTrackedManagerAttribute(D, I, Role);
   // The synchronous protocol only: m.__aenter__() enters after an await.
-  if (Manager && Name == "__enter__")
+  if (Manager && N == "__enter__")
     Result = ContextSlot{SlotTag::EnterMethod, T.Id};
-  else if (Manager && Name == "__exit__")
+  else if (Manager && N == "__exit__")
     Result = ContextSlot{SlotTag::ExitMethod, T.Id};
-  // The method (or attribute) is the deeper of two pushed values in every
-  // version: 3.11's LOAD_METHOD and 3.12's method LOAD_ATTR push [meth,
-  // self] or [NULL, attr]; 3.13's [attr, self-or-NULL].
+  // A method load pushes two slots; the deeper is the method whenever the
+  // attribute is one (a manager's __enter__ and __exit__ are), in every
+  // layout: [method, self] (NULL or self after the callable in 3.13's
+  // [attribute, self-or-NULL]). Only [NULL, attribute] of 3.11 and 3.12
+  // puts it above, which calleeIndex() reads as such.
   push(S, Result);
-  if (getStackIO(Insts[I].info(), Insts[I].Arg, false).Pushes == 2)
+  if (Method)
     push(S);
-}
-
-void ContextTransfer::stepStoreLocal(ContextState &S, uint32_t I,
-                                     ContextReport *R) const {
-  const Instruction &In = Insts[I];
-  if (In.is(Opcode::STORE_FAST))
-    dropped(S, pop(S), I, R);
-  overwriteLocal(S, I, In.Arg, R);
-}
-
-/// 3.13's STORE_FAST_STORE_FAST (TOS to local arg >> 4, the next to arg &
-/// 15) and STORE_FAST_LOAD_FAST (TOS to arg >> 4, then push local arg & 15).
-void ContextTransfer::stepStoreLocalPair(ContextState &S, uint32_t I,
-                                         ContextReport *R) const {
-  const Instruction &In = Insts[I];
-  dropped(S, pop(S), I, R);
-  overwriteLocal(S, I, In.Arg >> 4, R);
-  if (In.is(Opcode::STORE_FAST_STORE_FAST)) {
-    dropped(S, pop(S), I, R);
-    overwriteLocal(S, I, In.Arg & 15, R);
-  } else {
-    push(S, ContextSlot{SlotTag::LocalRef, In.Arg & 15});
-  }
 }
 
 void ContextTransfer::overwriteLocal(ContextState &S, uint32_t I,
@@ -188,14 +214,13 @@ void ContextTransfer::overwriteLocal(ContextState &S, uint32_t I,
   }
 }
 
-void ContextTransfer::stepCopy(ContextState &S, uint32_t I) const {
-  const Instruction &In = Insts[I];
-  size_t N = S.Stack.size();
-  if (In.Arg == 0 || In.Arg > N) {
+void ContextTransfer::stepCopy(ContextState &S, uint32_t N) const {
+  size_t Size = S.Stack.size();
+  if (N == 0 || N > Size) {
     push(S);
     return;
   }
-  ContextSlot X = S.Stack[N - In.Arg];
+  ContextSlot X = S.Stack[Size - N];
   // Only one slot owns an __exit__: a copy is just a value (a copy of a
   // Mixed slot may be one, but names no context).
   if (X.T == SlotTag::Mixed)
@@ -205,10 +230,8 @@ void ContextTransfer::stepCopy(ContextState &S, uint32_t I) const {
   push(S, X);
 }
 
-void ContextTransfer::stepOther(ContextState &S, uint32_t I, bool Jump,
-                                ContextReport *R) const {
-  const Instruction &In = Insts[I];
-  StackIO E = getStackIO(In.info(), In.Arg, Jump);
+void ContextTransfer::moveValues(ContextState &S, uint32_t I,
+                                 const uop::Effect &E, ContextReport *R) const {
   for (int64_t K = 0; K < E.Pops; ++K)
     dropped(S, pop(S), I, R);
   for (int64_t K = 0; K < E.Pushes && K < (1 << 20); ++K)
@@ -219,44 +242,60 @@ void ContextTransfer::stepOther(ContextState &S, uint32_t I, bool Jump,
 
 bool ContextTransfer::raisesHere(const ContextState &S, uint32_t I) const {
   const Instruction &In = Insts[I];
-  size_t N = S.Stack.size();
   RaiseFacts F;
   F.BackEdgeSeparately = true; // raises only at the back edge's target - 1
+  if (!mayRaiseGiven(In, F))
+    return false; // no fact below makes it raise
+  llvm::ArrayRef<MicroOp> Ops = ops(I);
+  if (Ops.size() != 1)
+    return true;
   // Assumption: a local holding a context is bound.
-  F.LocalBound = (In.is(Opcode::LOAD_FAST) || In.is(Opcode::LOAD_FAST_CHECK)) &&
-                 tracked(S, In.Arg);
+  if (const auto *L = std::get_if<uop::LoadLocal>(&Ops[0]))
+    F.LocalBound = tracked(S, L->Local);
   // Assumption: an entered manager has __enter__ and __exit__.
+  std::optional<uint32_t> Name;
+  if (const auto *A = std::get_if<uop::LoadAttr>(&Ops[0]))
+    Name = A->Name;
+  else if (const auto *M = std::get_if<uop::LoadMethod>(&Ops[0]))
+    Name = M->Name;
+  size_t N = S.Stack.size();
   F.ProtocolAttribute =
-      (In.is(Opcode::LOAD_METHOD) || In.is(Opcode::LOAD_ATTR)) && N &&
-      S.Stack.back().T == SlotTag::LocalRef && tracked(S, S.Stack.back().Id) &&
-      (nameArg(I) == "__exit__" || nameArg(I) == "__enter__");
-  return mayRaiseGiven(In, F);
+      Name && N && S.Stack.back().T == SlotTag::LocalRef &&
+      tracked(S, S.Stack.back().Id) &&
+      (nameAt(*Name) == "__exit__" || nameAt(*Name) == "__enter__");
+  return !(F.LocalBound || F.ProtocolAttribute) || mayRaiseGiven(In, F);
 }
 
 void ContextTransfer::applyRaisingExitEvents(ContextState &S,
                                              uint32_t I) const {
-  const Instruction &In = Insts[I];
   size_t N = S.Stack.size();
-  if (In.is(Opcode::WITH_EXCEPT_START)) {
-    if (N >= 4 && S.Stack[N - 4].T == SlotTag::Exit) {
-      S.removeActive(S.Stack[N - 4].Id);
-      S.Stack[N - 4].T = SlotTag::Called;
+  llvm::ArrayRef<MicroOp> Ops = ops(I);
+  if (Ops.size() != 1)
+    return;
+  if (const auto *X = std::get_if<uop::ExitCallStart>(&Ops[0])) {
+    if (X->Depth >= 1 && N >= X->Depth &&
+        S.Stack[N - X->Depth].T == SlotTag::Exit) {
+      S.removeActive(S.Stack[N - X->Depth].Id);
+      S.Stack[N - X->Depth].T = SlotTag::Called;
     }
     return;
   }
-  if (!In.is(Opcode::CALL) && !In.is(Opcode::PRECALL))
+  std::optional<uop::Call> C;
+  if (const auto *Call = std::get_if<uop::Call>(&Ops[0]))
+    C = *Call;
+  else if (std::holds_alternative<uop::CallPrepare>(Ops[0]))
+    C = callOf(I + 1);
+  if (!C)
     return;
-  size_t Need = size_t(In.Arg) + 2;
-  if (N < Need)
+  size_t Pops = size_t(movementOf(*C).Pops);
+  if (N < Pops)
     return;
-  ContextSlot &M = S.Stack[N - Need];
-  ContextSlot &C = S.Stack[N - Need + 1];
-  if (M.T == SlotTag::Exit) {
-    S.removeActive(M.Id);
-    M.T = SlotTag::Called;
-  } else if (M.T == SlotTag::ExitMethod || C.T == SlotTag::ExitMethod) {
-    uint32_t Local = M.T == SlotTag::ExitMethod ? M.Id : C.Id;
-    if (ContextLocal *L = S.findLocal(Local)) {
+  ContextSlot &Callee = S.Stack[calleeIndex(S, N - Pops, *C)];
+  if (Callee.T == SlotTag::Exit) {
+    S.removeActive(Callee.Id);
+    Callee.T = SlotTag::Called;
+  } else if (Callee.T == SlotTag::ExitMethod) {
+    if (ContextLocal *L = S.findLocal(Callee.Id)) {
       S.removeActive(L->Ctx);
       L->S = LocalStatus::Exited;
     }
@@ -333,10 +372,8 @@ ContextSlot ContextTransfer::pop(ContextState &S) const {
   return X;
 }
 
-void ContextTransfer::dropped(ContextState &S, ContextSlot X, uint32_t I,
-                              ContextReport *R) const {
-  if (X.T != SlotTag::Exit)
-    return;
+void ContextTransfer::droppedExit(ContextState &S, ContextSlot X, uint32_t I,
+                                  ContextReport *R) const {
   report(R, CheckId::ContextNotExited, Certainty::Definite, I, X.Id,
          llvm::formatv("{0} consumes the bound __exit__ of {1} without "
                        "calling it: the context is never exited",
@@ -408,23 +445,71 @@ void ContextTransfer::exitLocal(ContextState &S, uint32_t Local, uint32_t I,
 
 // --- What the code holds ----------------------------------------------------
 
+/// Whether the recogniser answers an event.
+static bool isEvent(const ContextEvent &E) {
+  return std::visit(
+      Overloaded{
+          // An await's completion alone enters nothing.
+          [](const OneOf<ctxev::NoEvent, ctxev::AsyncEnterDone> auto &) {
+            return false;
+          },
+          [](const OneOf<ctxev::EnterWith, ctxev::ExitBound, ctxev::ExitAgain,
+                         ctxev::ExitMaybe, ctxev::ExitUnbound,
+                         ctxev::EnterExplicit, ctxev::ExitExplicit,
+                         ctxev::ModePush, ctxev::ModePop, ctxev::ModeSave,
+                         ctxev::ModeRestore, ctxev::ModeReplay, ctxev::HandOver,
+                         ctxev::GraphCall> auto &) { return true; },
+      },
+      E);
+}
+
+namespace {
+/// Per version and opcode, what the recogniser answers knowing nothing of
+/// the slots: an event whatever they hold (a with's enter, a handler's exit
+/// call), or one only when the instruction ends the compiler's exit
+/// sequence (a call). The recogniser reads an instruction's opcode and
+/// version, never its argument, so it is asked once per opcode: this runs
+/// over every code object, most of which hold no context, where a call per
+/// instruction would cost more than the whole scan did.
+struct EventOpcodes {
+  enum : uint8_t { Always = 1, InExitSequence = 2 };
+  uint8_t Kind[NumPythonVersions][256] = {}; ///< By opcode byte.
+
+  EventOpcodes() {
+    SlotFacts InSequence;
+    InSequence.ExitSequence = true;
+    for (PythonVersion V : AllPythonVersions)
+      for (unsigned B = 0; B < 256; ++B) {
+        const OpcodeInfo *Info = getVersionOpcodeInfo(V, uint8_t(B));
+        if (!Info)
+          continue;
+        Instruction In{};
+        In.OpByte = uint8_t(B);
+        In.Op = Info->Op;
+        In.Ver = V;
+        In.Valid = true;
+        uint8_t &K = Kind[unsigned(V)][B];
+        if (isEvent(recogniseContextEvent(In, {})))
+          K |= Always;
+        if (isEvent(recogniseContextEvent(In, InSequence)))
+          K |= InExitSequence;
+      }
+  }
+};
+} // namespace
+
 bool ContextTransfer::involvesContexts() const {
   if (!ManagerLocals.empty() || !BS.withSites().empty())
     return true;
-  for (uint32_t I = 0; I < Insts.size(); ++I) {
-    switch (Insts[I].op()) {
-    case Opcode::BEFORE_WITH:
-    case Opcode::BEFORE_ASYNC_WITH:
-    case Opcode::WITH_EXCEPT_START:
+  static const EventOpcodes Events;
+  // By opcode byte in the code's version: a byte that is no base opcode
+  // (an invalid instruction) is no event.
+  const uint8_t *Kind = Events.Kind[unsigned(D.Code->Version)];
+  llvm::ArrayRef<Instruction> All = Insts.instructions();
+  for (size_t I = 0, N = All.size(); I < N; ++I)
+    if (uint8_t K = Kind[All[I].OpByte];
+        K && ((K & EventOpcodes::Always) || isExitCallSequence(uint32_t(I))))
       return true;
-    case Opcode::CALL:
-      if (isExitCallSequence(I))
-        return true;
-      break;
-    default:
-      break;
-    }
-  }
   return false;
 }
 
@@ -433,13 +518,17 @@ void ContextTransfer::findManagerLocals() {
     ManagerLocals = pairedManagerLocals(D);
     return;
   }
-  for (uint32_t I = 0; I + 1 < Insts.size(); ++I) {
-    const Instruction &A = Insts[I], &B = Insts[I + 1];
-    if (A.is(Opcode::LOAD_FAST) &&
-        (B.is(Opcode::LOAD_METHOD) || B.is(Opcode::LOAD_ATTR)) &&
-        isTrackedManagerAttribute(D, I + 1, Role) &&
-        !llvm::is_contained(ManagerLocals, A.Arg))
-      ManagerLocals.push_back(A.Arg);
+  // Emitted code: the local whose method the recogniser tracks, which the
+  // instruction before the load pushed last (LOAD_FAST, LOAD_FAST_CHECK,
+  // LOAD_FAST_LOAD_FAST's second).
+  for (uint32_t I = 1; I < Insts.size(); ++I) {
+    if (!Insts[I - 1].Valid || !isTrackedManagerAttribute(D, I, Role))
+      continue;
+    MicroOps Obj = lowerInstruction(Insts[I - 1]);
+    const auto *L =
+        Obj.empty() ? nullptr : std::get_if<uop::LoadLocal>(&Obj.back());
+    if (L && !llvm::is_contained(ManagerLocals, L->Local))
+      ManagerLocals.push_back(L->Local);
   }
 }
 
@@ -459,7 +548,8 @@ std::string ContextTransfer::describe(uint32_t I) const {
 
 std::string ContextTransfer::ctxName(uint32_t Ctx) const {
   const Instruction &In = Insts[Ctx];
-  if (In.is(Opcode::BEFORE_WITH) || In.is(Opcode::BEFORE_ASYNC_WITH))
+  llvm::ArrayRef<MicroOp> Ops = ops(Ctx);
+  if (Ops.size() == 1 && std::holds_alternative<uop::EnterWith>(Ops[0]))
     return llvm::formatv("the context entered at {0} {1}", In.Offset, In.name())
         .str();
   return llvm::formatv("the context entered at {0} (__enter__ call)", In.Offset)
@@ -471,7 +561,7 @@ std::string ContextTransfer::localName(uint32_t L) const {
                                             : "#" + std::to_string(L);
 }
 
-llvm::StringRef ContextTransfer::nameArg(uint32_t I) const {
-  uint32_t A = Insts[I].nameIndex();
-  return A < D.Code->Names.size() ? llvm::StringRef(D.Code->Names[A]) : "";
+llvm::StringRef ContextTransfer::nameAt(uint32_t Name) const {
+  return Name < D.Code->Names.size() ? llvm::StringRef(D.Code->Names[Name])
+                                     : "";
 }

@@ -17,6 +17,7 @@
 
 #include "pyverify/Analysis/BlockStack.h"
 #include "pyverify/Analysis/ContextEvents.h"
+#include "pyverify/Analysis/MicroOps.h"
 #include "pyverify/CFG/CFG.h"
 #include "pyverify/Domain/ContextDomain.h"
 #include "pyverify/Support/Finding.h"
@@ -63,7 +64,8 @@ public:
                       const Domain &Out) const;
 
   /// Applies instruction \p I's normal semantics on the fall-through
-  /// (\p Jump false) or jump edge.
+  /// (\p Jump false) or jump edge: its micro-operations (MicroOps.h), in
+  /// order.
   void step(ContextState &S, uint32_t I, bool Jump, ContextReport *R) const;
 
   /// The state a handler sees when instruction \p I raises along \p E.
@@ -75,7 +77,8 @@ public:
   bool raisesHere(const ContextState &S, uint32_t I) const;
 
   /// Exit events of \p I that happen even when \p I raises: the exit was
-  /// called (CALL, a specialised PRECALL, WITH_EXCEPT_START).
+  /// called (a Call, a CallPrepare of the call after it -- 3.11's
+  /// specialised PRECALL calls --, an ExitCallStart).
   void applyRaisingExitEvents(ContextState &S, uint32_t I) const;
 
   /// A taken backward jump runs the eval breaker, which looks a handler up
@@ -111,15 +114,37 @@ public:
   CodeRole Role;
 
 private:
-  // One helper per event of step().
+  /// Instruction \p I's micro-operations on its fall-through edge, lowered
+  /// once per code object (the first time a state is stepped: a code object
+  /// with no context is never lowered).
+  llvm::ArrayRef<MicroOp> ops(uint32_t I) const {
+    if (LoweredAt.empty())
+      lowerAll();
+    return llvm::ArrayRef<MicroOp>(Lowered).slice(
+        LoweredAt[I], LoweredAt[I + 1] - LoweredAt[I]);
+  }
+  void lowerAll() const;
+  /// Steps one instruction's micro-operations: one operator() per
+  /// alternative (ContextTransfer.cpp).
+  struct Stepper;
+  // One helper per event of Stepper.
   void stepEnterWith(ContextState &S, uint32_t I, ContextReport *R) const;
-  void stepSend(ContextState &S, uint32_t I, bool Jump, ContextReport *R) const;
-  void stepEndSend(ContextState &S, uint32_t I, ContextReport *R) const;
-  void stepWithExceptStart(ContextState &S, uint32_t I, ContextReport *R) const;
-  void stepCall(ContextState &S, uint32_t I, ContextReport *R) const;
+  void stepSuspending(ContextState &S, uint32_t I, const uop::Effect &E,
+                      bool Jump, ContextReport *R) const;
+  void stepExitCallStart(ContextState &S, uint32_t I, uop::ExitCallStart X,
+                         ContextReport *R) const;
+  void stepCall(ContextState &S, uint32_t I, const uop::Call &C,
+                ContextReport *R) const;
+  /// The index in \p S's stack of the callable of call \p C whose two call
+  /// slots start at \p Base (Call::calleeSlot).
+  static size_t calleeIndex(const ContextState &S, size_t Base,
+                            const uop::Call &C);
+  /// The call at \p I, or after the CallPrepare instructions from \p I on
+  /// (3.11's PRECALL and KW_NAMES are part of the CALL after them).
+  std::optional<uop::Call> callOf(uint32_t I) const;
   /// Where an event happens: the state, the instruction, the slot the
-  /// event uses (the callable of CALL, PEEK(4) of WITH_EXCEPT_START), the
-  /// manager local of an explicit call; Handled: the event consumed the
+  /// event uses (the callable of a Call, the exit slot of ExitCallStart),
+  /// the manager local of an explicit call; Handled: the event consumed the
   /// slot (it is no dropped value).
   struct EventSite {
     ContextState &S;
@@ -137,20 +162,26 @@ private:
   /// An exit where no bound, uncalled __exit__ is (ExitAgain, ExitMaybe,
   /// ExitUnbound).
   void exitFault(EventSite &At, ExitVia Via, Fault K) const;
-  void stepLoadAttr(ContextState &S, uint32_t I, ContextReport *R) const;
-  void stepStoreLocal(ContextState &S, uint32_t I, ContextReport *R) const;
-  void stepStoreLocalPair(ContextState &S, uint32_t I, ContextReport *R) const;
+  /// A LoadAttr (\p Method false) or LoadMethod of co_names[\p Name].
+  void stepLoadAttr(ContextState &S, uint32_t I, uint32_t Name, bool Method,
+                    ContextReport *R) const;
   void overwriteLocal(ContextState &S, uint32_t I, uint32_t Local,
                       ContextReport *R) const;
-  void stepCopy(ContextState &S, uint32_t I) const;
-  void stepOther(ContextState &S, uint32_t I, bool Jump,
-                 ContextReport *R) const;
+  void stepCopy(ContextState &S, uint32_t N) const;
+  /// Values no event concerns: \p E's pops are dropped, its pushes fresh.
+  void moveValues(ContextState &S, uint32_t I, const uop::Effect &E,
+                  ContextReport *R) const;
 
   ContextSlot pop(ContextState &S) const;
   void push(ContextState &S, ContextSlot X = {}) const { S.Stack.push_back(X); }
   /// A slot consumed by something that is not an exit.
   void dropped(ContextState &S, ContextSlot X, uint32_t I,
-               ContextReport *R) const;
+               ContextReport *R) const {
+    if (X.T == SlotTag::Exit)
+      droppedExit(S, X, I, R);
+  }
+  void droppedExit(ContextState &S, ContextSlot X, uint32_t I,
+                   ContextReport *R) const;
   void enter(ContextState &S, uint32_t Ctx, uint32_t I, ContextReport *R) const;
   /// An exit of \p Ctx at \p I: checks LIFO order, then forgets it.
   void exitCtx(ContextState &S, uint32_t Ctx, uint32_t I,
@@ -159,7 +190,8 @@ private:
                  ContextReport *R) const;
 
   std::string localName(uint32_t L) const;
-  llvm::StringRef nameArg(uint32_t I) const;
+  /// co_names[\p Name], "" when out of range.
+  llvm::StringRef nameAt(uint32_t Name) const;
   /// LOAD_CONST None x3 and PRECALL 2 just before CALL 2 at \p I: the
   /// compiler's __exit__(None, None, None) sequence.
   bool isExitCallSequence(uint32_t I) const;
@@ -174,6 +206,10 @@ private:
   /// start() API returning with the context entered on purpose) is an
   /// ordinary call; in emitted code every local either is loaded from.
   llvm::SmallVector<uint32_t, 2> ManagerLocals;
+  /// ops(): every instruction's micro-operations, I's from LoweredAt[I] to
+  /// LoweredAt[I + 1]; empty until first asked.
+  mutable llvm::SmallVector<MicroOp, 0> Lowered;
+  mutable std::vector<uint32_t> LoweredAt;
 };
 
 } // namespace pyverify::balance

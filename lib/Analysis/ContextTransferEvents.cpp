@@ -1,8 +1,9 @@
 //===- ContextTransferEvents.cpp - Context events of the balance pass -----===//
 //
-// The instructions that enter and exit contexts (BEFORE_WITH, SEND,
-// WITH_EXCEPT_START, CALL), as the context-balance pass applies the events
-// of the one recogniser (pyverify/Analysis/ContextEvents.h) to its state.
+// The micro-operations that enter and exit contexts (EnterWith, the
+// Effect of an await, ExitCallStart, Call), as the context-balance pass
+// applies the events of the one recogniser (pyverify/Analysis/
+// ContextEvents.h) to its state.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,16 +35,26 @@ static SlotRole roleOf(const ContextSlot &X) {
   }
 }
 
-/// A CALL's callable role: the bound __exit__ in the method slot first, then
-/// an explicit method of a manager local in either slot.
-static SlotRole callableRole(const ContextSlot &M, const ContextSlot &C) {
-  if (M.T == SlotTag::Exit)
-    return SlotRole::BoundExit;
-  if (M.T == SlotTag::ExitMethod || C.T == SlotTag::ExitMethod)
-    return SlotRole::ExitMethod;
-  if (M.T == SlotTag::EnterMethod || C.T == SlotTag::EnterMethod)
-    return SlotRole::EnterMethod;
-  return roleOf(M);
+size_t ContextTransfer::calleeIndex(const ContextState &S, size_t Base,
+                                    const uop::Call &C) {
+  // A slot this pass tags holds an object, never NULL: the deeper call slot
+  // is the callable when it holds one; otherwise it may be NULL, and the
+  // callable is where the version's layout puts it then.
+  bool DeeperTracked = roleOf(S.Stack[Base]) != SlotRole::Other;
+  return Base + C.calleeSlot(/*DeeperIsNull=*/!DeeperTracked);
+}
+
+std::optional<uop::Call> ContextTransfer::callOf(uint32_t I) const {
+  for (uint32_t K = I; K < Insts.size(); ++K) {
+    llvm::ArrayRef<MicroOp> Ops = ops(K);
+    if (Ops.size() != 1)
+      return std::nullopt;
+    if (const auto *C = std::get_if<uop::Call>(&Ops[0]))
+      return *C;
+    if (!std::holds_alternative<uop::CallPrepare>(Ops[0]))
+      return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 void ContextTransfer::exitFault(EventSite &At, ExitVia Via, Fault K) const {
@@ -167,72 +178,68 @@ void ContextTransfer::stepEnterWith(ContextState &S, uint32_t I,
   onEvent(recogniseContextEvent(Insts[I], {}), At);
 }
 
-void ContextTransfer::stepSend(ContextState &S, uint32_t I, bool Jump,
-                               ContextReport *R) const {
-  // Unless SendJumpCompletesAwait, a returning SEND keeps the receiver and
-  // jumps to END_SEND, where the await completes (stepEndSend).
-  if (!Jump || !traits(Insts[I].Ver).SendJumpCompletesAwait) {
-    pop(S);
-    push(S);
-    return;
+void ContextTransfer::stepSuspending(ContextState &S, uint32_t I,
+                                     const uop::Effect &E, bool Jump,
+                                     ContextReport *R) const {
+  // An await of an async with's __aenter__ completes where the recogniser
+  // says (AsyncEnterDone: 3.11's SEND on its jump edge, 3.12's and 3.13's
+  // END_SEND), with the awaited result on top. The Effect says only how
+  // many values move: that END_SEND keeps the value on top and pops the
+  // receiver under it is carried by no micro-operation, so END_SEND is
+  // named here -- the one opcode this pass names. (SEND moves nothing else
+  // this pass follows: its Effect and the recogniser's answer are all.)
+  if (Insts[I].is(Opcode::END_SEND) && E.Pops >= 1 && E.Pushes == 1) {
+    ContextSlot Value = pop(S);
+    moveValues(S, I, uop::Effect{E.Pops - 1, 0}, R); // the receiver
+    push(S, Value);
+  } else {
+    moveValues(S, I, E, R);
   }
-  dropped(S, pop(S), I, R);
-  dropped(S, pop(S), I, R);
-  push(S);
   SlotFacts F;
-  F.JumpEdge = true;
+  F.JumpEdge = Jump;
   EventSite At{S, I, R};
   onEvent(recogniseContextEvent(Insts[I], F), At);
 }
 
-void ContextTransfer::stepEndSend(ContextState &S, uint32_t I,
-                                  ContextReport *R) const {
-  ContextSlot Value = pop(S);
-  dropped(S, pop(S), I, R); // the receiver
-  push(S, Value);
-  EventSite At{S, I, R};
-  onEvent(recogniseContextEvent(Insts[I], SlotFacts{}), At);
-}
-
-void ContextTransfer::stepWithExceptStart(ContextState &S, uint32_t I,
-                                          ContextReport *R) const {
+void ContextTransfer::stepExitCallStart(ContextState &S, uint32_t I,
+                                        uop::ExitCallStart X,
+                                        ContextReport *R) const {
   size_t N = S.Stack.size();
-  if (N >= 4) {
+  if (X.Depth >= 1 && N >= X.Depth) {
     SlotFacts F;
-    F.Callee = roleOf(S.Stack[N - 4]);
+    F.Callee = roleOf(S.Stack[N - X.Depth]);
     EventSite At{S, I, R};
-    At.Slot = &S.Stack[N - 4];
+    At.Slot = &S.Stack[N - X.Depth];
     onEvent(recogniseContextEvent(Insts[I], F), At);
   }
-  push(S);
+  moveValues(S, I, movementOf(X), R);
 }
 
-void ContextTransfer::stepCall(ContextState &S, uint32_t I,
+void ContextTransfer::stepCall(ContextState &S, uint32_t I, const uop::Call &C,
                                ContextReport *R) const {
   size_t N = S.Stack.size();
-  size_t Need = size_t(Insts[I].Arg) + 2;
-  if (N < Need) {
+  // Deepest first: the two call slots, the arguments, CALL_KW's names.
+  size_t Pops = size_t(movementOf(C).Pops);
+  if (N < Pops) {
     S.Stack.clear();
     push(S);
     return;
   }
-  size_t MethodAt = N - Need, CallableAt = N - Need + 1;
-  ContextSlot M = S.Stack[MethodAt], C = S.Stack[CallableAt];
+  size_t Base = N - Pops, CalleeAt = calleeIndex(S, Base, C);
+  ContextSlot Callee = S.Stack[CalleeAt];
   SlotFacts F;
-  F.Callee = callableRole(M, C);
-  F.NumArgs = Insts[I].Arg;
+  F.Callee = roleOf(Callee);
+  F.NumArgs = C.NArgs;
   F.ExitSequence = isExitCallSequence(I);
   EventSite At{S, I, R};
-  At.Slot = &M;
+  At.Slot = &Callee;
   At.ExitSequence = F.ExitSequence;
-  if (F.Callee == SlotRole::EnterMethod)
-    At.Local = M.T == SlotTag::EnterMethod ? M.Id : C.Id;
-  else if (F.Callee == SlotRole::ExitMethod)
-    At.Local = M.T == SlotTag::ExitMethod ? M.Id : C.Id;
+  if (F.Callee == SlotRole::EnterMethod || F.Callee == SlotRole::ExitMethod)
+    At.Local = Callee.Id;
   onEvent(recogniseContextEvent(Insts[I], F), At);
-  for (size_t K = MethodAt; K < N; ++K)
-    if (!(At.Handled && K == MethodAt))
+  for (size_t K = Base; K < N; ++K)
+    if (!(At.Handled && K == CalleeAt))
       dropped(S, S.Stack[K], I, R);
-  S.Stack.resize(MethodAt);
+  S.Stack.resize(Base);
   push(S);
 }
