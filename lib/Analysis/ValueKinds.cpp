@@ -1,14 +1,18 @@
 //===- ValueKinds.cpp - NULL on the stack, unbound locals -----------------===//
 
 #include "pyverify/Analysis/ValueKinds.h"
+#include "pyverify/Analysis/CFGFixpointGraph.h"
 #include "pyverify/Analysis/MicroOps.h"
 #include "pyverify/Analysis/SlotKinds.h"
 #include "pyverify/Analysis/StackDepth.h"
+#include "pyverify/Fixpoint/FixpointIterator.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
+#include <cassert>
+#include <optional>
 #include <tuple>
 
 using namespace pyverify;
@@ -18,91 +22,96 @@ namespace {
 /// What a slot or a local may hold (SlotKinds.h); Obj is any object.
 enum : SlotKinds { Obj = KUnknown, Null = KNull, Either = Obj | Null };
 
-/// A stack slot: its kinds, and which value it is: slots with the same
-/// nonzero Id hold the same object (a push of a value claims its Id, see
-/// fresh(); COPY and moves keep it), so a None test refines every copy.
-struct Slot {
-  SlotKinds K = Obj;
-  uint32_t Id = 0;
-};
+using Slot = ValueSlot;
 
-struct VState {
-  bool Reached = false;
-  bool Handler = false; ///< May be between an exception edge and POP_EXCEPT.
-  llvm::SmallVector<Slot, 24> Stack;
-  llvm::SmallVector<SlotKinds, 24> Locals;
+} // namespace
 
-  /// Joins \p O in; whether anything changed. False in \p Ok when the two
-  /// stacks differ in depth (a conflict the depth pass reports).
-  bool join(const VState &O, bool &Ok) {
-    if (!O.Reached)
-      return false;
-    if (!Reached) {
-      *this = O;
-      return true;
-    }
-    if (Stack.size() != O.Stack.size() || Locals.size() != O.Locals.size()) {
-      Ok = false;
-      return false;
-    }
-    bool Changed = false;
-    auto Merge = [&](SlotKinds &A, SlotKinds B) {
-      if ((A | B) != A) {
-        A |= B;
-        Changed = true;
-      }
-    };
-    for (size_t K = 0; K < Stack.size(); ++K) {
-      Merge(Stack[K].K, O.Stack[K].K);
-      if (Stack[K].Id != O.Stack[K].Id) {
-        Stack[K].Id = 0;
-        Changed = true;
-      }
-    }
-    for (size_t K = 0; K < Locals.size(); ++K)
-      Merge(Locals[K], O.Locals[K]);
-    if (O.Handler && !Handler)
-      Handler = Changed = true;
-    return Changed;
+ValueState ValueState::reached(size_t Depth, size_t NumLocals) {
+  ValueState S(Shape::Reached);
+  S.Stack.assign(Depth, ValueSlot());
+  S.Locals.assign(NumLocals, Null);
+  return S;
+}
+
+bool ValueState::join(const ValueState &O) {
+  if (O.isBottom() || isInconsistent())
+    return false;
+  if (isBottom()) {
+    *this = O;
+    return true;
   }
-};
+  if (O.isInconsistent() || Stack.size() != O.Stack.size() ||
+      Locals.size() != O.Locals.size()) {
+    *this = inconsistent();
+    return true;
+  }
+  bool Changed = false;
+  auto Merge = [&](SlotKinds &A, SlotKinds B) {
+    if ((A | B) != A) {
+      A |= B;
+      Changed = true;
+    }
+  };
+  for (size_t K = 0; K < Stack.size(); ++K) {
+    Merge(Stack[K].K, O.Stack[K].K);
+    if (Stack[K].Id != O.Stack[K].Id && Stack[K].Id) {
+      Stack[K].Id = 0;
+      Changed = true;
+    }
+  }
+  for (size_t K = 0; K < Locals.size(); ++K)
+    Merge(Locals[K], O.Locals[K]);
+  if (O.Handler && !Handler)
+    Handler = Changed = true;
+  return Changed;
+}
 
+bool ValueState::operator==(const ValueState &O) const {
+  if (S != O.S)
+    return false;
+  return !isReached() ||
+         (Handler == O.Handler && Stack == O.Stack && Locals == O.Locals);
+}
+
+namespace {
+
+/// The analysis the Fixpoint engine runs: a block's transfer walks it up to
+/// its last instruction; an edge's steps the last instruction on it, or
+/// unwinds to the handler.
 class ValueKinds {
 public:
+  using Domain = ValueState;
+
   explicit ValueKinds(const CFG &G) : G(G), D(G.code()), Insts(D.Insts) {}
 
-  llvm::Expected<std::vector<ValueIssue>> run() {
+  llvm::Expected<std::vector<ValueIssue>> run() const {
     if (Insts.size() == 0)
       return std::vector<ValueIssue>();
-    std::vector<VState> In(G.size());
-    In[0] = entryState();
-    // A stack of blocks to visit (the lattice is finite; order only changes
-    // how soon the fixpoint is reached).
-    llvm::SmallVector<unsigned, 32> Work{0};
-    std::vector<bool> Queued(G.size());
-    Queued[0] = true;
-    bool Ok = true;
-    // A block is visited again whenever its entry state grows, so its last
-    // visit sees its final state: the issues of that visit are the block's.
-    std::vector<std::vector<ValueIssue>> PerBlock(G.size());
-    while (!Work.empty() && Ok) {
-      unsigned B = Work.pop_back_val();
-      Queued[B] = false;
-      PerBlock[B].clear();
-      forEachOut(B, In[B], &PerBlock[B], [&](unsigned T, const VState &S) {
-        if (In[T].join(S, Ok) && !Queued[T]) {
-          Queued[T] = true;
-          Work.push_back(T);
-        }
-      });
-    }
-    if (!Ok)
+    std::vector<ValueIssue> Issues;
+    std::optional<unsigned> Conflict; // a block reached at two depths
+    Found.assign(G.size(), {});
+#ifndef NDEBUG
+    FoundFrom.assign(G.size(), ValueState::bottom());
+#endif
+    auto Fix = runForwardFixpoint(
+        CFGFixpointGraph(G), *this, {},
+        [&](unsigned B, const ValueState &In, llvm::ArrayRef<ValueState> All) {
+          if (In.isReached()) {
+            assert(FoundFrom[B] == In && "a block's last visit is not final");
+            Issues.insert(Issues.end(), Found[B].begin(), Found[B].end());
+            return;
+          }
+          // Named where it arises: a predecessor's state is consistent.
+          if (!Conflict || (!arises(*Conflict, All) && arises(B, All)))
+            Conflict = B;
+        });
+    if (!Fix)
+      return Fix.takeError();
+    if (Conflict)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
-          "two paths reach a block with stacks or locals of different sizes");
-    std::vector<ValueIssue> Issues;
-    for (const std::vector<ValueIssue> &P : PerBlock)
-      Issues.insert(Issues.end(), P.begin(), P.end());
+          "two paths reach offset %u with stacks of different depths",
+          unsigned(Insts[G.block(*Conflict).Begin].Offset));
     std::sort(Issues.begin(), Issues.end(),
               [](const ValueIssue &A, const ValueIssue &B) {
                 return std::tie(A.Inst, A.K, A.Which, A.Found, A.From) <
@@ -117,93 +126,165 @@ public:
     return Issues;
   }
 
-private:
-  const CFG &G;
-  const DecodedCode &D;
-  const InstructionStream &Insts;
+  ValueState bottom() const { return ValueState::bottom(); }
 
-  VState entryState() const {
+  ValueState entryState() const {
     const CodeObject &C = *D.Code;
-    VState S;
-    S.Reached = true;
-    S.Stack.assign(size_t(entryStackDepth(C)), Slot());
     size_t N = C.LocalsPlusNames.size();
+    ValueState S = ValueState::reached(size_t(entryStackDepth(C)), N);
     size_t Args = size_t(std::max(0, C.ArgCount)) +
                   size_t(std::max(0, C.KwOnlyArgCount)) +
                   ((C.Flags & CoVarArgs) ? 1 : 0) +
                   ((C.Flags & CoVarKeywords) ? 1 : 0);
-    S.Locals.assign(N, Null);
     for (size_t K = 0; K < std::min(Args, N); ++K)
       S.Locals[K] = Obj;
     return S;
   }
 
-  /// Runs block \p B from \p In, reporting into \p R when given, and calls
-  /// \p Out with each successor and the state its edge brings.
-  template <class Fn>
-  void forEachOut(unsigned B, const VState &In, std::vector<ValueIssue> *R,
-                  Fn Out) const {
+  /// The state before block \p B's last instruction; the issues of its
+  /// instructions before the last, and of the last when no normal edge
+  /// leaves (return, raise), go to Found[B].
+  ValueState transferNode(unsigned B, const ValueState &In) const {
     const BasicBlock &Blk = G.block(B);
-    if (Blk.size() == 0)
-      return;
-    VState S = In;
-    // The state before each raising instruction, joined (exception edges).
-    VState AtRaise;
-    bool Unwinds = llvm::any_of(Blk.Succs, [&](unsigned EI) {
+    std::vector<ValueIssue> &R = Found[B];
+    R.clear();
+#ifndef NDEBUG
+    FoundFrom[B] = In;
+#endif
+    if (!In.isReached() || Blk.size() == 0)
+      return In;
+    ValueState S = In;
+    if (unwinds(Blk)) {
+      Walked.Block = B;
+      Walked.In = In;
+      walk(Blk, S, Walked.AtRaise, &R);
+    } else {
+      for (uint32_t I = Blk.Begin; I + 1 < Blk.End; ++I)
+        step(S, I, /*Jump=*/false, &R);
+    }
+    if (firstNormalEdge(Blk) == Blk.Succs.end()) {
+      ValueState X = S;
+      step(X, Blk.last(), /*Jump=*/false, &R);
+    }
+    return S;
+  }
+
+  ValueState transferEdge(unsigned EI, const ValueState &In,
+                          const ValueState &Out) const {
+    if (!Out.isReached())
+      return Out;
+    const CFGEdge &E = G.edge(EI);
+    const BasicBlock &Blk = G.block(E.Source);
+    if (!E.isException()) {
+      // The last instruction's issues, once: on the block's first normal
+      // edge.
+      ValueState X = Out;
+      step(X, Blk.last(), isJumpEdge(E),
+           *firstNormalEdge(Blk) == EI ? &Found[E.Source] : nullptr);
+      return X;
+    }
+    if (!E.FromBackEdge)
+      return unwind(E, raiseState(E.Source, In));
+    ValueState X = Out;
+    step(X, Blk.last(), /*Jump=*/true, nullptr);
+    return unwind(E, std::move(X));
+  }
+
+private:
+  const CFG &G;
+  const DecodedCode &D;
+  const InstructionStream &Insts;
+  /// The raise state of the block transferNode() walked last, and the entry
+  /// state it walked from: the engine transfers a block's edges right after
+  /// the block, so its exception edges find their state here; any other
+  /// caller walks again (raiseState()).
+  mutable struct {
+    unsigned Block = ~0u;
+    ValueState In = ValueState::bottom();
+    ValueState AtRaise = ValueState::bottom();
+  } Walked;
+  /// Per block, the issues its transfers found on its last visit: the
+  /// engine visits a block again whenever its entry state grows, so the
+  /// last visit is at the final state, and the post-visit hook collects
+  /// them without walking the block again (measured: a second walk of
+  /// every block costs the full 3.11 check a fifth more instructions).
+  mutable std::vector<std::vector<ValueIssue>> Found;
+#ifndef NDEBUG
+  mutable std::vector<ValueState> FoundFrom; ///< The state they are from.
+#endif
+
+  static bool isJumpEdge(const CFGEdge &E) {
+    return E.Kind == EdgeKind::Jump || E.Kind == EdgeKind::BranchTaken;
+  }
+
+  /// Whether an exception edge leaves \p Blk from its instructions (not
+  /// from its back edge's eval breaker).
+  bool unwinds(const BasicBlock &Blk) const {
+    return llvm::any_of(Blk.Succs, [&](unsigned EI) {
       return G.edge(EI).isException() && !G.edge(EI).FromBackEdge;
     });
+  }
+
+  const unsigned *firstNormalEdge(const BasicBlock &Blk) const {
+    return llvm::find_if(
+        Blk.Succs, [&](unsigned EI) { return !G.edge(EI).isException(); });
+  }
+
+  /// Walks \p Blk from \p S up to its last instruction, reporting into
+  /// \p R when given, and joins the state before each raising instruction
+  /// into \p AtRaise (reset first).
+  void walk(const BasicBlock &Blk, ValueState &S, ValueState &AtRaise,
+            std::vector<ValueIssue> *R) const {
+    AtRaise = ValueState::bottom();
     for (uint32_t I = Blk.Begin; I < Blk.End; ++I) {
-      if (Unwinds && G.mayRaiseAt(I))
+      if (G.mayRaiseAt(I))
         joinRaisePoint(AtRaise, S);
       if (I + 1 < Blk.End)
         step(S, I, /*Jump=*/false, R);
     }
-    bool Reported = false;
-    for (unsigned EI : Blk.Succs) {
-      const CFGEdge &E = G.edge(EI);
-      if (E.isException()) {
-        VState X;
-        if (E.FromBackEdge) {
-          X = S;
-          step(X, Blk.last(), /*Jump=*/true, nullptr);
-        } else if (AtRaise.Reached) {
-          X = AtRaise;
-        } else {
-          continue; // nothing in the block raises
-        }
-        const ExceptionTableEntry &T = D.Table[E.Entry];
-        X.Stack.resize(std::min<size_t>(X.Stack.size(), T.Depth));
-        // Too shallow: reported by the depth checks; the padding holds no
-        // kind, so nothing is reported twice.
-        if (X.Stack.size() < T.Depth)
-          X.Stack.resize(T.Depth, Slot{0, 0});
-        if (T.Lasti)
-          X.Stack.push_back({KLasti, 0});
-        X.Stack.push_back({KExc, 0});
-        X.Handler = true;
-        Out(E.Target, X);
-        continue;
-      }
-      VState X = S;
-      step(X, Blk.last(),
-           E.Kind == EdgeKind::Jump || E.Kind == EdgeKind::BranchTaken,
-           Reported ? nullptr : R);
-      Reported = true;
-      Out(E.Target, X);
-    }
-    // A block whose last instruction leaves (return, raise) has no normal
-    // successor: check it too.
-    if (R && !Reported) {
-      VState X = S;
-      step(X, Blk.last(), /*Jump=*/false, R);
-    }
+  }
+
+  /// The state before each raising instruction of block \p B entered with
+  /// \p In, joined (bottom when none raises).
+  ValueState raiseState(unsigned B, const ValueState &In) const {
+    if (Walked.Block == B && Walked.In == In)
+      return Walked.AtRaise;
+    ValueState S = In, AtRaise = ValueState::bottom();
+    walk(G.block(B), S, AtRaise, nullptr);
+    return AtRaise;
+  }
+
+  /// Exception edge \p E taken from \p X: the stack cut to the entry's
+  /// depth, the lasti and the exception pushed.
+  ValueState unwind(const CFGEdge &E, ValueState X) const {
+    if (!X.isReached())
+      return X;
+    const ExceptionTableEntry &T = D.Table[E.Entry];
+    X.Stack.resize(std::min<size_t>(X.Stack.size(), T.Depth));
+    // Too shallow: reported by the depth checks; the padding holds no
+    // kind, so nothing is reported twice.
+    if (X.Stack.size() < T.Depth)
+      X.Stack.resize(T.Depth, Slot{0, 0});
+    if (T.Lasti)
+      X.Stack.push_back({KLasti, 0});
+    X.Stack.push_back({KExc, 0});
+    X.Handler = true;
+    return X;
+  }
+
+  /// Whether block \p B is reached with inconsistent stacks by a
+  /// predecessor whose own state is consistent: where the conflict arises.
+  bool arises(unsigned B, llvm::ArrayRef<ValueState> All) const {
+    return llvm::any_of(G.block(B).Preds, [&](unsigned EI) {
+      return All[G.edge(EI).Source].isReached();
+    });
   }
 
   /// Joins the state \p S before a raising instruction into \p R: the
   /// locals, and the stack slots both hold (the edge keeps only those below
   /// its entry's depth, which the block's raise points share).
-  static void joinRaisePoint(VState &R, const VState &S) {
-    if (!R.Reached) {
+  static void joinRaisePoint(ValueState &R, const ValueState &S) {
+    if (R.isBottom()) {
       R = S;
       return;
     }
@@ -218,7 +299,7 @@ private:
     R.Handler |= S.Handler;
   }
 
-  static SlotKinds pop(VState &S) {
+  static SlotKinds pop(ValueState &S) {
     if (S.Stack.empty())
       return Obj; // an underflow: the depth pass reports it
     SlotKinds K = S.Stack.back().K;
@@ -234,7 +315,7 @@ private:
 
   /// Pushes a new value of kinds \p K; an older value with its Id (the same
   /// instruction on an earlier pass through a loop) loses its identity.
-  static void push(VState &S, SlotKinds K, uint32_t Id) {
+  static void push(ValueState &S, SlotKinds K, uint32_t Id) {
     if (Id)
       for (Slot &Old : S.Stack)
         if (Old.Id == Id)
@@ -250,7 +331,7 @@ private:
                     Which});
   }
 
-  bool validLocal(uint32_t L, const VState &S) const {
+  bool validLocal(uint32_t L, const ValueState &S) const {
     return L < S.Locals.size();
   }
 
@@ -258,7 +339,7 @@ private:
   /// raises when it is unbound instead of pushing NULL; Saved: it pushes
   /// NULL by design (nothing to report).
   template <class PushFn>
-  void loadLocal(VState &S, uop::LoadLocal L, uint32_t I,
+  void loadLocal(ValueState &S, uop::LoadLocal L, uint32_t I,
                  std::vector<ValueIssue> *R, PushFn PushNew) const {
     bool Checks = L.Read == uop::LocalRead::Checked;
     if (!validLocal(L.Local, S)) {
@@ -283,7 +364,7 @@ private:
     PushNew(K ? K : SlotKinds(Obj));
   }
 
-  void store(VState &S, uint32_t L) const {
+  void store(ValueState &S, uint32_t L) const {
     SlotKinds K = pop(S);
     if (validLocal(L, S))
       S.Locals[L] = K;
@@ -292,7 +373,7 @@ private:
   /// Instruction \p I on \p S (\p Jump: along its jump edge): the kinds its
   /// row of SlotKinds.def needs are checked, then the values move, then the
   /// row's kinds are written.
-  void step(VState &S, uint32_t I, bool Jump,
+  void step(ValueState &S, uint32_t I, bool Jump,
             std::vector<ValueIssue> *R) const {
     const Instruction &In = Insts[I];
     SlotRules Rules = getSlotRules(In);
@@ -356,7 +437,7 @@ private:
 
   /// The value \p Id was tested for None: every copy of it is None (\p IsNone)
   /// or is not.
-  static void refineNone(VState &S, uint32_t Id, bool IsNone) {
+  static void refineNone(ValueState &S, uint32_t Id, bool IsNone) {
     if (!Id)
       return;
     for (Slot &V : S.Stack)
@@ -367,7 +448,7 @@ private:
 
   /// Pops \p N values, reporting a NULL in one that \p NullOk (bit k: the
   /// k-th popped, 0 = deepest) does not allow.
-  static void popChecked(VState &S, int64_t N, uint64_t NullOk, uint32_t I,
+  static void popChecked(ValueState &S, int64_t N, uint64_t NullOk, uint32_t I,
                          std::vector<ValueIssue> *R) {
     size_t Have = S.Stack.size();
     size_t Pops =
@@ -385,7 +466,7 @@ private:
   /// with one overload per alternative, built once per instruction.
   struct Mover {
     const ValueKinds &VK;
-    VState &S;
+    ValueState &S;
     uint32_t I;
     std::vector<ValueIssue> *R;
     size_t Left; ///< Pushes still to come.
@@ -482,7 +563,7 @@ private:
   /// Instruction \p I's values move (\p Jump: along its jump edge), micro-
   /// operation by micro-operation (MicroOps.h). A value the instruction
   /// pushes gets the Id of its slot from the top after the instruction.
-  void move(VState &S, uint32_t I, bool Jump,
+  void move(ValueState &S, uint32_t I, bool Jump,
             std::vector<ValueIssue> *R) const {
     const Instruction &In = Insts[I];
     const OpcodeInfo &Info = In.info();

@@ -46,20 +46,81 @@
 // and joins the locals over every raising instruction of the block.
 // Deterministic: issues come out in instruction order.
 //
+// The iteration is the Fixpoint engine's (FixpointIterator.h) over the CFG
+// (CFGFixpointGraph.h), with ValueState below as its domain: a block's
+// transfer is its instructions up to the last, an edge's is the last
+// instruction on that edge (the jump's or the fall-through's effect) or,
+// for an exception edge, the unwinding to the handler. The transfers note a
+// block's issues on each visit of it, keeping the last visit's: the engine
+// visits a block again whenever its entry state grows, so those are the
+// issues of its final entry state, and the post-visit hook collects them
+// (no second walk of the code). The engine's visit cap applies (its
+// default); hitting it is an error, as is a block that paths reach with
+// stacks of different depths (ValueState's Inconsistent): then nothing is
+// said, never "no issues".
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef PYVERIFY_ANALYSIS_VALUEKINDS_H
 #define PYVERIFY_ANALYSIS_VALUEKINDS_H
 
+#include "pyverify/Analysis/SlotKinds.h"
 #include "pyverify/CFG/CFG.h"
+#include "pyverify/Fixpoint/AbstractDomain.h"
 #include "pyverify/Support/Finding.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace pyverify {
+
+/// A stack slot of ValueState: the kinds it may hold, and which value it is:
+/// slots with the same nonzero Id hold the same object (copies share an Id),
+/// 0 is "no identity".
+struct ValueSlot {
+  SlotKinds K = KUnknown;
+  uint32_t Id = 0;
+  bool operator==(const ValueSlot &O) const = default;
+};
+
+/// The value-kind analysis's domain. Bottom (unreached) < every state <
+/// Inconsistent (paths whose stacks, or locals, differ in size meet). A
+/// state is, per stack slot, a ValueSlot, per fast local its kinds, and
+/// whether the point may be inside an exception handler. Two states of the
+/// same shape join pointwise: kinds unite, an Id the two disagree on becomes
+/// 0, Handler is or-ed. Finite height, so widen is join. Equality is of the
+/// abstract values (all Inconsistent states are equal, as are all bottoms).
+class ValueState {
+public:
+  static ValueState bottom() { return ValueState(Shape::Bottom); }
+  static ValueState inconsistent() { return ValueState(Shape::Inconsistent); }
+  /// A reached state with \p Depth unknown objects on the stack and
+  /// \p Locals locals, none bound.
+  static ValueState reached(size_t Depth, size_t Locals);
+
+  bool isBottom() const { return S == Shape::Bottom; }
+  bool isInconsistent() const { return S == Shape::Inconsistent; }
+  bool isReached() const { return S == Shape::Reached; }
+
+  bool join(const ValueState &O);
+  bool widen(const ValueState &O) { return join(O); } // finite height
+  bool operator==(const ValueState &O) const;
+
+  /// Meaningful when reached.
+  bool Handler = false; ///< May be between an exception edge and POP_EXCEPT.
+  llvm::SmallVector<ValueSlot, 24> Stack;
+  llvm::SmallVector<SlotKinds, 24> Locals;
+
+private:
+  enum class Shape : uint8_t { Bottom, Reached, Inconsistent };
+  explicit ValueState(Shape S) : S(S) {}
+  Shape S;
+};
+
+static_assert(AbstractDomain<ValueState>);
 
 struct ValueIssue {
   enum Kind : uint8_t {
@@ -84,8 +145,8 @@ struct ValueIssue {
 };
 
 /// The issues of \p G's reachable code (see the contract); an error when
-/// the contract does not hold (two paths bring stacks of different depths),
-/// so nothing could be said.
+/// the contract does not hold (two paths bring stacks of different depths)
+/// or the visit cap is hit, so nothing could be said.
 llvm::Expected<std::vector<ValueIssue>> analyzeValueKinds(const CFG &G);
 
 } // namespace pyverify
