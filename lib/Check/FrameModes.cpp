@@ -6,156 +6,104 @@
 #include "pyverify/Analysis/Environment.h"
 #include "pyverify/Analysis/MicroOps.h"
 #include "pyverify/Bytecode/Opcode.h"
+#include "pyverify/Fixpoint/FixpointIterator.h"
 
 #include <optional>
 #include <variant>
 
 using namespace pyverify;
 
-namespace {
-
-/// What a slot or local is for the mode stack.
-enum class Kind : uint8_t {
-  Other,
-  Null,
-  Env,      ///< A global of Environment.def (Env says which).
-  ModeOp,   ///< An operation of a mode-stack module (Effect says which).
-  Saved,    ///< What a GetStack returned.
-  GraphOut, ///< A compiled graph's result, or an element of it.
-  List,     ///< BUILD_LIST / BUILD_TUPLE of Len values (Exact: all GraphOut).
-};
-
-struct Tag {
-  Kind K = Kind::Other;
-  const EnvGlobal *Env = nullptr;
-  std::optional<ModeEffect> Effect;
-  uint32_t Len = 0;
-  bool Exact = false;
-  bool operator==(const Tag &) const = default;
-};
-
-struct MState {
-  std::vector<Tag> Stack;
-  std::vector<Tag> Locals;
-  std::vector<uint32_t> Modes; ///< Per mode: ordinary contexts below it.
-  bool ModesDiffer = false;    ///< Paths joined here hold different modes.
-  bool Broken = false;         ///< Paths joined here have different depths.
-
-  /// Joins \p From into this state; true if it changed.
-  bool join(const MState &From) {
-    if (Broken)
-      return false;
-    if (From.Broken || From.Stack.size() != Stack.size() ||
-        From.Locals.size() != Locals.size()) {
-      Broken = true;
-      return true;
-    }
-    bool Changed = false;
-    auto JoinSlots = [&](std::vector<Tag> &Into, const std::vector<Tag> &O) {
-      for (size_t K = 0; K < Into.size(); ++K)
-        if (!(Into[K] == O[K]) && Into[K].K != Kind::Other) {
-          Into[K] = Tag{};
-          Changed = true;
-        }
-    };
-    JoinSlots(Stack, From.Stack);
-    JoinSlots(Locals, From.Locals);
-    if (!ModesDiffer && (From.ModesDiffer || From.Modes != Modes)) {
-      ModesDiffer = true;
-      Changed = true;
-    }
-    return Changed;
-  }
-
-  Tag pop() {
-    if (Stack.empty())
-      return Tag{};
-    Tag T = Stack.back();
-    Stack.pop_back();
-    return T;
-  }
-  void pop(int64_t N) {
-    for (int64_t K = 0; K < N; ++K)
-      pop();
-  }
-  void pushOther(int64_t N) {
-    Stack.insert(Stack.end(), size_t(std::max<int64_t>(N, 0)), Tag{});
-  }
-  Tag peek(uint32_t N) const { // N >= 1
-    return N >= 1 && N <= Stack.size() ? Stack[Stack.size() - N] : Tag{};
-  }
-};
-
-class ModeInterp {
-public:
-  ModeInterp(const DecodedCode &D, unsigned ClaimedModes,
-             llvm::function_ref<uint32_t(uint32_t)> OrdinaryBefore)
-      : D(D), Claimed(ClaimedModes), OrdinaryBefore(OrdinaryBefore),
-        In(D.Insts.size()), OnList(D.Insts.size()) {}
-
-  /// Runs to the fixpoint; false when the visit cap was hit.
-  bool run() {
-    MState Entry;
-    Entry.Locals.resize(D.Code->LocalsPlusNames.size());
-    propagate(0, std::move(Entry));
-    uint64_t Cap = 64 * uint64_t(D.Insts.size()) + 256, Visits = 0;
-    while (!Work.empty()) {
-      if (++Visits > Cap)
-        return false;
-      uint32_t Pc = Work.back();
-      Work.pop_back();
-      OnList[Pc] = false;
-      flow(Pc, *In[Pc]);
-    }
+bool ModeState::join(const ModeState &From) {
+  if (From.isBottom() || isBroken())
+    return false;
+  if (isBottom()) {
+    *this = From;
     return true;
   }
+  if (From.isBroken() || From.Stack.size() != Stack.size() ||
+      From.Locals.size() != Locals.size()) {
+    *this = broken();
+    return true;
+  }
+  bool Changed = false;
+  auto JoinSlots = [&](std::vector<ModeTag> &Into,
+                       const std::vector<ModeTag> &O) {
+    for (size_t K = 0; K < Into.size(); ++K)
+      if (!(Into[K] == O[K]) && Into[K].K != ModeTag::Kind::Other) {
+        Into[K] = ModeTag{};
+        Changed = true;
+      }
+  };
+  JoinSlots(Stack, From.Stack);
+  JoinSlots(Locals, From.Locals);
+  if (!ModesDiffer && (From.ModesDiffer || From.Modes != Modes)) {
+    ModesDiffer = true;
+    Changed = true;
+  }
+  return Changed;
+}
 
-  const std::optional<MState> &before(uint32_t Index) const {
-    return In[Index];
+bool ModeState::operator==(const ModeState &O) const {
+  if (S != O.S)
+    return false;
+  return !isReached() ||
+         (Stack == O.Stack && Locals == O.Locals &&
+          ModesDiffer == O.ModesDiffer && (ModesDiffer || Modes == O.Modes));
+}
+
+llvm::SmallVector<FrameInstructionGraph::Edge, 2>
+FrameInstructionGraph::successors(unsigned Node) const {
+  llvm::SmallVector<Edge, 2> Out;
+  const Instruction &I = D.Insts[Node];
+  if (!I.Valid)
+    return Out;
+  const OpcodeInfo &Info = I.info();
+  if (Info.isJump() && I.Target >= 0) {
+    if (int64_t T = D.Insts.indexAtStart(uint64_t(I.landing())); T >= 0)
+      Out.push_back({Node, uint32_t(T), /*Jump=*/true});
+    if (!Info.isConditionalJump())
+      return Out;
+  } else if (Info.Terminator) {
+    return Out; // RETURN_VALUE, RAISE_VARARGS, RERAISE
+  }
+  if (Node + 1 < D.Insts.size())
+    Out.push_back({Node, Node + 1, /*Jump=*/false});
+  return Out;
+}
+
+namespace {
+
+using Kind = ModeTag::Kind;
+using Tag = ModeTag;
+
+/// The analysis the Fixpoint engine runs on FrameInstructionGraph: a node
+/// passes its state on, an edge applies its instruction on that edge.
+class ModeInterp {
+public:
+  using Domain = ModeState;
+
+  ModeInterp(const DecodedCode &D, unsigned ClaimedModes,
+             llvm::function_ref<uint32_t(uint32_t)> OrdinaryBefore)
+      : D(D), Claimed(ClaimedModes), OrdinaryBefore(OrdinaryBefore) {}
+
+  ModeState bottom() const { return ModeState::bottom(); }
+  ModeState entryState() const {
+    return ModeState::entry(D.Code->LocalsPlusNames.size());
+  }
+  ModeState transferNode(unsigned, const ModeState &In) const { return In; }
+  ModeState transferEdge(const FrameInstructionGraph::Edge &E,
+                         const ModeState &, const ModeState &Out) const {
+    if (!Out.isReached())
+      return Out;
+    ModeState S = Out;
+    transfer(E.Source, S, E.Jump);
+    return S;
   }
 
 private:
   const DecodedCode &D;
   unsigned Claimed;
   llvm::function_ref<uint32_t(uint32_t)> OrdinaryBefore;
-  std::vector<std::optional<MState>> In;
-  std::vector<bool> OnList;
-  std::vector<uint32_t> Work;
-
-  void propagate(size_t Pc, MState S) {
-    if (Pc >= In.size())
-      return;
-    if (!In[Pc])
-      In[Pc] = std::move(S);
-    else if (!In[Pc]->join(S))
-      return;
-    if (!OnList[Pc]) {
-      OnList[Pc] = true;
-      Work.push_back(uint32_t(Pc));
-    }
-  }
-
-  /// Both edges of the instruction at \p Pc.
-  void flow(uint32_t Pc, const MState &S) {
-    const Instruction &I = D.Insts[Pc];
-    if (!I.Valid)
-      return;
-    const OpcodeInfo &Info = I.info();
-    if (Info.isJump() && I.Target >= 0) {
-      if (int64_t T = D.Insts.indexAtStart(uint64_t(I.landing())); T >= 0) {
-        MState J = S;
-        transfer(Pc, J, /*JumpEdge=*/true);
-        propagate(size_t(T), std::move(J));
-      }
-      if (!Info.isConditionalJump())
-        return;
-    } else if (Info.Terminator) {
-      return; // RETURN_VALUE, RAISE_VARARGS, RERAISE
-    }
-    MState N = S;
-    transfer(Pc, N);
-    propagate(Pc + 1, std::move(N));
-  }
 
   Tag globalTag(uint32_t Name) const {
     if (Name >= D.Code->Names.size())
@@ -175,7 +123,7 @@ private:
 
   /// The instruction at \p Pc on one edge, micro-operation by
   /// micro-operation.
-  void transfer(uint32_t Pc, MState &S, bool JumpEdge = false) {
+  void transfer(uint32_t Pc, ModeState &S, bool JumpEdge) const {
     const Tag Null{Kind::Null, nullptr, std::nullopt};
     for (const MicroOp &Op : lowerInstruction(D.Insts[Pc], JumpEdge))
       std::visit(
@@ -253,7 +201,7 @@ private:
   }
 
   /// A call: the mode-stack event of its callable, by the one recogniser.
-  void call(uint32_t Pc, const uop::Call &C, MState &S) {
+  void call(uint32_t Pc, const uop::Call &C, ModeState &S) const {
     if (C.KwNamesOnTop)
       S.pop();
     unsigned N = C.NArgs;
@@ -318,20 +266,22 @@ FrameModes pyverify::frameModesBefore(
   assert(Index < Frame.Insts.size() && "not an instruction index");
   ModeInterp M(Frame, ClaimedModes, OrdinaryBefore);
   FrameModes R;
-  if (!M.run()) {
-    R.Why = "the mode-stack interpretation hit its visit cap";
+  auto Fix = runForwardFixpoint(FrameInstructionGraph(Frame), M);
+  if (!Fix) {
+    R.Why = "the mode-stack interpretation gave up: " +
+            llvm::toString(Fix.takeError());
     return R;
   }
-  const std::optional<MState> &S = M.before(Index);
-  if (!S)
+  const ModeState &S = Fix->In[Index];
+  if (S.isBottom())
     R.Why = "no normal path from the entry reaches it";
-  else if (S->Broken)
+  else if (S.isBroken())
     R.Why = "paths reach it with operand stacks of different depths";
-  else if (S->ModesDiffer)
+  else if (S.ModesDiffer)
     R.Why = "paths reaching it hold different modes";
   else {
     R.Known = true;
-    R.OrdinaryBelow = S->Modes;
+    R.OrdinaryBelow = S.Modes;
   }
   return R;
 }
