@@ -5,6 +5,8 @@
 #include "pyverify/Analysis/Environment.h"
 #include "pyverify/Analysis/MicroOps.h"
 #include "pyverify/Bytecode/OperandRules.h"
+#include "pyverify/Check/FrameModes.h"
+#include "pyverify/Fixpoint/FixpointIterator.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -13,70 +15,139 @@
 
 using namespace pyverify;
 
+bool BreakFlowState::join(const BreakFlowState &O) {
+  if (O.isBottom() || isInconsistent())
+    return false;
+  if (isBottom()) {
+    *this = O;
+    return true;
+  }
+  if (O.isInconsistent() || height() != O.height()) {
+    *this = inconsistent();
+    return true;
+  }
+  // O knows deeper slots: ours are Other there (the same value, spelled out).
+  if (size_t N = O.Stack.size(); N > Stack.size()) {
+    Below += int64_t(N - Stack.size());
+    Stack.insert(Stack.begin(), N - Stack.size(), Other);
+  }
+  bool Changed = false;
+  for (uint32_t K = 1; K <= Stack.size(); ++K) {
+    uint8_t &A = Stack[Stack.size() - K];
+    if (uint8_t B = O.peek(K); (A | B) != A) {
+      A |= B;
+      Changed = true;
+    }
+  }
+  for (uint32_t L : O.Locals)
+    if (!llvm::is_contained(Locals, L)) {
+      Locals.push_back(L);
+      Changed = true;
+    }
+  return Changed;
+}
+
+bool BreakFlowState::operator==(const BreakFlowState &O) const {
+  if (S != O.S)
+    return false;
+  if (!isReached())
+    return true;
+  if (height() != O.height() || Locals.size() != O.Locals.size())
+    return false;
+  for (uint32_t K = 1; K <= std::max(Stack.size(), O.Stack.size()); ++K)
+    if (peek(K) != O.peek(K))
+      return false;
+  return llvm::all_of(
+      Locals, [&](uint32_t L) { return llvm::is_contained(O.Locals, L); });
+}
+
 namespace {
 
-/// What the forward walk knows of a stack slot.
-enum class Slot : uint8_t { Other, Null, Break, Resume };
+/// What a slot may be (BreakFlowState's sets).
+using Slot = BreakFlowState;
 
-struct WalkState {
-  uint32_t Pc;
-  std::vector<Slot> Stack;      ///< The slots above the walk's start.
-  std::vector<uint32_t> Locals; ///< Locals holding the break's result.
-};
-
-/// The walk over normal edges from the producer of the break's result.
+/// The forward flow of the break's result (the contract's step 3), as the
+/// Fixpoint engine runs it on FrameInstructionGraph from the instruction
+/// after the producer: a node passes its state on, an edge applies its
+/// instruction on that edge.
 class ResultWalk {
 public:
-  explicit ResultWalk(const DecodedCode &D) : D(D) {}
+  using Domain = BreakFlowState;
 
-  bool run(uint32_t Producer) {
-    WalkState S{Producer, {}, {}};
-    // The producer itself: its pushes, the last of them the result.
+  ResultWalk(const DecodedCode &D, uint32_t Producer)
+      : D(D), Producer(Producer) {}
+
+  BreakFlowState bottom() const { return BreakFlowState::bottom(); }
+  /// After the producer: its pushes, the last of them the result.
+  BreakFlowState entryState() const {
+    BreakFlowState S = BreakFlowState::start();
     const Instruction &P = D.Insts[Producer];
     StackIO IO = getStackIO(P.info(), P.Arg, false);
     pop(S, IO.Pops);
     for (int64_t K = 0; K < IO.Pushes; ++K)
       S.Stack.push_back(K + 1 == IO.Pushes ? Slot::Break : Slot::Other);
-    S.Pc = Producer + 1;
-    std::vector<WalkState> Work{std::move(S)};
-    std::vector<bool> Seen(D.Insts.size());
-    while (!Work.empty()) {
-      WalkState W = std::move(Work.back());
-      Work.pop_back();
-      while (W.Pc < D.Insts.size() && !Seen[W.Pc]) {
-        Seen[W.Pc] = true;
-        if (step(W, Work))
-          return true;
-        if (W.Pc == UINT32_MAX)
-          break;
-      }
-    }
+    return S;
+  }
+  BreakFlowState transferNode(unsigned, const BreakFlowState &In) const {
+    return In;
+  }
+  BreakFlowState transferEdge(const FrameInstructionGraph::Edge &E,
+                              const BreakFlowState &,
+                              const BreakFlowState &Out) const {
+    if (!Out.isReached())
+      return Out;
+    BreakFlowState W = Out;
+    for (const MicroOp &Op : lowerInstruction(D.Insts[E.Source], E.Jump))
+      apply(W, Op);
+    return W;
+  }
+
+  /// Whether instruction \p Pc, entered with \p In, passes the result to
+  /// the resume call.
+  bool reachesResume(uint32_t Pc, const BreakFlowState &In) const {
+    const Instruction &I = D.Insts[Pc];
+    if (!I.Valid)
+      return false;
+    const OpcodeInfo &Info = I.info();
+    if (Info.Terminator && !Info.isJump())
+      return false; // RETURN_VALUE, RAISE_VARARGS, RERAISE
+    if (Info.isJump() && I.Target >= 0 && !Info.isConditionalJump())
+      return false;
+    BreakFlowState W = In;
+    for (const MicroOp &Op : lowerInstruction(I))
+      if (apply(W, Op))
+        return true;
     return false;
   }
 
 private:
   const DecodedCode &D;
+  uint32_t Producer;
 
-  static Slot pop(WalkState &S) {
-    if (S.Stack.empty())
+  static uint8_t pop(BreakFlowState &S) {
+    if (S.Stack.empty()) {
+      ++S.Below; // below the start: another value
       return Slot::Other;
-    Slot X = S.Stack.back();
+    }
+    uint8_t X = S.Stack.back();
     S.Stack.pop_back();
     return X;
   }
-  static void pop(WalkState &S, int64_t N) {
+  static void pop(BreakFlowState &S, int64_t N) {
     for (int64_t K = 0; K < N; ++K)
       pop(S);
   }
   /// The slots below the walk's start are Other: materialise them so that
   /// SWAP can move values across (bounded: no real SWAP goes this deep).
   static constexpr uint32_t MaxSwap = 1024;
-  static void reach(WalkState &S, uint32_t N) {
-    if (S.Stack.size() < N)
+  static void reach(BreakFlowState &S, uint32_t N) {
+    if (S.Stack.size() < N) {
+      S.Below += int64_t(N - S.Stack.size());
       S.Stack.insert(S.Stack.begin(), N - S.Stack.size(), Slot::Other);
+    }
   }
-  static Slot peek(const WalkState &S, uint32_t N) { // N >= 1
-    return N <= S.Stack.size() ? S.Stack[S.Stack.size() - N] : Slot::Other;
+  static uint8_t peek(const BreakFlowState &S, uint32_t N) { // N >= 1
+    return S.peek(N);
   }
 
   bool isResumeGlobal(uint32_t Name) const {
@@ -86,26 +157,40 @@ private:
     return G && G->Role == GlobalRole::ResumeFunction;
   }
 
-  /// Does call \p C (its arguments on top of \p S) call the resume function
-  /// with the break's result?
-  bool resumeCallTakesBreak(const WalkState &S, const uop::Call &C) const {
+  /// May call \p C (its arguments on top of \p S) call the resume function
+  /// with the break's result? Each layout the slots allow is tried: the
+  /// deeper call slot NULL (when it may be) or not (when it may be).
+  bool resumeCallTakesBreak(const BreakFlowState &S, const uop::Call &C) const {
     uint32_t Top = C.KwNamesOnTop ? 1 : 0, N = C.NArgs;
-    Slot Deeper = peek(S, Top + N + 2), Upper = peek(S, Top + N + 1);
-    bool CalleeDeeper = C.calleeSlot(Deeper == Slot::Null) == 0;
-    if ((CalleeDeeper ? Deeper : Upper) != Slot::Resume)
-      return false;
-    // The other slot is an argument when it is not NULL (self).
-    if (CalleeDeeper && Upper == Slot::Break)
-      return true;
+    uint8_t Deeper = peek(S, Top + N + 2), Upper = peek(S, Top + N + 1);
+    bool ArgIsBreak = false;
     for (uint32_t K = Top + 1; K <= Top + N; ++K)
-      if (peek(S, K) == Slot::Break)
+      ArgIsBreak |= (peek(S, K) & Slot::Break) != 0;
+    for (bool DeeperNull : {false, true}) {
+      if (!(Deeper & (DeeperNull ? Slot::Null : uint8_t(~Slot::Null))))
+        continue;
+      bool CalleeDeeper = C.calleeSlot(DeeperNull) == 0;
+      if (!((CalleeDeeper ? Deeper : Upper) & Slot::Resume))
+        continue;
+      // The other slot is an argument when it is not NULL (self).
+      if ((CalleeDeeper && (Upper & Slot::Break)) || ArgIsBreak)
         return true;
+    }
+    return false;
+  }
+
+  /// Values the walk does not follow: \p E's pops, then as many other
+  /// values as it pushes. False: no resume call is made here.
+  static bool moveOthers(BreakFlowState &W, uop::Effect E) {
+    pop(W, E.Pops);
+    W.Stack.insert(W.Stack.end(), size_t(std::max<int64_t>(E.Pushes, 0)),
+                   Slot::Other);
     return false;
   }
 
   /// One micro-operation of the walk; true when the result reached the
   /// resume call.
-  bool apply(WalkState &W, const MicroOp &Op) const {
+  bool apply(BreakFlowState &W, const MicroOp &Op) const {
     return std::visit(
         Overloaded{
             [&](const uop::Call &C) {
@@ -132,7 +217,7 @@ private:
             },
             [&](uop::StoreLocal L) {
               llvm::erase_value(W.Locals, L.Local);
-              if (pop(W) == Slot::Break)
+              if (pop(W) & Slot::Break)
                 W.Locals.push_back(L.Local);
               return false;
             },
@@ -195,55 +280,10 @@ private:
                 uop::Test, uop::Next, uop::Return, uop::Raise, uop::EnterWith,
                 uop::ExitCallStart, uop::PushExcInfo, uop::ExcMatch, uop::Not,
                 uop::ToBool, uop::LoadCell, uop::StoreCell, uop::Nop> auto &O) {
-              uop::Effect E = movementOf(O);
-              pop(W, E.Pops);
-              W.Stack.insert(W.Stack.end(),
-                             size_t(std::max<int64_t>(E.Pushes, 0)),
-                             Slot::Other);
-              return false;
+              return moveOthers(W, movementOf(O));
             },
-            [&](uop::Effect E) {
-              pop(W, E.Pops);
-              W.Stack.insert(W.Stack.end(),
-                             size_t(std::max<int64_t>(E.Pushes, 0)),
-                             Slot::Other);
-              return false;
-            }},
+            [&](uop::Effect E) { return moveOthers(W, E); }},
         Op);
-  }
-
-  /// Executes W's instruction; true when the result reached the resume
-  /// call. Sets W.Pc to the next instruction (UINT32_MAX: the path ends)
-  /// and queues a conditional jump's other edge.
-  bool step(WalkState &W, std::vector<WalkState> &Work) {
-    const Instruction &I = D.Insts[W.Pc];
-    if (!I.Valid) {
-      W.Pc = UINT32_MAX;
-      return false;
-    }
-    const OpcodeInfo &Info = I.info();
-    if (Info.Terminator && !Info.isJump()) {
-      W.Pc = UINT32_MAX; // RETURN_VALUE, RAISE_VARARGS, RERAISE
-      return false;
-    }
-    if (Info.isJump() && I.Target >= 0) {
-      int64_t T = D.Insts.indexAtStart(uint64_t(I.landing()));
-      WalkState Taken = W;
-      for (const MicroOp &Op : lowerInstruction(I, /*JumpEdge=*/true))
-        apply(Taken, Op);
-      Taken.Pc = T >= 0 ? uint32_t(T) : UINT32_MAX;
-      if (!Info.isConditionalJump()) {
-        W = std::move(Taken);
-        return false;
-      }
-      if (T >= 0)
-        Work.push_back(std::move(Taken));
-    }
-    for (const MicroOp &Op : lowerInstruction(I))
-      if (apply(W, Op))
-        return true;
-    ++W.Pc;
-    return false;
   }
 };
 
@@ -272,9 +312,36 @@ bool sameOperation(const CodeObject &CA, const Instruction &A,
 
 } // namespace
 
-bool pyverify::flowsIntoResumeCall(const DecodedCode &Frame, int64_t Index) {
+llvm::Expected<bool> pyverify::flowsIntoResumeCall(const DecodedCode &Frame,
+                                                   int64_t Index) {
   int64_t P = producerOf(Frame, Index);
-  return P >= 0 && ResultWalk(Frame).run(uint32_t(P));
+  if (P < 0 || size_t(P) + 1 >= Frame.Insts.size())
+    return false;
+  ResultWalk W(Frame, uint32_t(P));
+  bool Flows = false;
+  std::optional<uint32_t> Conflict;
+  auto Fix =
+      runForwardFixpoint(FrameInstructionGraph(Frame, uint32_t(P) + 1), W, {},
+                         [&](unsigned Pc, const BreakFlowState &In,
+                             llvm::ArrayRef<BreakFlowState>) {
+                           if (In.isInconsistent())
+                             Conflict = Conflict.value_or(Pc);
+                           else
+                             Flows = Flows || W.reachesResume(Pc, In);
+                         });
+  if (!Fix)
+    return Fix.takeError();
+  // A flow found on consistent states is one; its absence is not known
+  // past stacks of different depths.
+  if (Flows || !Conflict)
+    return Flows;
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "paths from the result of %s at offset %u meet at offset %u with "
+      "stacks of different depths",
+      Frame.Insts[size_t(P)].name().str().c_str(),
+      unsigned(Frame.Insts[size_t(P)].Offset),
+      unsigned(Frame.Insts[*Conflict].Offset));
 }
 
 BreakLocation pyverify::locateFrameBreak(const DecodedCode &Frame,
@@ -309,9 +376,20 @@ BreakLocation pyverify::locateFrameBreak(const DecodedCode &Frame,
   if (Cands.size() == 1)
     return {Cands[0], ""};
   std::vector<int64_t> Flow;
-  for (int64_t K : Cands)
-    if (flowsIntoResumeCall(Frame, K))
+  for (int64_t K : Cands) {
+    llvm::Expected<bool> Flows = flowsIntoResumeCall(Frame, K);
+    if (!Flows)
+      return {-1, llvm::formatv("{0} instructions of the frame are the "
+                                "original's {1} {2}, and whether the one at "
+                                "offset {3} flows into the resume call is "
+                                "unknown: {4} (name it with "
+                                "frame_break_offset)",
+                                Cands.size(), OB.name(), OB.Arg,
+                                Frame.Insts[size_t(K)].Offset,
+                                llvm::toString(Flows.takeError()))};
+    if (*Flows)
       Flow.push_back(K);
+  }
   if (Flow.size() == 1)
     return {Flow[0], ""};
   // A tie: source positions decide, among those that flow (or all).
