@@ -202,8 +202,7 @@ static uop::EffectScope effectScope(const Instruction &I) {
 
 /// The instructions whose meaning is control, exception handling, a with
 /// statement or a cell, appended to \p Out; false for any other opcode.
-static bool lowerControl(const Instruction &I, const StackIO &IO,
-                         MicroOps &Out) {
+static bool lowerControl(const Instruction &I, MicroOps &Out) {
   if (std::optional<uop::Test> T = branchTest(I, false)) {
     Out.push_back(*T);
     if (T->Kind == uop::TestKind::Exhausted)
@@ -229,7 +228,7 @@ static bool lowerControl(const Instruction &I, const StackIO &IO,
     return true;
   case Opcode::RERAISE:
   case Opcode::RAISE_VARARGS:
-    Out.push_back(uop::Raise{IO.Pops});
+    Out.push_back(uop::Raise{getStackIO(I.info(), I.Arg, false).Pops});
     return true;
   case Opcode::BEFORE_WITH:
   case Opcode::BEFORE_ASYNC_WITH:
@@ -251,11 +250,9 @@ static bool lowerControl(const Instruction &I, const StackIO &IO,
   case Opcode::TO_BOOL:
     Out.push_back(uop::ToBool{});
     return true;
-  case Opcode::LOAD_DEREF:
-  case Opcode::LOAD_CLOSURE:
+  case Opcode::LOAD_DEREF:   // (3.12's LOAD_FROM_DICT_OR_DEREF reads a dict:
+  case Opcode::LOAD_CLOSURE: // an Effect)
   case Opcode::LOAD_CLASSDEREF:
-    if (IO.Pops != 0) // 3.12's LOAD_FROM_DICT_OR_DEREF family reads a dict
-      return false;
     Out.push_back(uop::LoadCell{I.Arg});
     return true;
   case Opcode::STORE_DEREF:
@@ -283,9 +280,7 @@ MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge,
   // The edge's stack effect, computed only where it is read (most
   // instructions are local and constant loads that do not need it).
   auto Effect = [&] {
-    StackIO IO = getStackIO(Info, I.Arg, JumpEdge);
-    if (IOOut)
-      *IOOut = IO;
+    StackIO IO = IOOut ? *IOOut : getStackIO(Info, I.Arg, JumpEdge);
     return uop::Effect{IO.Pops, IO.Pushes, IO.NullIn, IO.NullOut};
   };
   MicroOps Out;
@@ -296,15 +291,9 @@ MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge,
     Out.push_back(lowerJumpEdge(I, IO));
     return Out;
   }
-  if (lowerLocalAccess(I, Out)) {
-    if (IOOut)
-      *IOOut = getStackIO(Info, I.Arg, JumpEdge);
-    return Out;
-  }
-  StackIO IO = getStackIO(Info, I.Arg, JumpEdge);
   if (IOOut)
-    *IOOut = IO;
-  if (lowerControl(I, IO, Out))
+    *IOOut = getStackIO(Info, I.Arg, JumpEdge);
+  if (lowerLocalAccess(I, Out))
     return Out;
   switch (I.op()) {
   case Opcode::PUSH_NULL:
@@ -368,6 +357,8 @@ MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge,
     Out.push_back(uop::BuildSequence{I.Arg, I.is(Opcode::BUILD_LIST)});
     return Out;
   default: {
+    if (lowerControl(I, Out))
+      return Out;
     uop::Effect E = Effect();
     E.Scope = effectScope(I);
     Out.push_back(E);
