@@ -1,8 +1,17 @@
 //===- MicroOps.cpp - Instructions lowered to micro-operations ------------===//
+//
+// Each (version, opcode byte) gets its LowerKind once, in a table built on
+// first use (classify(): the one switch over opcode identities); a lowering
+// is then one load and one switch over the dense kinds. The passes lower
+// about a million instructions per pass over the 3.11 stdlib.
+//
+//===----------------------------------------------------------------------===//
 
 #include "pyverify/Analysis/MicroOps.h"
 #include "pyverify/Bytecode/PythonVersion.h"
+#include "pyverify/Bytecode/VersionOpcodes.h"
 
+#include <array>
 #include <cassert>
 
 using namespace pyverify;
@@ -12,62 +21,6 @@ bool pyverify::isCallPrepare(const Instruction &I) {
     return false;
   MicroOps Ops = lowerInstruction(I);
   return Ops.size() == 1 && std::holds_alternative<uop::CallPrepare>(Ops[0]);
-}
-
-/// The argument's two 4-bit local indices (3.13's paired local opcodes):
-/// the high one first.
-static std::pair<uint32_t, uint32_t> localPair(uint32_t Arg) {
-  return {Arg >> 4, Arg & 15};
-}
-
-/// The fast-local opcodes of \p I, appended to \p Out; false for any other
-/// opcode.
-static bool lowerLocalAccess(const Instruction &I, MicroOps &Out) {
-  const VersionTraits &T = traits(I.Ver);
-  // Whether the k-th popped value may be NULL (the row's NullIn column).
-  auto NullIn = [&](unsigned K) {
-    return bool((uint64_t(I.info().NullIn.eval(I.Arg)) >> K) & 1);
-  };
-  switch (I.op()) {
-  case Opcode::LOAD_FAST:
-    Out.push_back(uop::LoadLocal{I.Arg, T.LoadFastChecksBound
-                                            ? uop::LocalRead::Checked
-                                            : uop::LocalRead::Unchecked});
-    return true;
-  case Opcode::LOAD_FAST_CHECK:
-    Out.push_back(uop::LoadLocal{I.Arg, uop::LocalRead::Checked});
-    return true;
-  case Opcode::LOAD_FAST_AND_CLEAR:
-    Out.push_back(uop::LoadLocal{I.Arg, uop::LocalRead::Saved});
-    Out.push_back(uop::DeleteLocal{I.Arg});
-    return true;
-  case Opcode::LOAD_FAST_LOAD_FAST: {
-    auto [A, B] = localPair(I.Arg);
-    Out.push_back(uop::LoadLocal{A});
-    Out.push_back(uop::LoadLocal{B});
-    return true;
-  }
-  case Opcode::STORE_FAST:
-    Out.push_back(uop::StoreLocal{I.Arg, NullIn(0)});
-    return true;
-  case Opcode::STORE_FAST_LOAD_FAST: {
-    auto [A, B] = localPair(I.Arg);
-    Out.push_back(uop::StoreLocal{A, NullIn(0)});
-    Out.push_back(uop::LoadLocal{B});
-    return true;
-  }
-  case Opcode::STORE_FAST_STORE_FAST: { // the top (popped value 1) first
-    auto [A, B] = localPair(I.Arg);
-    Out.push_back(uop::StoreLocal{A, NullIn(1)});
-    Out.push_back(uop::StoreLocal{B, NullIn(0)});
-    return true;
-  }
-  case Opcode::DELETE_FAST:
-    Out.push_back(uop::DeleteLocal{I.Arg, /*Checked=*/true});
-    return true;
-  default:
-    return false;
-  }
 }
 
 std::optional<uop::Test> pyverify::branchTest(const Instruction &I,
@@ -172,11 +125,59 @@ uop::Effect pyverify::movementOf(const MicroOp &Op) {
       Op);
 }
 
-/// What \p I, lowered to an Effect, does beyond its values.
-static uop::EffectScope effectScope(const Instruction &I) {
-  // CALL_INTRINSIC_1's operands (dis._intrinsic_1_descs, 3.12 and 3.13).
-  constexpr uint32_t IntrinsicImportStar = 2, IntrinsicAsyncGenWrap = 4;
-  switch (I.op()) {
+namespace {
+
+/// What lowering an opcode takes: its micro-operations' shape.
+enum class LowerKind : uint8_t {
+  Effect,
+  EffectSuspends,
+  EffectNamespace,
+  CallIntrinsic1, ///< An Effect whose scope its operand says.
+  LoadFast,
+  LoadFastCheck,
+  LoadFastAndClear,
+  LoadFastLoadFast,
+  StoreFast,
+  StoreFastLoadFast,
+  StoreFastStoreFast,
+  DeleteFast,
+  PushNull,
+  LoadConst,
+  MakeCell,
+  CopyFreeVars,
+  PopExcept,
+  LoadGlobal,
+  LoadAttr,
+  LoadMethod,
+  CallPrepare,
+  Call,
+  CallKw,
+  Copy,
+  Swap,
+  UnpackSequence,
+  Subscript,
+  BuildList,
+  BuildTuple,
+  Branch,
+  Nop,
+  Return,
+  ReturnConst,
+  Raise,
+  EnterWith,
+  EnterAsyncWith,
+  ExitCallStart,
+  PushExcInfo,
+  ExcMatch,
+  Not,
+  ToBool,
+  LoadCell,
+  StoreCell,
+};
+
+/// The kinds of the opcodes that suspend the frame or write its namespace
+/// by name, and of control and handler opcodes; Effect for the rest.
+LowerKind classifyOther(Opcode Op) {
+  switch (Op) {
   case Opcode::GET_AWAITABLE:
   case Opcode::SEND:
   case Opcode::END_SEND:
@@ -187,29 +188,12 @@ static uop::EffectScope effectScope(const Instruction &I) {
   case Opcode::END_ASYNC_FOR:
   case Opcode::ASYNC_GEN_WRAP:
   case Opcode::CLEANUP_THROW:
-    return uop::EffectScope::Suspends;
+    return LowerKind::EffectSuspends;
   case Opcode::SETUP_ANNOTATIONS:
   case Opcode::IMPORT_STAR:
-    return uop::EffectScope::Namespace;
+    return LowerKind::EffectNamespace;
   case Opcode::CALL_INTRINSIC_1:
-    return I.Arg == IntrinsicImportStar     ? uop::EffectScope::Namespace
-           : I.Arg == IntrinsicAsyncGenWrap ? uop::EffectScope::Suspends
-                                            : uop::EffectScope::Values;
-  default:
-    return uop::EffectScope::Values;
-  }
-}
-
-/// The instructions whose meaning is control, exception handling, a with
-/// statement or a cell, appended to \p Out; false for any other opcode.
-static bool lowerControl(const Instruction &I, MicroOps &Out) {
-  if (std::optional<uop::Test> T = branchTest(I, false)) {
-    Out.push_back(*T);
-    if (T->Kind == uop::TestKind::Exhausted)
-      Out.push_back(uop::Next{});
-    return true;
-  }
-  switch (I.op()) {
+    return LowerKind::CallIntrinsic1;
   case Opcode::NOP:
   case Opcode::RESUME:
   case Opcode::EXTENDED_ARG:
@@ -217,152 +201,342 @@ static bool lowerControl(const Instruction &I, MicroOps &Out) {
   case Opcode::JUMP_FORWARD:
   case Opcode::JUMP_BACKWARD:
   case Opcode::JUMP_BACKWARD_NO_INTERRUPT:
-    Out.push_back(uop::Nop{});
-    return true;
+    return LowerKind::Nop;
   case Opcode::RETURN_VALUE:
-    Out.push_back(uop::Return{});
-    return true;
+    return LowerKind::Return;
   case Opcode::RETURN_CONST:
-    Out.push_back(uop::LoadConst{I.Arg});
-    Out.push_back(uop::Return{});
-    return true;
+    return LowerKind::ReturnConst;
   case Opcode::RERAISE:
   case Opcode::RAISE_VARARGS:
-    Out.push_back(uop::Raise{getStackIO(I.info(), I.Arg, false).Pops});
-    return true;
+    return LowerKind::Raise;
   case Opcode::BEFORE_WITH:
+    return LowerKind::EnterWith;
   case Opcode::BEFORE_ASYNC_WITH:
-    Out.push_back(uop::EnterWith{I.is(Opcode::BEFORE_ASYNC_WITH)});
-    return true;
+    return LowerKind::EnterAsyncWith;
   case Opcode::WITH_EXCEPT_START:
-    // The bound __exit__ is the deepest slot it reads (its row's Reads).
-    Out.push_back(uop::ExitCallStart{uint32_t(I.info().Reads.eval(I.Arg))});
-    return true;
+    return LowerKind::ExitCallStart;
   case Opcode::PUSH_EXC_INFO:
-    Out.push_back(uop::PushExcInfo{});
-    return true;
+    return LowerKind::PushExcInfo;
   case Opcode::CHECK_EXC_MATCH:
-    Out.push_back(uop::ExcMatch{});
-    return true;
+    return LowerKind::ExcMatch;
   case Opcode::UNARY_NOT:
-    Out.push_back(uop::Not{});
-    return true;
+    return LowerKind::Not;
   case Opcode::TO_BOOL:
-    Out.push_back(uop::ToBool{});
-    return true;
+    return LowerKind::ToBool;
   case Opcode::LOAD_DEREF:   // (3.12's LOAD_FROM_DICT_OR_DEREF reads a dict:
   case Opcode::LOAD_CLOSURE: // an Effect)
   case Opcode::LOAD_CLASSDEREF:
-    Out.push_back(uop::LoadCell{I.Arg});
-    return true;
+    return LowerKind::LoadCell;
   case Opcode::STORE_DEREF:
-    Out.push_back(uop::StoreCell{I.Arg});
+    return LowerKind::StoreCell;
+  default:
+    return LowerKind::Effect;
+  }
+}
+
+/// The one switch over opcode identities of the lowering.
+LowerKind classify(const OpcodeInfo &Info) {
+  switch (Info.Op) {
+  case Opcode::LOAD_FAST:
+    return LowerKind::LoadFast;
+  case Opcode::LOAD_FAST_CHECK:
+    return LowerKind::LoadFastCheck;
+  case Opcode::LOAD_FAST_AND_CLEAR:
+    return LowerKind::LoadFastAndClear;
+  case Opcode::LOAD_FAST_LOAD_FAST:
+    return LowerKind::LoadFastLoadFast;
+  case Opcode::STORE_FAST:
+    return LowerKind::StoreFast;
+  case Opcode::STORE_FAST_LOAD_FAST:
+    return LowerKind::StoreFastLoadFast;
+  case Opcode::STORE_FAST_STORE_FAST:
+    return LowerKind::StoreFastStoreFast;
+  case Opcode::DELETE_FAST:
+    return LowerKind::DeleteFast;
+  case Opcode::PUSH_NULL:
+    return LowerKind::PushNull;
+  case Opcode::LOAD_CONST:
+    return LowerKind::LoadConst;
+  case Opcode::MAKE_CELL:
+    return LowerKind::MakeCell;
+  case Opcode::COPY_FREE_VARS:
+    return LowerKind::CopyFreeVars;
+  case Opcode::POP_EXCEPT:
+    return LowerKind::PopExcept;
+  case Opcode::LOAD_GLOBAL:
+    return LowerKind::LoadGlobal;
+  case Opcode::LOAD_ATTR:
+    return LowerKind::LoadAttr;
+  case Opcode::LOAD_METHOD:
+    return LowerKind::LoadMethod;
+  case Opcode::PRECALL:
+  case Opcode::KW_NAMES:
+    return LowerKind::CallPrepare;
+  case Opcode::CALL:
+    return LowerKind::Call;
+  case Opcode::CALL_KW:
+    return LowerKind::CallKw;
+  case Opcode::COPY:
+    return LowerKind::Copy;
+  case Opcode::SWAP:
+    return LowerKind::Swap;
+  case Opcode::UNPACK_SEQUENCE:
+    return LowerKind::UnpackSequence;
+  case Opcode::BINARY_SUBSCR:
+    return LowerKind::Subscript;
+  case Opcode::BUILD_LIST:
+    return LowerKind::BuildList;
+  case Opcode::BUILD_TUPLE:
+    return LowerKind::BuildTuple;
+  default: {
+    // A conditional jump tests a value, but SEND (which suspends).
+    LowerKind Other = classifyOther(Info.Op);
+    return Other == LowerKind::Effect && Info.isConditionalJump()
+               ? LowerKind::Branch
+               : Other;
+  }
+  }
+}
+
+/// Every version's kinds by opcode byte, built once.
+struct KindTable {
+  std::array<std::array<LowerKind, 256>, NumPythonVersions> Kinds;
+  KindTable() {
+    for (PythonVersion V : AllPythonVersions)
+      for (unsigned B = 0; B < 256; ++B) {
+        const OpcodeInfo *Info = getVersionOpcodeInfo(V, uint8_t(B));
+        Kinds[unsigned(V)][B] = Info ? classify(*Info) : LowerKind::Effect;
+      }
+  }
+};
+
+// Built at start-up, before any lowering (no lowering runs in a static
+// initialiser), from the opcode tables, which are constant.
+const KindTable TheKindTable;
+
+LowerKind kindOf(const Instruction &I) {
+  return TheKindTable.Kinds[unsigned(I.Ver)][I.OpByte];
+}
+
+/// The argument's two 4-bit local indices (3.13's paired local opcodes):
+/// the high one first.
+std::pair<uint32_t, uint32_t> localPair(uint32_t Arg) {
+  return {Arg >> 4, Arg & 15};
+}
+
+/// Whether the K-th value \p I pops may be NULL (its row's NullIn column).
+bool nullIn(const OpcodeInfo &Info, uint32_t Arg, unsigned K) {
+  return (uint64_t(Info.NullIn.eval(Arg)) >> K) & 1;
+}
+
+/// The micro-operations of the locals, cells and stack kinds; false for
+/// the others.
+bool lowerLocalsAndStack(LowerKind K, const Instruction &I,
+                         const OpcodeInfo &Info, MicroOps &Out) {
+  const uint32_t A = I.Arg;
+  switch (K) {
+  case LowerKind::LoadFastCheck:
+    Out.push_back(uop::LoadLocal{A, uop::LocalRead::Checked});
+    return true;
+  case LowerKind::LoadFastAndClear:
+    Out.push_back(uop::LoadLocal{A, uop::LocalRead::Saved});
+    Out.push_back(uop::DeleteLocal{A});
+    return true;
+  case LowerKind::LoadFastLoadFast:
+    Out.push_back(uop::LoadLocal{localPair(A).first});
+    Out.push_back(uop::LoadLocal{localPair(A).second});
+    return true;
+  case LowerKind::StoreFast:
+    Out.push_back(uop::StoreLocal{A, nullIn(Info, A, 0)});
+    return true;
+  case LowerKind::StoreFastLoadFast:
+    Out.push_back(uop::StoreLocal{localPair(A).first, nullIn(Info, A, 0)});
+    Out.push_back(uop::LoadLocal{localPair(A).second});
+    return true;
+  case LowerKind::StoreFastStoreFast: // the top (popped value 1) first
+    Out.push_back(uop::StoreLocal{localPair(A).first, nullIn(Info, A, 1)});
+    Out.push_back(uop::StoreLocal{localPair(A).second, nullIn(Info, A, 0)});
+    return true;
+  case LowerKind::DeleteFast:
+    Out.push_back(uop::DeleteLocal{A, /*Checked=*/true});
+    return true;
+  case LowerKind::MakeCell:
+    Out.push_back(uop::MakeCell{A});
+    return true;
+  case LowerKind::CopyFreeVars:
+    Out.push_back(uop::CopyFreeVars{A});
+    return true;
+  case LowerKind::LoadCell:
+    Out.push_back(uop::LoadCell{A});
+    return true;
+  case LowerKind::StoreCell:
+    Out.push_back(uop::StoreCell{A});
+    return true;
+  case LowerKind::Copy:
+    Out.push_back(uop::Copy{A});
+    return true;
+  case LowerKind::Swap:
+    Out.push_back(uop::Swap{A});
+    return true;
+  case LowerKind::UnpackSequence:
+    Out.push_back(uop::UnpackSequence{A});
+    return true;
+  case LowerKind::BuildList:
+  case LowerKind::BuildTuple:
+    Out.push_back(uop::BuildSequence{A, K == LowerKind::BuildList});
     return true;
   default:
     return false;
   }
 }
 
+/// The micro-operations of control, exception handling and with
+/// statements; false for the others.
+bool lowerControl(LowerKind K, const Instruction &I, const OpcodeInfo &Info,
+                  MicroOps &Out) {
+  switch (K) {
+  case LowerKind::Branch:
+    if (std::optional<uop::Test> T = branchTest(I, false)) {
+      Out.push_back(*T);
+      if (T->Kind == uop::TestKind::Exhausted)
+        Out.push_back(uop::Next{});
+      return true;
+    }
+    return false; // SEND: no test of a value (an Effect)
+  case LowerKind::Nop:
+    Out.push_back(uop::Nop{});
+    return true;
+  case LowerKind::Return:
+    Out.push_back(uop::Return{});
+    return true;
+  case LowerKind::ReturnConst:
+    Out.push_back(uop::LoadConst{I.Arg});
+    Out.push_back(uop::Return{});
+    return true;
+  case LowerKind::Raise:
+    Out.push_back(uop::Raise{getStackIO(Info, I.Arg, false).Pops});
+    return true;
+  case LowerKind::EnterWith:
+  case LowerKind::EnterAsyncWith:
+    Out.push_back(uop::EnterWith{K == LowerKind::EnterAsyncWith});
+    return true;
+  case LowerKind::ExitCallStart:
+    // The bound __exit__ is the deepest slot it reads (its row's Reads).
+    Out.push_back(uop::ExitCallStart{uint32_t(Info.Reads.eval(I.Arg))});
+    return true;
+  case LowerKind::PushExcInfo:
+    Out.push_back(uop::PushExcInfo{});
+    return true;
+  case LowerKind::ExcMatch:
+    Out.push_back(uop::ExcMatch{});
+    return true;
+  case LowerKind::Not:
+    Out.push_back(uop::Not{});
+    return true;
+  case LowerKind::ToBool:
+    Out.push_back(uop::ToBool{});
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// What an Effect of kind \p K with operand \p Arg does beyond its values.
+uop::EffectScope effectScope(LowerKind K, uint32_t Arg) {
+  // CALL_INTRINSIC_1's operands (dis._intrinsic_1_descs, 3.12 and 3.13).
+  constexpr uint32_t IntrinsicImportStar = 2, IntrinsicAsyncGenWrap = 4;
+  switch (K) {
+  case LowerKind::EffectSuspends:
+    return uop::EffectScope::Suspends;
+  case LowerKind::EffectNamespace:
+    return uop::EffectScope::Namespace;
+  case LowerKind::CallIntrinsic1:
+    return Arg == IntrinsicImportStar     ? uop::EffectScope::Namespace
+           : Arg == IntrinsicAsyncGenWrap ? uop::EffectScope::Suspends
+                                          : uop::EffectScope::Values;
+  default:
+    return uop::EffectScope::Values;
+  }
+}
+
 /// What \p I does on its jump edge, which moves \p IO.
-static MicroOp lowerJumpEdge(const Instruction &I, const StackIO &IO) {
-  if (std::optional<uop::Test> T = branchTest(I, true))
-    return *T;
+MicroOp lowerJumpEdge(LowerKind K, const Instruction &I, const StackIO &IO) {
+  if (K == LowerKind::Branch)
+    if (std::optional<uop::Test> T = branchTest(I, true))
+      return *T;
   if (!I.info().isConditionalJump())
     return uop::Nop{};
-  return uop::Effect{IO.Pops, IO.Pushes, IO.NullIn, IO.NullOut, effectScope(I)};
+  return uop::Effect{IO.Pops, IO.Pushes, IO.NullIn, IO.NullOut,
+                     effectScope(K, I.Arg)};
 }
+
+} // namespace
 
 MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge,
                                     StackIO *IOOut) {
   assert(I.Valid && "lowering an invalid instruction");
   const OpcodeInfo &Info = I.info();
-  const VersionTraits &T = traits(I.Ver);
-  // The edge's stack effect, computed only where it is read (most
-  // instructions are local and constant loads that do not need it).
-  auto Effect = [&] {
-    StackIO IO = IOOut ? *IOOut : getStackIO(Info, I.Arg, JumpEdge);
-    return uop::Effect{IO.Pops, IO.Pushes, IO.NullIn, IO.NullOut};
-  };
-  MicroOps Out;
-  if (JumpEdge) { // a taken jump: its test, or values nobody tracks
-    StackIO IO = getStackIO(Info, I.Arg, JumpEdge);
-    if (IOOut)
-      *IOOut = IO;
-    Out.push_back(lowerJumpEdge(I, IO));
-    return Out;
-  }
+  const LowerKind K = kindOf(I);
   if (IOOut)
     *IOOut = getStackIO(Info, I.Arg, JumpEdge);
-  if (lowerLocalAccess(I, Out))
+  MicroOps Out;
+  if (JumpEdge) { // a taken jump: its test, or values nobody tracks
+    Out.push_back(
+        lowerJumpEdge(K, I, IOOut ? *IOOut : getStackIO(Info, I.Arg, true)));
     return Out;
-  switch (I.op()) {
-  case Opcode::PUSH_NULL:
-    Out.push_back(uop::PushNull{});
+  }
+  const VersionTraits &T = traits(I.Ver);
+  switch (K) {
+  case LowerKind::LoadFast:
+    Out.push_back(uop::LoadLocal{I.Arg, T.LoadFastChecksBound
+                                            ? uop::LocalRead::Checked
+                                            : uop::LocalRead::Unchecked});
     return Out;
-  case Opcode::LOAD_CONST:
+  case LowerKind::LoadConst:
     Out.push_back(uop::LoadConst{I.Arg});
     return Out;
-  case Opcode::MAKE_CELL:
-    Out.push_back(uop::MakeCell{I.Arg});
+  case LowerKind::PushNull:
+    Out.push_back(uop::PushNull{});
     return Out;
-  case Opcode::COPY_FREE_VARS:
-    Out.push_back(uop::CopyFreeVars{I.Arg});
-    return Out;
-  case Opcode::POP_EXCEPT:
+  case LowerKind::PopExcept:
     Out.push_back(uop::PopExcept{});
     return Out;
-  case Opcode::LOAD_GLOBAL: {
-    uint32_t Name = I.nameIndex();
+  case LowerKind::LoadGlobal: {
     bool Null = I.Arg & 1;
     if (Null && !T.NullAfterCallable)
       Out.push_back(uop::PushNull{});
-    Out.push_back(uop::LoadGlobal{Name});
+    Out.push_back(uop::LoadGlobal{I.nameIndex()});
     if (Null && T.NullAfterCallable)
       Out.push_back(uop::PushNull{});
     return Out;
   }
-  case Opcode::LOAD_ATTR:
+  case LowerKind::LoadAttr:
     if (T.MethodBitInLoadAttr && (I.Arg & 1))
       Out.push_back(uop::LoadMethod{I.nameIndex(), T.NullAfterCallable});
     else
       Out.push_back(uop::LoadAttr{I.nameIndex()});
     return Out;
-  case Opcode::LOAD_METHOD:
+  case LowerKind::LoadMethod:
     Out.push_back(uop::LoadMethod{I.nameIndex(), T.NullAfterCallable});
     return Out;
-  case Opcode::PRECALL:
-  case Opcode::KW_NAMES:
+  case LowerKind::CallPrepare:
     Out.push_back(uop::CallPrepare{});
     return Out;
-  case Opcode::CALL:
-    Out.push_back(uop::Call{I.Arg, T.NullAfterCallable, false});
+  case LowerKind::Call:
+  case LowerKind::CallKw:
+    Out.push_back(
+        uop::Call{I.Arg, T.NullAfterCallable, K == LowerKind::CallKw});
     return Out;
-  case Opcode::CALL_KW:
-    Out.push_back(uop::Call{I.Arg, T.NullAfterCallable, true});
-    return Out;
-  case Opcode::COPY:
-    Out.push_back(uop::Copy{I.Arg});
-    return Out;
-  case Opcode::SWAP:
-    Out.push_back(uop::Swap{I.Arg});
-    return Out;
-  case Opcode::UNPACK_SEQUENCE:
-    Out.push_back(uop::UnpackSequence{I.Arg});
-    return Out;
-  case Opcode::BINARY_SUBSCR:
+  case LowerKind::Subscript:
     Out.push_back(uop::Subscript{});
     return Out;
-  case Opcode::BUILD_LIST:
-  case Opcode::BUILD_TUPLE:
-    Out.push_back(uop::BuildSequence{I.Arg, I.is(Opcode::BUILD_LIST)});
-    return Out;
-  default: {
-    if (lowerControl(I, Out))
-      return Out;
-    uop::Effect E = Effect();
-    E.Scope = effectScope(I);
-    Out.push_back(E);
-    return Out;
+  default:
+    break;
   }
-  }
+  if (lowerLocalsAndStack(K, I, Info, Out) || lowerControl(K, I, Info, Out))
+    return Out;
+  StackIO IO = IOOut ? *IOOut : getStackIO(Info, I.Arg, false);
+  Out.push_back(uop::Effect{IO.Pops, IO.Pushes, IO.NullIn, IO.NullOut,
+                            effectScope(K, I.Arg)});
+  return Out;
 }

@@ -19,20 +19,20 @@ bool applies(const Instruction &I, uint8_t Versions, Opcode Op, int Arg) {
 }
 } // namespace
 
+namespace {
 /// Per version, the opcodes some row of SlotKinds.def names: the others,
-/// most instructions, have no rule, and getSlotRules (run at every step of
-/// the typed-stack pass) returns for them without reading the table.
-static const std::array<llvm::BitVector, std::size(AllPythonVersions)> &
-namedOpcodes() {
-  static const auto Named = [] {
-    std::array<llvm::BitVector, std::size(AllPythonVersions)> N;
-    for (llvm::BitVector &B : N)
-      B.resize(unsigned(Opcode::EndOfOpcodes));
-    auto Name = [&](uint8_t Versions, Opcode Op) {
-      for (size_t V = 0; V < N.size(); ++V)
-        if (Versions & (1u << V))
-          N[V].set(unsigned(Op));
-    };
+/// most instructions, have no rule, and the typed-stack pass skips them
+/// (hasSlotRules) without reading the table. Built at start-up: no rule is
+/// asked for in a static initialiser.
+std::array<llvm::BitVector, std::size(AllPythonVersions)> nameOpcodes() {
+  std::array<llvm::BitVector, std::size(AllPythonVersions)> N;
+  for (llvm::BitVector &B : N)
+    B.resize(unsigned(Opcode::EndOfOpcodes));
+  auto Name = [&](uint8_t Versions, Opcode Op) {
+    for (size_t V = 0; V < N.size(); ++V)
+      if (Versions & (1u << V))
+        N[V].set(unsigned(Op));
+  };
 #define PYV_SLOT_NEEDS(Versions, Op, Arg, Slot, Allowed)                       \
   Name(Versions, Opcode::Op);
 #define PYV_SLOT_REQUIRES(Versions, Op, Arg, Slot, Allowed)                    \
@@ -43,14 +43,19 @@ namedOpcodes() {
 #define PYV_SLOT_NONE_TEST(Versions, Op, NoneWhenJumping)                      \
   Name(Versions, Opcode::Op);
 #include "pyverify/Analysis/SlotKinds.def"
-    return N;
-  }();
-  return Named;
+  return N;
+}
+const std::array<llvm::BitVector, std::size(AllPythonVersions)> TheNamed =
+    nameOpcodes();
+} // namespace
+
+bool pyverify::hasSlotRules(const Instruction &I) {
+  return TheNamed[unsigned(I.Ver)].test(unsigned(I.op()));
 }
 
 SlotRules pyverify::getSlotRules(const Instruction &I) {
   SlotRules R;
-  if (!namedOpcodes()[unsigned(I.Ver)].test(unsigned(I.op())))
+  if (!hasSlotRules(I))
     return R;
 #define PYV_SLOT_NEEDS(Versions, Op, Arg, Slot, Allowed)                       \
   if (applies(I, Versions, Opcode::Op, Arg))                                   \

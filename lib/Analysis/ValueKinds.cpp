@@ -156,7 +156,7 @@ public:
     ValueState S = In;
     if (unwinds(Blk)) {
       Walked.Block = B;
-      Walked.In = In;
+      Walked.In = &In;
       walk(Blk, S, Walked.AtRaise, &R);
     } else {
       for (uint32_t I = Blk.Begin; I + 1 < Blk.End; ++I)
@@ -195,12 +195,16 @@ private:
   const DecodedCode &D;
   const InstructionStream &Insts;
   /// The raise state of the block transferNode() walked last, and the entry
-  /// state it walked from: the engine transfers a block's edges right after
-  /// the block, so its exception edges find their state here; any other
-  /// caller walks again (raiseState()).
+  /// state it walked from (the engine's own, not a copy): the engine
+  /// transfers a block's edges right after the block, so its exception
+  /// edges find their state here; any other caller walks again
+  /// (raiseState()). Should a self-loop's join grow that entry state
+  /// between the block and its exception edges, those edges see the state
+  /// walked from the smaller one -- an intermediate state: the grown block
+  /// is queued again, and its last visit walks from its final state.
   mutable struct {
     unsigned Block = ~0u;
-    ValueState In = ValueState::bottom();
+    const ValueState *In = nullptr;
     ValueState AtRaise = ValueState::bottom();
   } Walked;
   /// Per block, the issues its transfers found on its last visit: the
@@ -247,7 +251,7 @@ private:
   /// The state before each raising instruction of block \p B entered with
   /// \p In, joined (bottom when none raises).
   ValueState raiseState(unsigned B, const ValueState &In) const {
-    if (Walked.Block == B && Walked.In == In)
+    if (Walked.Block == B && Walked.In == &In)
       return Walked.AtRaise;
     ValueState S = In, AtRaise = ValueState::bottom();
     walk(G.block(B), S, AtRaise, nullptr);
@@ -376,6 +380,8 @@ private:
   void step(ValueState &S, uint32_t I, bool Jump,
             std::vector<ValueIssue> *R) const {
     const Instruction &In = Insts[I];
+    if (!hasSlotRules(In)) // most instructions: values move, nothing checked
+      return move(S, I, Jump, R);
     SlotRules Rules = getSlotRules(In);
     size_t N = S.Stack.size();
     for (const SlotRules::Need &Nd : Rules.Needs)

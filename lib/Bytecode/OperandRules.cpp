@@ -8,6 +8,8 @@
 #include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <vector>
 
 using namespace pyverify;
@@ -48,7 +50,7 @@ const char *OperandRule::fieldNote(OperandField F) {
   llvm_unreachable("unknown operand field");
 }
 
-static const OperandRule TheRules[] = {
+static constexpr OperandRule TheRules[] = {
 #define PYV_OPERAND_RULE(V, Op, Field, Bound, Lo, Hi, What, Effect)            \
   {PythonVersion::V,                                                           \
    Opcode::Op,                                                                 \
@@ -62,39 +64,45 @@ static const OperandRule TheRules[] = {
 };
 
 namespace {
+constexpr size_t NumRules = std::size(TheRules);
+constexpr size_t runIndex(PythonVersion V, Opcode Op) {
+  return size_t(V) * NumOpcodes + size_t(Op);
+}
+
 /// TheRules sorted by (version, opcode), the table's order kept within one,
-/// and each (version, opcode)'s run of them: a lookup is two loads (the
-/// decoder and the operand checks ask for every instruction).
+/// and each (version, opcode)'s run of them, built at compile time: a lookup
+/// is two loads (the decoder and the operand checks ask for every
+/// instruction).
 struct SortedRules {
-  std::vector<OperandRule> Rules;
-  /// Per version and opcode: [begin, end) in Rules.
-  std::vector<std::pair<uint32_t, uint32_t>> Runs;
-  SortedRules()
-      : Rules(std::begin(TheRules), std::end(TheRules)),
-        Runs(size_t(NumPythonVersions) * NumOpcodes, {0, 0}) {
-    std::stable_sort(Rules.begin(), Rules.end(), less);
-    for (uint32_t K = 0; K < Rules.size(); ++K) {
-      auto &R = Runs[index(Rules[K].Ver, Rules[K].Op)];
+  std::array<OperandRule, NumRules> Rules{};
+  std::array<std::pair<uint32_t, uint32_t>, NumPythonVersions * NumOpcodes>
+      Runs{};
+  constexpr SortedRules() {
+    // A stable insertion sort (constexpr; a few hundred rules).
+    for (size_t K = 0; K < NumRules; ++K) {
+      size_t J = K;
+      while (J > 0 && runIndex(TheRules[K].Ver, TheRules[K].Op) <
+                          runIndex(Rules[J - 1].Ver, Rules[J - 1].Op)) {
+        Rules[J] = Rules[J - 1];
+        --J;
+      }
+      Rules[J] = TheRules[K];
+    }
+    for (uint32_t K = 0; K < NumRules; ++K) {
+      auto &R = Runs[runIndex(Rules[K].Ver, Rules[K].Op)];
       if (R.first == R.second)
         R.first = K;
       R.second = K + 1;
     }
   }
-  static size_t index(PythonVersion V, Opcode Op) {
-    return size_t(V) * NumOpcodes + size_t(Op);
-  }
-  static bool less(const OperandRule &A, const OperandRule &B) {
-    return std::make_pair(A.Ver, A.Op) < std::make_pair(B.Ver, B.Op);
-  }
 };
+constexpr SortedRules TheSortedRules;
 } // namespace
 
-llvm::ArrayRef<OperandRule> pyverify::getOperandRules(PythonVersion V,
-                                                      Opcode Op) {
-  static const SortedRules S;
-  auto [B, E] = S.Runs[SortedRules::index(V, Op)];
-  return llvm::ArrayRef<OperandRule>(S.Rules).slice(B, E - B);
-}
+const OperandRule *const pyverify::detail::TheOperandRules =
+    TheSortedRules.Rules.data();
+const std::pair<uint32_t, uint32_t>
+    *const pyverify::detail::TheOperandRuleRuns = TheSortedRules.Runs.data();
 
 /// The argument bits field \p F takes.
 static uint32_t fieldMask(OperandField F) {

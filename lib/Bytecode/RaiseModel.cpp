@@ -81,9 +81,9 @@ bool pyverify::mayRaiseGiven(const Instruction &I, const OpcodeInfo &Info,
   }
   // A truth test: a conditional jump's own (3.11, 3.12) or TO_BOOL's (3.13,
   // whose jumps take a bool and cannot raise).
-  bool TruthTest = (Info.isConditionalJump() && !I.is(Opcode::FOR_ITER)) ||
-                   I.is(Opcode::TO_BOOL);
-  if ((F.BuiltinTruthValue || F.TestedBefore) && TruthTest)
+  if ((F.BuiltinTruthValue || F.TestedBefore) &&
+      ((Info.isConditionalJump() && !I.is(Opcode::FOR_ITER)) ||
+       I.is(Opcode::TO_BOOL)))
     return false;
   switch (I.op()) {
   case Opcode::LOAD_FAST: // 3.11; 3.12+ never (the table)

@@ -167,7 +167,7 @@ private:
     for (uint32_t K = Top + 1; K <= Top + N; ++K)
       ArgIsBreak |= (peek(S, K) & Slot::Break) != 0;
     for (bool DeeperNull : {false, true}) {
-      if (!(Deeper & (DeeperNull ? Slot::Null : uint8_t(~Slot::Null))))
+      if (!(Deeper & (DeeperNull ? uint8_t(Slot::Null) : uint8_t(~Slot::Null))))
         continue;
       bool CalleeDeeper = C.calleeSlot(DeeperNull) == 0;
       if (!((CalleeDeeper ? Deeper : Upper) & Slot::Resume))

@@ -73,6 +73,9 @@ struct SlotRules {
 };
 
 SlotRules getSlotRules(const Instruction &I);
+/// Whether SlotKinds.def names \p I's opcode in its version (most opcodes:
+/// no; getSlotRules() then returns no rule).
+bool hasSlotRules(const Instruction &I);
 
 /// The kind of a constant: None, a list (a live code object's), an unknown
 /// object (any other live object), otherwise another non-exception object.

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace pyverify {
 
@@ -60,8 +61,19 @@ struct OperandRule {
   static const char *fieldNote(OperandField F);
 };
 
+namespace detail {
+/// Every rule sorted by (version, opcode), and each (version, opcode)'s run
+/// [begin, end) of them, indexed version * NumOpcodes + opcode; constant
+/// (built at compile time, OperandRules.cpp).
+extern const OperandRule *const TheOperandRules;
+extern const std::pair<uint32_t, uint32_t> *const TheOperandRuleRuns;
+} // namespace detail
+
 /// \p V's rules for \p Op, in OperandRules.def's order.
-llvm::ArrayRef<OperandRule> getOperandRules(PythonVersion V, Opcode Op);
+inline llvm::ArrayRef<OperandRule> getOperandRules(PythonVersion V, Opcode Op) {
+  auto [B, E] = detail::TheOperandRuleRuns[size_t(V) * NumOpcodes + size_t(Op)];
+  return llvm::ArrayRef<OperandRule>(detail::TheOperandRules + B, E - B);
+}
 
 /// What \p I operates on, as a string two instructions of different code
 /// objects share exactly when they do the same thing to the same operands:

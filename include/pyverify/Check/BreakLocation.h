@@ -92,7 +92,8 @@ public:
   int64_t height() const { return int64_t(Stack.size()) - Below; }
   /// Slot \p N from the top (1: the top); Other below Stack.
   uint8_t peek(uint32_t N) const {
-    return N >= 1 && N <= Stack.size() ? Stack[Stack.size() - N] : Other;
+    return N >= 1 && N <= Stack.size() ? Stack[Stack.size() - N]
+                                       : uint8_t(Other);
   }
 
   bool join(const BreakFlowState &O);
