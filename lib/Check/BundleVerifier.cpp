@@ -152,10 +152,14 @@ static void checkFrameAtBreak(const Bundle &B, const CheckOptions &O,
   FrameModes M =
       frameModesBefore(Frame.decoded(), Index, ClaimedModes, Ordinary);
   uint32_t Have = Ordinary(Index);
-  if (Have == size_t(llvm::count(Want, ContextKind::With)) &&
-      (!M.Known ||
-       M.OrdinaryBelow.size() == size_t(llvm::count(Want, ContextKind::Mode))))
-    return;
+  if (Have == size_t(llvm::count(Want, ContextKind::With))) {
+    // The ordinary contexts agree; the modes decide -- and where they are
+    // not counted, the check did not run (never "no findings").
+    if (!M.Known)
+      return NotRun("the frame's modes are not counted: " + M.Why);
+    if (M.OrdinaryBelow.size() == size_t(llvm::count(Want, ContextKind::Mode)))
+      return;
+  }
   const Instruction &I = Frame.decoded().Insts[Index];
   std::string Msg = llvm::formatv(
       "the frame holds {0} at its break instruction ({1} at offset {2}) where "
