@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AssembledCode.h"
+
 #include "pyverify/Bytecode/VersionOpcodes.h"
 #include "pyverify/Check/Verifier.h"
 
@@ -21,16 +23,6 @@
 using namespace pyverify;
 
 namespace {
-
-uint8_t opByte(PythonVersion V, llvm::StringRef Name) {
-  for (unsigned B = 1; B < 256; ++B)
-    if (const OpcodeInfo *I = getVersionOpcodeInfo(V, uint8_t(B)))
-      if (Name == I->Name)
-        return uint8_t(B);
-  ADD_FAILURE() << Name.str() << " is not a " << pythonVersionName(V).str()
-                << " opcode";
-  return 0;
-}
 
 /// Assembles (name, arg) pairs as \p V's bytecode, caches zeroed.
 CodeObject assemble(PythonVersion V,
@@ -49,7 +41,7 @@ CodeObject assemble(PythonVersion V,
   C.LocalsPlusNames = Locals;
   C.LocalsPlusKinds.assign(Locals.size(), char(CoFastLocal));
   for (auto &[Name, Arg] : Ops) {
-    uint8_t B = opByte(V, Name);
+    uint8_t B = test::opcodeByte(V, Name);
     C.Code += char(B);
     C.Code += char(Arg);
     C.Code.append(2 * getVersionOpcodeInfo(V, B)->Caches, '\0');
