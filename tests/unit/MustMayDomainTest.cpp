@@ -29,9 +29,9 @@ MustMaySet state(unsigned MustBits, unsigned MayBits) {
 template <> struct pyverify::test::LatticeSamples<MustMaySet> {
   static MustMaySet bottom() { return MustMaySet::bottom(4); }
   static std::vector<MustMaySet> values() {
-    return {state(0, 0),   state(1, 0),   state(1, 2),  state(3, 3),
-            state(0, 15),  state(5, 10),  state(15, 0), state(2, 1),
-            state(0b1000, 0b0111)};
+    return {state(0, 0),  state(1, 0),  state(1, 2),
+            state(3, 3),  state(0, 15), state(5, 10),
+            state(15, 0), state(2, 1),  state(0b1000, 0b0111)};
   }
   static std::string show(const MustMaySet &S) {
     if (S.isBottom())
