@@ -10,14 +10,36 @@
 
 using namespace pyverify;
 
+namespace {
+/// The line a diagnostic or note is shown at: the instruction's (with its
+/// column) when the location table gives it one, else the code object's
+/// first line (co_firstlineno, no column) -- generated code such as
+/// Dynamo's resume functions has no positions, and GitHub code scanning
+/// rejects a SARIF result without region.startLine. Line is empty only
+/// when co_firstlineno is not a line either (hand-built code).
+struct ShownLine {
+  std::optional<int32_t> Line;
+  std::optional<int32_t> Col;
+  bool OwnLine = true; ///< The instruction's own line, not the fallback.
+};
+} // namespace
+
+static ShownLine shownLine(const Diagnostic &D, std::optional<int32_t> Line,
+                           std::optional<int32_t> Col) {
+  if (Line && *Line >= 1)
+    return {Line, Col, true};
+  if (D.FirstLineNo >= 1)
+    return {D.FirstLineNo, std::nullopt, false};
+  return {std::nullopt, std::nullopt, false};
+}
+
 static void printLocation(llvm::raw_ostream &OS, llvm::StringRef File,
-                          std::optional<int32_t> Line,
-                          std::optional<int32_t> Col) {
+                          const ShownLine &L) {
   OS << File << ':';
-  if (Line) {
-    OS << *Line << ':';
-    if (Col)
-      OS << (*Col + 1) << ':';
+  if (L.Line) {
+    OS << *L.Line << ':';
+    if (L.Col)
+      OS << (*L.Col + 1) << ':';
   }
 }
 
@@ -33,7 +55,8 @@ static llvm::StringRef locationFile(const Diagnostic &D) {
 
 void pyverify::printDiagnostic(llvm::raw_ostream &OS, const Diagnostic &D,
                                bool Color) {
-  printLocation(OS, locationFile(D), D.Line, D.Col);
+  ShownLine At = shownLine(D, D.Line, D.Col);
+  printLocation(OS, locationFile(D), At);
   OS << ' ';
   llvm::HighlightColor C =
       D.Sev == Severity::Error     ? llvm::HighlightColor::Error
@@ -47,13 +70,15 @@ void pyverify::printDiagnostic(llvm::raw_ostream &OS, const Diagnostic &D,
   if (!D.Target.empty())
     OS << '[' << D.Target << "] ";
   OS << D.QualName << " (line " << D.FirstLineNo << ") at offset " << D.Offset;
+  if (!At.OwnLine)
+    OS << " (no line of its own)";
   if (!D.Instruction.empty())
     OS << ": " << D.Instruction;
   if (!D.SourceFile.empty())
     OS << ", read from " << D.File;
   OS << '\n';
   for (const DiagnosticNote &N : D.Notes) {
-    printLocation(OS, locationFile(D), N.Line, N.Col);
+    printLocation(OS, locationFile(D), shownLine(D, N.Line, N.Col));
     OS << ' ';
     llvm::WithColor(OS, llvm::HighlightColor::Note,
                     !Color ? llvm::ColorMode::Disable : llvm::ColorMode::Enable)
@@ -132,19 +157,29 @@ std::string pyverify::sarifArtifactUri(llvm::StringRef Path) {
   return Out;
 }
 
+/// A SARIF region for \p L: the fallback line is marked in its properties
+/// ("line_source": "firstlineno"; "none" with startLine 1 when there is no
+/// line at all).
+static llvm::json::Object sarifRegion(const ShownLine &L) {
+  llvm::json::Object Region{{"startLine", L.Line ? *L.Line : 1}};
+  if (L.Col)
+    Region["startColumn"] = *L.Col + 1;
+  if (!L.OwnLine)
+    Region["properties"] =
+        llvm::json::Object{{"line_source", L.Line ? "firstlineno" : "none"}};
+  return Region;
+}
+
+/// A SARIF location in \p File; with \p At, a region (every result's and
+/// related location's), without, none (an input notification's).
 static llvm::json::Object sarifLocation(llvm::StringRef File,
-                                        std::optional<int32_t> Line,
-                                        std::optional<int32_t> Col,
+                                        std::optional<ShownLine> At,
                                         llvm::StringRef QualName) {
   llvm::json::Object Phys{
       {"artifactLocation",
        llvm::json::Object{{"uri", sarifArtifactUri(File)}}}};
-  if (Line && *Line >= 1) {
-    llvm::json::Object Region{{"startLine", *Line}};
-    if (Col)
-      Region["startColumn"] = *Col + 1;
-    Phys["region"] = std::move(Region);
-  }
+  if (At)
+    Phys["region"] = sarifRegion(*At);
   llvm::json::Object Loc{{"physicalLocation", std::move(Phys)}};
   if (!QualName.empty())
     Loc["logicalLocations"] = llvm::json::Array{llvm::json::Object{
@@ -176,8 +211,8 @@ sarifInvocation(llvm::ArrayRef<InputNotification> Inputs) {
     Notes.push_back(llvm::json::Object{
         {"level", sarifLevel(N.Sev)},
         {"message", llvm::json::Object{{"text", jsonSafe(N.Message)}}},
-        {"locations", llvm::json::Array{sarifLocation(N.File, std::nullopt,
-                                                      std::nullopt, "")}}});
+        {"locations",
+         llvm::json::Array{sarifLocation(N.File, std::nullopt, "")}}});
   }
   return llvm::json::Object{{"executionSuccessful", !Failed},
                             {"toolExecutionNotifications", std::move(Notes)}};
@@ -192,7 +227,8 @@ pyverify::diagnosticsToSARIF(llvm::ArrayRef<Diagnostic> Diags,
     llvm::json::Array Related;
     unsigned Id = 0;
     for (const DiagnosticNote &N : D.Notes) {
-      llvm::json::Object L = sarifLocation(locationFile(D), N.Line, N.Col, "");
+      llvm::json::Object L =
+          sarifLocation(locationFile(D), shownLine(D, N.Line, N.Col), "");
       L["id"] = Id++;
       L["message"] = llvm::json::Object{
           {"text",
@@ -208,8 +244,9 @@ pyverify::diagnosticsToSARIF(llvm::ArrayRef<Diagnostic> Diags,
         {"ruleIndex", unsigned(D.Check)},
         {"level", sarifLevel(D.Sev)},
         {"message", llvm::json::Object{{"text", jsonSafe(Text)}}},
-        {"locations", llvm::json::Array{sarifLocation(locationFile(D), D.Line,
-                                                      D.Col, D.QualName)}}};
+        {"locations",
+         llvm::json::Array{sarifLocation(
+             locationFile(D), shownLine(D, D.Line, D.Col), D.QualName)}}};
     if (!Related.empty())
       R["relatedLocations"] = std::move(Related);
     if (!D.SourceFile.empty()) // the .pyc the code was read from (3.27.8)

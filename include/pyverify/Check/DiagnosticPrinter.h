@@ -6,15 +6,22 @@
 //      FILE:LINE:COL: error: MESSAGE [check-id]
 //        in QUALNAME (line FIRSTLINENO) at offset N: INSTRUCTION
 //      FILE:LINE:COL: note: MESSAGE
-//    COL is 1-based here, as compilers print it; LINE:COL is left out when
-//    the location table has no position for the instruction.
+//    COL is 1-based here, as compilers print it. When the location table
+//    has no line for the instruction (generated code), LINE is the code
+//    object's first line (co_firstlineno), COL is left out and the `in`
+//    line says "(no line of its own)"; LINE too only when co_firstlineno
+//    is not a line (< 1).
 //  * diagnosticToJSON(): the `pyverify check --format=json` item
 //    (docs/json.md); "col" is CPython's 0-based co_positions column.
 //  * diagnosticsToSARIF(): a SARIF 2.1.0 log with one run, a rule per check
 //    id (in Checks.def order, each with a helpUri: the check's anchor in
 //    docs/checks.md) and one result per diagnostic, notes as
-//    relatedLocations; inputs that could not be read (or were skipped) are
-//    the invocation's toolExecutionNotifications, and make
+//    relatedLocations. Every result and related location has a region
+//    with startLine >= 1 (GitHub code scanning requires one): the
+//    instruction's line, else co_firstlineno with the region's
+//    properties.line_source = "firstlineno" (startLine 1 and "none" when
+//    that is no line either). Inputs that could not be read (or were skipped)
+//    are the invocation's toolExecutionNotifications, and make
 //    executionSuccessful false when any has level "error".
 //  * sarifArtifactUri(): a file path as a SARIF artifact URI -- file:// for
 //    an absolute path, a relative reference otherwise, percent-encoded (RFC

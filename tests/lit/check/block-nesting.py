@@ -42,8 +42,8 @@ if __name__ == "mkcode":
     DEEPER = bc.set_entry(nested.__code__, 4, depth=2)
     # DEEPER:      {{.*}}.py:13:13: error: entry for handler 30 (depth 0) is enclosed by the entry for handler 64 with a larger depth 2 [block-nesting]
     # DEEPER-NEXT:   in nested (line 10) at offset 6: PUSH_NULL
-    # DEEPER-NEXT: {{.*}}.py: error: entry for handler 58 (depth 1) is enclosed by the entry for handler 64 with a larger depth 2 [block-nesting]
-    # DEEPER-NEXT:   in nested (line 10) at offset 30: PUSH_EXC_INFO
+    # DEEPER-NEXT: {{.*}}.py:{{[0-9]+}}: error: entry for handler 58 (depth 1) is enclosed by the entry for handler 64 with a larger depth 2 [block-nesting]
+    # DEEPER-NEXT:   in nested (line 10) at offset 30 (no line of its own): PUSH_EXC_INFO
     # DEEPER-NEXT: {{.*}}.py:14:9: error: entry for handler 58 (depth 1) is enclosed by the entry for handler 64 with a larger depth 2 [block-nesting]
     # DEEPER-NEXT:   in nested (line 10) at offset 56: RERAISE 0
     # DEEPER-NEXT: pyverify: 1 file(s), 1 code object(s): 3 error(s), 0 warning(s), 0 remark(s)
@@ -59,8 +59,8 @@ if __name__ == "mkcode":
     # CYCLE-NEXT:   in f (line 25) at offset 6: STORE_FAST 1
     # CYCLE-NEXT: {{.*}}.py:26:5: error: the handlers enclosing entry 64 to 70 -> 72 form a cycle (through the entry for handler 64) [block-nesting]
     # CYCLE-NEXT:   in f (line 25) at offset 64: PUSH_EXC_INFO
-    # CYCLE-NEXT: {{.*}}.py: error: the handlers enclosing entry 72 to 76 -> 64 form a cycle (through the entry for handler 64) [block-nesting]
-    # CYCLE-NEXT:   in f (line 25) at offset 72: COPY 3
+    # CYCLE-NEXT: {{.*}}.py:{{[0-9]+}}: error: the handlers enclosing entry 72 to 76 -> 64 form a cycle (through the entry for handler 64) [block-nesting]
+    # CYCLE-NEXT:   in f (line 25) at offset 72 (no line of its own): COPY 3
     # CYCLE-NEXT: {{.*}}.py:26:5: error: the handlers enclosing entry 78 to 78 -> 72 form a cycle (through the entry for handler 64) [block-nesting]
     # CYCLE-NEXT:   in f (line 25) at offset 78: POP_TOP
     # CYCLE-NEXT: pyverify: 1 file(s), 1 code object(s): 4 error(s), 0 warning(s), 0 remark(s)

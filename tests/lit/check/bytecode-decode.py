@@ -88,8 +88,8 @@ if __name__ == "mkcode":
     # RUN: %python %S/../Inputs/breakcode.py %s %t.odd --object ODD
     # RUN: %not --code 1 %pyverify check %t.odd | FileCheck %s --check-prefix=ODD
     ODD = bc.raw_marshal(code, raw + b"\x53")
-    # ODD:      {{.*}}.py: error: co_code has odd length 17; the last byte is not a whole code unit [bytecode-decode]
-    # ODD-NEXT:   in f (line 12) at offset 16, read from {{.*}}.odd{{$}}
+    # ODD:      {{.*}}.py:{{[0-9]+}}: error: co_code has odd length 17; the last byte is not a whole code unit [bytecode-decode]
+    # ODD-NEXT:   in f (line 12) at offset 16 (no line of its own), read from {{.*}}.odd{{$}}
 
     # Four EXTENDED_ARG prefixes (the four `pass` NOPs): an argument wider
     # than 32 bits. (marshal keeps EXTENDED_ARG, so CodeType.replace is

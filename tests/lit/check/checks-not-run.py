@@ -46,7 +46,7 @@ if __name__ == "mkcode":
     # (before: exit 0, no findings).
     # RUN: %not --code 1 %pyverify check --checks=-location-table-decode %t.loc | FileCheck %s --check-prefix=LOCOFF
     # LOCOFF:      error: POP_TOP is the last instruction and can fall through past the end of the code [falls-off-end]
-    # LOCOFF-NEXT:   in k (line 14) at offset 10: POP_TOP
+    # LOCOFF-NEXT:   in k (line 14) at offset 10 (no line of its own): POP_TOP
     # LOCOFF-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 
     # An exception table that does not decode: the CFG needs it, so every

@@ -37,8 +37,8 @@ if __name__ == "mkcode":
     # The own-range finding comes first (same offset, lower check id).
     # OVER:      {{.*}}.py:9:16: error: exception-table entry '4 to 30 -> 18 [0]' (table byte 0) has its handler inside its own range: an exception in the handler would re-enter it [exception-table-target-not-instruction]
     # OVER-NEXT:   in g (line 7) at offset 4: LOAD_FAST 0
-    # OVER-NEXT: {{.*}}.py: note: handler (offset 18)
-    # OVER-NEXT: {{.*}}.py: error: exception-table entry '18 to 36 -> 46 [1] lasti' (table byte 4) overlaps entry '4 to 30 -> 18 [0]' (table byte 0); which handler runs depends on CPython's search order [exception-table-overlap]
-    # OVER-NEXT:   in g (line 7) at offset 18: PUSH_EXC_INFO
+    # OVER-NEXT: {{.*}}.py:{{[0-9]+}}: note: handler (offset 18)
+    # OVER-NEXT: {{.*}}.py:{{[0-9]+}}: error: exception-table entry '18 to 36 -> 46 [1] lasti' (table byte 4) overlaps entry '4 to 30 -> 18 [0]' (table byte 0); which handler runs depends on CPython's search order [exception-table-overlap]
+    # OVER-NEXT:   in g (line 7) at offset 18 (no line of its own): PUSH_EXC_INFO
     # OVER-NEXT: {{.*}}.py:9:16: note: the other entry starts here (offset 4)
     # OVER-NEXT: pyverify: 1 file(s), 1 code object(s): 3 error(s), 0 warning(s), 0 remark(s)

@@ -29,6 +29,6 @@ if __name__ == "mkcode":
     CODE = bc.set_entry(code, 0, depth=1)
     # CHECK:      {{.*}}.py:10:16: error: LOAD_FAST 0 is covered by entry 4 to 14 -> 18 [1], whose depth 1 is above the live stack depth 0 here; unwinding would keep slots this instruction already popped [handler-depth-exceeds-stack]
     # CHECK-NEXT:   in g (line 8) at offset 4: LOAD_FAST 0
-    # CHECK-NEXT: {{.*}}.py: note: handler (offset 18)
+    # CHECK-NEXT: {{.*}}.py:{{[0-9]+}}: note: handler (offset 18)
     # LOAD_ATTR (depth 1 before and after) is fine.
     # CHECK-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)

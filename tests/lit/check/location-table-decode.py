@@ -20,8 +20,8 @@ if __name__ == "mkcode":
     # RUN: %not --code 1 %pyverify check %t.trunc | FileCheck %s --check-prefix=TRUNC
     TRUNCATED = code.replace(co_linetable=table[:-1])
     # Without a location table the diagnostic has no line.
-    # TRUNC:      {{.*}}.py: error: co_linetable at byte {{[0-9]+}}: truncated location table: expected {{.*}} [location-table-decode]
-    # TRUNC-NEXT:   in k (line 7) at offset 0: RESUME 0
+    # TRUNC:      {{.*}}.py:{{[0-9]+}}: error: co_linetable at byte {{[0-9]+}}: truncated location table: expected {{.*}} [location-table-decode]
+    # TRUNC-NEXT:   in k (line 7) at offset 0 (no line of its own): RESUME 0
     # TRUNC-NEXT: pyverify: 1 file(s), 1 code object(s): 1 error(s), 0 warning(s), 0 remark(s)
 
     # The first byte without bit 7, which marks the start of an entry.

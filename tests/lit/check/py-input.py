@@ -18,8 +18,8 @@ def const():
 # REMARKS:      {{.*}}py-input.py:11:16: remark: co_stacksize is 4 but no reachable instruction needs more than 1 [stacksize-larger-than-needed]
 # REMARKS-NEXT:   in const (line 9) at offset 4: LOAD_CONST 1
 # REMARKS-NEXT: {{.*}}py-input.py:11:16: note: the deepest point (offset 4)
-# REMARKS-NEXT: {{.*}}py-input.py: remark: 12 instruction(s) from 8 to 40 are unreachable [unreachable-code]
-# REMARKS-NEXT:   in const (line 9) at offset 8: PUSH_EXC_INFO
+# REMARKS-NEXT: {{.*}}py-input.py:{{[0-9]+}}: remark: 12 instruction(s) from 8 to 40 are unreachable [unreachable-code]
+# REMARKS-NEXT:   in const (line 9) at offset 8 (no line of its own): PUSH_EXC_INFO
 # REMARKS-NEXT: pyverify: 1 file(s), 2 code object(s): 0 error(s), 0 warning(s), 2 remark(s)
 
 # A .py that does not compile is unreadable input: exit 2, with the

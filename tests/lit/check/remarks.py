@@ -33,8 +33,8 @@ if __name__ == "mkcode":
     DEAD = bc.insert_bytes(code, 12, bc.unit("LOAD_CONST", 0) +
                            bc.unit("RETURN_VALUE"))
     # The appended units have no location.
-    # DEAD:      {{.*}}.py: remark: 2 instruction(s) from 12 to 14 are unreachable [unreachable-code]
-    # DEAD-NEXT:   in k (line 7) at offset 12: LOAD_CONST 0
+    # DEAD:      {{.*}}.py:{{[0-9]+}}: remark: 2 instruction(s) from 12 to 14 are unreachable [unreachable-code]
+    # DEAD-NEXT:   in k (line 7) at offset 12 (no line of its own): LOAD_CONST 0
     # DEAD-NEXT: pyverify: 1 file(s), 1 code object(s): 0 error(s), 0 warning(s), 1 remark(s)
 
     # Both at once, with a prefix pattern.
@@ -62,6 +62,6 @@ if __name__ == "mkcode":
     # NOHANDLER:      {{.*}}.py:48:16: remark: co_stacksize is 4 but no reachable instruction needs more than 1 [stacksize-larger-than-needed]
     # NOHANDLER-NEXT:   in g (line 46) at offset 4: LOAD_FAST 0
     # NOHANDLER-NEXT: {{.*}}.py:48:16: note: the deepest point (offset 4)
-    # NOHANDLER-NEXT: {{.*}}.py: remark: 12 instruction(s) from 18 to 50 are unreachable [unreachable-code]
-    # NOHANDLER-NEXT:   in g (line 46) at offset 18: PUSH_EXC_INFO
+    # NOHANDLER-NEXT: {{.*}}.py:{{[0-9]+}}: remark: 12 instruction(s) from 18 to 50 are unreachable [unreachable-code]
+    # NOHANDLER-NEXT:   in g (line 46) at offset 18 (no line of its own): PUSH_EXC_INFO
     # NOHANDLER-NEXT: pyverify: 1 file(s), 1 code object(s): 0 error(s), 0 warning(s), 2 remark(s)

@@ -71,8 +71,8 @@ if __name__ == "mkcode":
     # RUN: %mkcode marshal %s %t.handler --object HANDLER
     # RUN: %not --code 1 %pyverify check %t.handler | FileCheck %s --check-prefix=HANDLER
     HANDLER = bc.set_entry(f.__code__, 2, depth=2)
-    # HANDLER:      {{.*}}.py: error: COPY 3 is reached at stack depth 5 and at depth 4; CPython requires one depth per instruction [stack-depth-conflict]
-    # HANDLER-NEXT:   in f (line 57) at offset 72: COPY 3
+    # HANDLER:      {{.*}}.py:{{[0-9]+}}: error: COPY 3 is reached at stack depth 5 and at depth 4; CPython requires one depth per instruction [stack-depth-conflict]
+    # HANDLER-NEXT:   in f (line 57) at offset 72 (no line of its own): COPY 3
     # HANDLER-NEXT: {{.*}}.py:58:5: note: depth 5 by exception unwinding from 68 POP_JUMP_FORWARD_IF_TRUE 4 (entry 64 to 70 -> 72 [3] lasti) (offset 68)
     # HANDLER-NEXT: {{.*}}.py:58:5: note: depth 4 by exception unwinding from 78 POP_TOP (entry 78 to 78 -> 72 [2] lasti) (offset 78)
     # HANDLER-NEXT: pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)

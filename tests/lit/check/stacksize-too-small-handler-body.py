@@ -36,4 +36,4 @@ if __name__ == "mkcode":
     CODE = bc.set_stacksize(code, 4)
     # CHECK:      {{.*}}.py:18:{{[0-9]+}}: error: the stack reaches depth 7 at LOAD_FAST 1 but co_stacksize is 4; the frame is too small and the interpreter will write past it (co_stacksize must be at least 7) [stacksize-too-small]
     # CHECK-NEXT:   in guarded (line 14) at offset 66: LOAD_FAST 1
-    # CHECK-NEXT: {{.*}}.py: note: {{.*}}handler, reached only through the exception table at depth 1 (depth 0 + lasti 0 + 1); count handler edges when computing co_stacksize (offset 28)
+    # CHECK-NEXT: {{.*}}.py:{{[0-9]+}}: note: {{.*}}handler, reached only through the exception table at depth 1 (depth 0 + lasti 0 + 1); count handler edges when computing co_stacksize (offset 28)
