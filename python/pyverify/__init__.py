@@ -27,8 +27,53 @@ import marshal as _marshal
 import sys as _sys
 import types as _types
 
-from ._pyverify import Diagnostic, Note, Report, verify
-from ._pyverify import _check_ids, _verify_bundle
+
+
+def _no_module_message():
+    """Why this pyverify has no _pyverify for the running interpreter, and
+    what to do: the source tree's python/ first on sys.path, or a build for
+    another interpreter (its modules' names say which)."""
+    import os
+    import re
+    import sysconfig
+    here = os.path.dirname(os.path.abspath(__file__))
+    running = "CPython %d.%d" % _sys.version_info[:2]
+    built = sorted(n for n in os.listdir(here)
+                   if re.match(r"_pyverify\..*\.(so|pyd)$", n))
+    if built:
+        tags = sorted({"CPython %s.%s" % m.groups() for n in built
+                       for m in [re.search(r"cpython-(\d)(\d+)", n)] if m})
+        what = ("the pyverify imported from %s was built for %s (%s), not "
+                "for this interpreter (%s, %s: it needs _pyverify%s)"
+                % (here, " and ".join(tags) or "another interpreter",
+                   ", ".join(built), running, _sys.executable,
+                   sysconfig.get_config_var("EXT_SUFFIX")))
+    elif os.path.isfile(os.path.join(os.path.dirname(here), "CMakeLists.txt")):
+        what = ("the pyverify imported from %s is the source tree, which "
+                "has no compiled module: PYTHONPATH (or the current "
+                "directory) puts the source's python/ before the built "
+                "package" % here)
+    else:
+        what = "the pyverify imported from %s has no compiled module" % here
+    return (
+        "pyverify: %s.\nTo import pyverify under %s: put the CMake build's "
+        "package for it first on PYTHONPATH (<build>/python when the build's "
+        "Python3_EXECUTABLE is this interpreter, <build>/python-%d.%d when "
+        "it is another), or install it for this interpreter: "
+        "`%s -m pip install <pyverify source>` (docs/python.md, "
+        "\"Installing\")."
+        % (what, running, *_sys.version_info[:2],
+           os.path.basename(_sys.executable)))
+
+
+try:
+    from ._pyverify import Diagnostic, Note, Report, verify
+    from ._pyverify import _check_ids, _verify_bundle
+except ModuleNotFoundError as _e:
+    if _e.name != __name__ + "._pyverify":
+        raise
+    raise ImportError(_no_module_message(), name=_e.name,
+                      path=__file__) from _e
 
 __all__ = [
     "Diagnostic", "Note", "Report", "VerificationError",
