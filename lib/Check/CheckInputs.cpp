@@ -18,6 +18,7 @@ CheckInput pyverify::getCheckInput(CheckId Id) {
   case CheckId::AnalysisLimit:
   case CheckId::ChecksNotRun:
   case CheckId::OperandOutOfRange:
+  case CheckId::StacksizeTooLarge:
     return CheckInput::Code;
   case CheckId::ExceptionTableZeroLength:
   case CheckId::ExceptionTableUnsorted:

@@ -28,28 +28,41 @@ llvm::Expected<PairedBundle> pyverify::pairResumes(const CodeObject &Original,
         G && G->Role == GlobalRole::ModeStackModule)
       return failure("the frame uses a torch-function mode stack (" + N +
                      "): which contexts are modes is not in the code");
-  std::vector<std::string> Globals = resumeGlobalsOf(Frame);
-  if (Globals.empty())
+  std::vector<PairedResume> Resumes;
+  for (std::string &G : resumeGlobalsOf(Frame)) {
+    uint32_t Off = *resumeGlobalOffset(G);
+    Resumes.push_back({std::move(G), Off, {}});
+  }
+  if (Resumes.empty())
     return failure("the frame loads no resume function (__resume_at_*)");
+  return pairResumeOffsets(Original, std::move(Resumes));
+}
 
+llvm::Expected<PairedBundle>
+pyverify::pairResumeOffsets(const CodeObject &Original,
+                            std::vector<PairedResume> Resumes) {
+  if (Resumes.empty())
+    return failure("no resume offset");
   CodeAnalysis A(Original);
   if (!A.cfg())
     return failure("the original is not well-formed");
   const InstructionStream &Insts = A.decoded().Insts;
   PairedBundle P;
   std::vector<int64_t> Index;
-  for (const std::string &G : Globals) {
-    uint32_t Off = *resumeGlobalOffset(G);
+  for (PairedResume &R : Resumes) {
+    uint32_t Off = R.OriginalOffset;
     int64_t I = Insts.indexAtStart(Off);
     if (I <= 0)
-      return failure(llvm::formatv("{0} names offset {1}, which is {2}", G, Off,
-                                   I == 0 ? "the original's first instruction"
-                                          : "not an instruction start of "
-                                            "the original"));
+      return failure(
+          llvm::formatv("{0} names offset {1}, which is {2}",
+                        R.Global.empty() ? "the resume" : R.Global, Off,
+                        I == 0 ? "the original's first instruction"
+                               : "not an instruction start of the original"));
     auto Ctxs = activeWithContexts(A, Off);
     if (!Ctxs)
       return Ctxs.takeError();
-    P.Resumes.push_back({G, Off, std::move(*Ctxs)});
+    R.Contexts = std::move(*Ctxs);
+    P.Resumes.push_back(std::move(R));
     Index.push_back(I);
   }
   if (P.Resumes.size() == 1) {

@@ -254,6 +254,20 @@ void pyverify::checkReachability(const CFG &G, std::vector<Finding> &Out) {
       [](const Finding &A, const Finding &B) { return A.Offset < B.Offset; });
 }
 
+void pyverify::checkFrameSize(const CodeObject &C, std::vector<Finding> &Out) {
+  int64_t Locals = int64_t(C.LocalsPlusNames.size());
+  int64_t Slots = int64_t(C.StackSize) + Locals;
+  if (Slots <= MaxFrameSlots)
+    return;
+  Out.emplace_back(
+      CheckId::StacksizeTooLarge, 0,
+      llvm::formatv("co_stacksize {0} and {1} local slot(s) make a frame of "
+                    "{2} slots; CPython cannot allocate a frame of more than "
+                    "{3} (its data-stack chunk size overflows: the call "
+                    "hangs, crashes or raises MemoryError)",
+                    C.StackSize, Locals, Slots, MaxFrameSlots));
+}
+
 void pyverify::checkStack(const CFG &G, const StackDepthResult &R,
                           std::vector<Finding> &Out) {
   size_t FirstOut = Out.size();

@@ -100,6 +100,7 @@ std::vector<Finding> pyverify::verifyCode(const CodeAnalysis &A,
   const DecodedCode &D = A.decoded();
   std::vector<Finding> All = D.Findings;
   checkOperands(D, All);
+  checkFrameSize(*D.Code, All);
   if (const CFG *G = A.cfg()) {
     checkDataflow(A, *G, O, All);
   } else {

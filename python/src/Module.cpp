@@ -350,21 +350,10 @@ Report verifyBundleCall(const py::object &Original, const py::object &Frame,
   return Rep;
 }
 
-/// _pair_resumes(original, frame) -> {"break_offset": int, "resumes":
-/// [{"global", "original_offset", "contexts": [{"kind", "handler",
-/// "stack_index"}]}]}: the bundle claims ResumePairing.h derives; ValueError
-/// with its reason when it cannot.
-py::dict pairResumesCall(const py::object &Original, const py::object &Frame) {
-  auto O = readOrThrow(codeOf(Original, "original"), false);
-  auto F = readOrThrow(codeOf(Frame, "frame"), false);
-  llvm::Expected<PairedBundle> P = [&] {
-    py::gil_scoped_release Release;
-    return pairResumes(*O, *F);
-  }();
-  if (!P)
-    throw py::value_error(llvm::toString(P.takeError()));
+/// The claims of \p P as _pair_resumes returns them.
+py::dict pairedBundleDict(const PairedBundle &P) {
   py::list Resumes;
-  for (const PairedResume &R : P->Resumes) {
+  for (const PairedResume &R : P.Resumes) {
     py::list Ctxs;
     for (const BundleContext &C : R.Contexts) {
       py::dict D;
@@ -380,9 +369,42 @@ py::dict pairResumesCall(const py::object &Original, const py::object &Frame) {
     Resumes.append(D);
   }
   py::dict Out;
-  Out["break_offset"] = P->BreakOffset;
+  Out["break_offset"] = P.BreakOffset;
   Out["resumes"] = Resumes;
   return Out;
+}
+
+/// _pair_resumes(original, frame) -> {"break_offset": int, "resumes":
+/// [{"global", "original_offset", "contexts": [{"kind", "handler",
+/// "stack_index"}]}]}: the bundle claims ResumePairing.h derives; ValueError
+/// with its reason when it cannot.
+py::dict pairResumesCall(const py::object &Original, const py::object &Frame) {
+  auto O = readOrThrow(codeOf(Original, "original"), false);
+  auto F = readOrThrow(codeOf(Frame, "frame"), false);
+  llvm::Expected<PairedBundle> P = [&] {
+    py::gil_scoped_release Release;
+    return pairResumes(*O, *F);
+  }();
+  if (!P)
+    throw py::value_error(llvm::toString(P.takeError()));
+  return pairedBundleDict(*P);
+}
+
+/// _pair_resume_offsets(original, offsets) -> the same dict ("global" empty)
+/// for resume offsets a rewriter reported (pairResumeOffsets).
+py::dict pairResumeOffsetsCall(const py::object &Original,
+                               const std::vector<uint32_t> &Offsets) {
+  auto O = readOrThrow(codeOf(Original, "original"), false);
+  std::vector<PairedResume> Resumes;
+  for (uint32_t Off : Offsets)
+    Resumes.push_back({"", Off, {}});
+  llvm::Expected<PairedBundle> P = [&] {
+    py::gil_scoped_release Release;
+    return pairResumeOffsets(*O, std::move(Resumes));
+  }();
+  if (!P)
+    throw py::value_error(llvm::toString(P.takeError()));
+  return pairedBundleDict(*P);
 }
 
 py::object optionalInt(const std::optional<int32_t> &V) {
@@ -654,6 +676,8 @@ PYBIND11_MODULE(_pyverify, M) {
   M.def("_verify_bundle", &verifyBundleCall);
   M.def("_pair_resumes", &pairResumesCall, py::arg("original"),
         py::arg("frame"));
+  M.def("_pair_resume_offsets", &pairResumeOffsetsCall, py::arg("original"),
+        py::arg("offsets"));
   M.def(
       "_resume_globals",
       [](const py::object &Frame) {

@@ -59,6 +59,16 @@ std::vector<std::string> resumeGlobalsOf(const CodeObject &Frame);
 llvm::Expected<PairedBundle> pairResumes(const CodeObject &Original,
                                          const CodeObject &Frame);
 
+/// The same claims for resume offsets a rewriter reported instead of the
+/// frame's globals (TorchDynamo's ContinueExecutionCache.generate, seen by
+/// python/pyverify/dynamo.py): each of \p Resumes gives OriginalOffset (and
+/// Global, a label for messages, may be empty); the break and the contexts
+/// are derived as above, every context of kind With -- which of them are
+/// modes is the caller's claim, checked by verifyBundle.
+llvm::Expected<PairedBundle>
+pairResumeOffsets(const CodeObject &Original,
+                  std::vector<PairedResume> Resumes);
+
 } // namespace pyverify
 
 #endif

@@ -23,6 +23,12 @@
 //
 // Only reachable code is judged. Findings come out in offset order.
 //
+// checkFrameSize() needs only the code object's header:
+//
+//   stacksize-too-large          co_stacksize + nlocalsplus above
+//                                MaxFrameSlots, the largest frame CPython's
+//                                data stack can allocate
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef PYVERIFY_CHECK_STACKCHECKS_H
@@ -39,6 +45,16 @@ namespace pyverify {
 void checkStack(const CFG &G, const StackDepthResult &R,
                 std::vector<Finding> &Out);
 void checkReachability(const CFG &G, std::vector<Finding> &Out);
+
+/// The largest co_stacksize + nlocalsplus a call can allocate: push_chunk
+/// (Python/pystate.c) doubles an int byte count from 16 KiB until it holds
+/// 8 * (slots + MINIMUM_OVERHEAD 1000 + FRAME_SPECIALS_SIZE 9), which
+/// overflows past 2**30 bytes. The same on every supported version
+/// (64-bit), measured by tests/versions/check_frame_limit.py.
+constexpr int64_t MaxFrameSlots = (int64_t(1) << 27) - 1009;
+
+/// stacksize-too-large on \p C (at offset 0).
+void checkFrameSize(const CodeObject &C, std::vector<Finding> &Out);
 
 /// Text of instruction \p I for messages: "CALL 2", "RETURN_VALUE".
 std::string describeInstruction(const Instruction &I);
