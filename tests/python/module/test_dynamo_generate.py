@@ -202,11 +202,14 @@ def test_claims_are_checked_not_trusted(torch_stand_in):
     assert "resume-contexts-mismatch" in gen.check_ids
 
 
-def test_untraced_resume_function_is_verified(torch_stand_in):
+def test_untraced_resume_function_is_verified(torch_stand_in, cli,
+                                              tmp_path):
     """A resume function the bytecode hook never sees (here: the frame's
     globals are not found, and the leaf resume function is never compiled)
-    is verified when generate makes it."""
-    hook = pd.install(mode="log", globals_of=lambda code: None)
+    is verified when generate makes it; its bundle (no frame) is dumped as
+    <qualname>-<break>-resume.pvb."""
+    hook = pd.install(mode="log", globals_of=lambda code: None,
+                      dump_dir=str(tmp_path))
     name, fn, bp = MODE_FIXTURES[0]
     r, _ = compile_variant(fn, bp, "handler-reads-first-frame-local")
     frame_ev = frame_event(hook)
@@ -218,6 +221,10 @@ def test_untraced_resume_function_is_verified(torch_stand_in):
     assert gen.bundle["resumes"][0]["contexts"] == r.contexts
     assert not gen.ok and "with-handler-mismatch" in gen.check_ids
     assert {d.target for _, rep in gen.reports for d in rep} == {"resume:0"}
+    assert gen.dumped == str(tmp_path / ("%s-%d-resume.pvb" % (
+        fn.__qualname__, r.break_offset)))
+    assert "with-handler-mismatch" in cli_errors(cli, gen.dumped)
+    assert frame_ev.dumped is None  # not paired: nothing written
 
 
 def test_generate_signatures_across_torch_versions():
