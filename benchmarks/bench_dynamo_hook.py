@@ -13,7 +13,17 @@ without a torch-function mode (the ones the hook pairs), it times:
 and prints the means (microseconds per hook call) and the ratios
 hook/bundle (what deriving the claims and finding the resume functions
 cost) and hook/frame (what checking the bundle costs over the frame).
-Nothing is asserted: speed is reported, never tested.
+
+For the correct rewrites at a break under a torch-function mode (paired
+with the claims ContinueExecutionCache.generate gives), it times
+
+  claims   Hook.generated (the resume function checked against the claims
+           with the original, no frame) plus Hook.check with the claims:
+           what the hook does per break under a mode;
+  mbundle  pyverify.verify_bundle on the rewriter's own bundle;
+
+and the ratio claims/mbundle. Nothing is asserted: speed is reported,
+never tested.
 
     PYTHONPATH=build/python python3.11 benchmarks/bench_dynamo_hook.py
 """
@@ -23,6 +33,7 @@ import json
 import os
 import sys
 import time
+import types
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.append(os.path.join(ROOT, "python"))
@@ -46,6 +57,38 @@ def rewrites():
                 g.update(r.globals)
                 out.append((r, g))
     return out
+
+
+def mode_rewrites():
+    cases = _load_cases(DEFAULT_CASES)
+    out = []
+    for fn, _ in cases.CASES.values():
+        for bp in pyverify_rewriter.break_points(fn, cases.MODE_CLASS_NAMES):
+            if bp.eligible and bp.modes:
+                reset_counter()
+                r = pyverify_rewriter.rewrite(fn, bp.offset, modes=bp.modes)
+                g = dict(fn.__globals__)
+                g.update(r.globals)
+                out.append((r, g))
+    return out
+
+
+class _Tap:
+    """What the generate wrapper would have recorded for each rewrite."""
+
+    def __init__(self, rs):
+        self.claims = {}
+        for r, _ in rs:
+            fns = [types.SimpleNamespace(stack_index=c["stack_index"])
+                   for c in r.contexts]
+            self.claims[id(r.resume)] = pd._Claim(
+                r.original, r.resume_offset,
+                [c["handler"] for c in r.contexts], fns,
+                [c["kind"] for c in r.contexts])
+
+    def lookup(self, code, original):
+        c = self.claims.get(id(code))
+        return c if c is not None and c.original is original else None
 
 
 def best_of(repeat, fn):
@@ -80,14 +123,34 @@ def main():
         for r, _ in rs:
             pyverify.verify(r.frame)
 
+    ms = mode_rewrites()
+    mhook = pd.Hook("log", None, False, None, 1)
+    mhook.tap = _Tap(ms)
+    assert all(mhook.check(r.original, r.frame, g).claims == "generate"
+               for r, g in ms)
+
+    def run_claims():
+        for r, g in ms:
+            mhook.generated(mhook.tap.claims[id(r.resume)], r.resume)
+            mhook.check(r.original, r.frame, g)
+
+    def run_mbundle():
+        for r, _ in ms:
+            pyverify.verify_bundle(r)
+
     us = {k: best_of(a.repeat, f) / n * 1e6 for k, f in
           (("hook", run_hook), ("bundle", run_bundle), ("frame", run_frame))}
-    res = {"calls": n, "unpaired": unpaired, "us_per_call": us,
+    us.update({k: best_of(a.repeat, f) / len(ms) * 1e6 for k, f in
+               (("claims", run_claims), ("mbundle", run_mbundle))})
+    res = {"calls": n, "mode_calls": len(ms), "unpaired": unpaired,
+           "us_per_call": us,
            "ratios": {"hook/bundle": us["hook"] / us["bundle"],
-                      "hook/frame": us["hook"] / us["frame"]}}
+                      "hook/frame": us["hook"] / us["frame"],
+                      "claims/mbundle": us["claims"] / us["mbundle"]}}
     print(f"bench_dynamo_hook: {n} hook calls (the rewriter's correct "
           f"rewrites without a mode), {unpaired} unpaired; best of "
-          f"{a.repeat}")
+          f"{a.repeat}; {len(ms)} under a mode, paired with generate's "
+          f"claims")
     for k, v in us.items():
         print(f"  {k:8s} {v:8.1f} us per call")
     for k, v in res["ratios"].items():

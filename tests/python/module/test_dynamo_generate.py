@@ -359,3 +359,22 @@ def test_env_bad_value_warns(tmp_path):
     assert p.returncode == 0, p.stderr
     assert p.stdout.split("\n")[0] == "True False False"
     assert "PYVERIFY_DYNAMO='loud' is not one of raise, warn, log" in p.stderr
+
+
+def test_env_with_torch_already_imported(torch_stand_in, monkeypatch):
+    """_autoload.activate: torch._dynamo already imported -> installed at
+    once, no finder left; an install that fails is a RuntimeWarning."""
+    from pyverify import _autoload
+    import torch._dynamo  # noqa: F401
+    finders = list(sys.meta_path)
+    assert _autoload.activate(" Log ") is None
+    assert sys.meta_path == finders
+    assert pd.installed().mode == "log" and pd.installed().tap is not None
+    pd.uninstall()
+    monkeypatch.delattr(sys.modules["torch._dynamo.convert_frame"],
+                        "register_bytecode_hook")
+    with pytest.warns(RuntimeWarning, match="PYVERIFY_DYNAMO=warn: "
+                      "pyverify.dynamo was not installed: "
+                      "DynamoNotAvailable"):
+        _autoload.activate("warn")
+    assert pd.installed() is None
