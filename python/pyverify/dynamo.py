@@ -45,6 +45,7 @@ import os
 import re
 import sys
 import warnings
+import weakref
 
 import pyverify
 from ._pyverify import _pair_resume_offsets, _pair_resumes, _resume_globals
@@ -183,10 +184,12 @@ def _globals_from_callers(code, start):
     for _ in range(64):
         if f is None:
             return None
-        loc = f.f_locals
-        g = loc.get("globals")
-        if loc.get("code") is code and isinstance(g, dict):
-            return g
+        names = f.f_code.co_varnames
+        if "code" in names and "globals" in names:  # f_locals only then
+            loc = f.f_locals
+            g = loc.get("globals")
+            if loc.get("code") is code and isinstance(g, dict):
+                return g
         f = f.f_back
     return None
 
@@ -201,7 +204,9 @@ def _block_stack_kinds(setup_fns, mode_class, start):
     for _ in range(16):
         if f is None:
             return None
-        tx = f.f_locals.get("self")
+        c = f.f_code
+        tx = f.f_locals.get("self") if c.co_argcount and \
+            c.co_varnames[0] == "self" else None  # a method's frame only
         stack = getattr(tx, "block_stack", None)
         if isinstance(stack, list) and len(stack) == len(setup_fns):
             try:
@@ -221,13 +226,17 @@ class _Claim:
     """Dynamo's record of one resume function (generate's arguments)."""
 
     def __init__(self, original, offset, handlers, setup_fns, kinds):
-        self.original = original
+        self._original = weakref.ref(original)  # Dynamo's cache is weak too
         self.offset = offset
         self.kinds_known = kinds is not None
         kinds = kinds or ["with"] * len(setup_fns)
         self.contexts = [{"kind": k, "handler": int(h),
                           "stack_index": int(fn.stack_index)}
                          for k, h, fn in zip(kinds, handlers, setup_fns)]
+
+    @property
+    def original(self):
+        return self._original()
 
 
 class _GenerateTap:
@@ -243,7 +252,9 @@ class _GenerateTap:
         self.saved = cache_cls.__dict__.get("generate")
         func = getattr(cache_cls.generate, "__func__", cache_cls.generate)
         self.signature = inspect.signature(func)
-        self.claims = {}   # id(resume code) -> (resume code, [_Claim])
+        # id(resume code) -> (weak reference to it, [_Claim]); an entry
+        # goes with its code object
+        self.claims = {}
         tap = self
 
         def generate(cls, *args, **kwargs):
@@ -260,7 +271,11 @@ class _GenerateTap:
             del self.cls.generate
 
     def claim(self, args, kwargs, caller):
-        a = self.signature.bind(None, *args, **kwargs).arguments
+        try:
+            a = self.signature.bind(None, *args, **kwargs).arguments
+        except TypeError as e:  # not generate's arguments: no claims
+            log.debug("ContinueExecutionCache.generate: %s", e)
+            return None
         offset = a.get("resume_offset", a.get("offset"))
         handlers = a.get("setup_fn_target_offsets")
         setup_fns = tuple(a.get("setup_fns") or ())
@@ -274,9 +289,11 @@ class _GenerateTap:
         claim = self.claim(args, kwargs, caller)
         if claim is None:
             return
-        entry = self.claims.setdefault(id(new_code), (new_code, []))
-        if entry[0] is not new_code:  # the id of a collected code object
-            entry = self.claims[id(new_code)] = (new_code, [])
+        key = id(new_code)
+        entry = self.claims.get(key)
+        if entry is None or entry[0]() is not new_code:
+            entry = self.claims[key] = (weakref.ref(
+                new_code, lambda _, k=key: self.claims.pop(k, None)), [])
         first = not entry[1]
         if all(c.original is not claim.original for c in entry[1]):
             entry[1].append(claim)
@@ -286,7 +303,7 @@ class _GenerateTap:
     def lookup(self, code, original):
         """The claim of resume function ``code`` against ``original``."""
         entry = self.claims.get(id(code))
-        if entry is None or entry[0] is not code:
+        if entry is None or entry[0]() is not code:
             return None
         return next((c for c in entry[1] if c.original is original), None)
 

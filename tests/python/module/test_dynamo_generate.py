@@ -8,12 +8,14 @@ The oracle for a paired bundle is `pyverify check` (PYVERIFY_CLI) on the
 rewriter's bundle of the same rewrite: the hook's check ids must be the
 CLI's."""
 
+import gc
 import json
 import logging
 import os
 import subprocess
 import sys
 import warnings
+import weakref
 
 import pytest
 
@@ -227,6 +229,14 @@ def test_untraced_resume_function_is_verified(torch_stand_in, cli,
     assert frame_ev.dumped is None  # not paired: nothing written
 
 
+def _generate_weakly(cls, args):
+    """A weak reference to a code object given to generate (the frame that
+    made it has returned)."""
+    code = compile("pass", "g", "exec")
+    cls.generate(code, 1, *args)
+    return weakref.ref(code)
+
+
 def test_generate_signatures_across_torch_versions():
     """The wrapper binds generate's arguments by name: torch 2.1's
     (offset, setup_fn_target_offsets, ...), 2.6's, and 2.7+'s
@@ -261,15 +271,20 @@ def test_generate_signatures_across_torch_versions():
         tap = pd._GenerateTap(FakeHook(), cls, dc.TorchFunctionModeVariable)
         code = compile("pass", "f", "exec")
         assert cls.generate(code, 1, *args) is code
-        claim = seen[-1]
+        claim = seen.pop()
         assert claim.original is code and claim.offset == 7
         assert claim.contexts == [
             {"kind": "with", "handler": 40, "stack_index": 0},
             {"kind": "with", "handler": 60, "stack_index": 2}]
         assert not claim.kinds_known  # no InstructionTranslator calling
+        assert tap.lookup(code, code) is claim
+        ref = _generate_weakly(cls, args)
+        gc.collect()
+        assert ref() is None and len(tap.claims) == 1  # held weakly
+        seen.pop()
         tap.remove()
         assert cls.__dict__["generate"].__func__ is generate
-    assert len(seen) == 3
+    assert not seen
 
 
 def test_dump_dir_writes_bundles_the_cli_reads(torch_stand_in, cli,
