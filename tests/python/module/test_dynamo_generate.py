@@ -405,3 +405,60 @@ def test_env_with_torch_already_imported(torch_stand_in, monkeypatch):
                       "DynamoNotAvailable"):
         _autoload.activate("warn")
     assert pd.installed() is None
+
+
+# --- the same under 3.12 and 3.13 ----------------------------------------
+
+VERSION_PROBE = r"""
+import sys, tempfile
+import dynamo_contract as dc
+sys.path.insert(0, dc.fake_torch(tempfile.mkdtemp()))
+import pyverify.dynamo as pd, pyverify_rewriter
+from pyverify_rewriter.cli import DEFAULT_CASES, _load_cases
+cases = _load_cases(DEFAULT_CASES)
+fn = cases.CASES["mode_only"][0]
+bp = [b for b in pyverify_rewriter.break_points(fn, cases.MODE_CLASS_NAMES)
+      if b.eligible and b.modes][0]
+hook = pd.install(mode="log", prove=True)
+for v in ("correct", "entered-twice", "mode-leaked-on-exception"):
+    dc.compile_break(fn, bp.offset, dict(fn.__globals__), variant=v,
+                     modes=bp.modes)
+    ev = [e for e in hook.events if e.source == "bytecode_hook"][-1]
+    print(v, ev.claims, ",".join(ev.check_ids) or "ok")
+"""
+
+
+def _interpreter(build, minor):
+    try:
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            for line in f:
+                if line.startswith("PYVERIFY_PYTHON3%d:" % minor):
+                    path = line.split("=", 1)[1].strip()
+                    return path if os.path.exists(path) else None
+    except OSError:
+        return None
+    return None
+
+
+@pytest.mark.parametrize("minor", [12, 13])
+def test_mode_frames_under_other_versions(minor):
+    """The stand-in and the hook under 3.12 / 3.13 (their build of the
+    module, <build>/python-3.x): entered twice is frame-contexts-mismatch,
+    the leak is refuted."""
+    build = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(pyverify.__file__))))
+    py = _interpreter(build, minor)
+    mod = os.path.join(build, "python-3.%d" % minor)
+    if py is None or not os.path.isdir(os.path.join(mod, "pyverify")):
+        pytest.skip("no 3.%d build of the module" % minor)
+    root = os.path.join(HERE, "..", "..", "..")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [mod, HERE, os.path.join(root, "python")]))
+    env.pop("PYVERIFY_DYNAMO", None)
+    p = subprocess.run([py, "-c", VERSION_PROBE], capture_output=True,
+                       text=True, env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == [
+        "correct generate ok",
+        "entered-twice generate frame-contexts-mismatch,prove:matches-eager",
+        "mode-leaked-on-exception generate prove:exactly-once"]
