@@ -12,7 +12,8 @@ CheckOptions::CheckOptions() : Enabled(allChecks().size()) {
     Enabled[unsigned(C.Id)] = C.EnabledByDefault;
 }
 
-llvm::Error CheckOptions::parseCheckSpec(llvm::StringRef Spec) {
+llvm::Error CheckOptions::parseCheckSpec(llvm::StringRef Spec,
+                                         const CheckSpecSource &From) {
   llvm::SmallVector<llvm::StringRef, 8> Parts;
   Spec.split(Parts, ',', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef Part : Parts) {
@@ -37,9 +38,9 @@ llvm::Error CheckOptions::parseCheckSpec(llvm::StringRef Spec) {
     }
     if (!Matched)
       return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "--checks: '%s' names no check (see 'pyverify check --list-checks')",
-          Part.str().c_str());
+          llvm::inconvertibleErrorCode(), "%s: '%s' names no check (see %s)",
+          From.Name.str().c_str(), Part.str().c_str(),
+          From.ListedBy.str().c_str());
   }
   return llvm::Error::success();
 }

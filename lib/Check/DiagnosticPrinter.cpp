@@ -105,13 +105,18 @@ llvm::json::Object pyverify::diagnosticToJSON(const Diagnostic &D) {
   for (const DiagnosticNote &N : D.Notes)
     Notes.push_back(llvm::json::Object{{"offset", N.Offset},
                                        {"line", optInt(N.Line)},
+                                       {"col", optInt(N.Col)},
                                        {"message", jsonSafe(N.Message)}});
   llvm::json::Object O{{"check", getCheckName(D.Check)},
                        {"severity", getSeverityName(D.Sev)},
                        {"file", jsonSafe(D.File)},
                        {"code", jsonSafe(D.QualName)},
+                       {"code_index", D.CodeIndex},
                        {"firstlineno", D.FirstLineNo},
                        {"offset", D.Offset},
+                       {"instruction", D.Instruction.empty()
+                                           ? llvm::json::Value(nullptr)
+                                           : llvm::json::Value(D.Instruction)},
                        {"line", optInt(D.Line)},
                        {"col", optInt(D.Col)},
                        {"message", jsonSafe(D.Message)},

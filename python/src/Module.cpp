@@ -128,8 +128,9 @@ std::shared_ptr<const CheckOptions> parseChecks(const py::handle &Checks) {
   if (Last.Opts && Last.Spec == Spec)
     return Last.Opts;
   auto O = std::make_shared<CheckOptions>();
-  if (llvm::Error E = O->parseCheckSpec(Spec))
-    throw py::value_error("checks: " + llvm::toString(std::move(E)));
+  if (llvm::Error E =
+          O->parseCheckSpec(Spec, {"checks", "pyverify.check_ids()"}))
+    throw py::value_error(llvm::toString(std::move(E)));
   Last.Spec = std::move(Spec);
   Last.Opts = std::move(O);
   return Last.Opts;
@@ -531,49 +532,113 @@ py::object compareWithMarshal(const py::object &Code,
   return py::str(Diff);
 }
 
-} // namespace
+/// A JSON value as the Python object json.loads makes of it.
+py::object toPython(const llvm::json::Value &V) {
+  switch (V.kind()) {
+  case llvm::json::Value::Null:
+    return py::none();
+  case llvm::json::Value::Boolean:
+    return py::bool_(*V.getAsBoolean());
+  case llvm::json::Value::Number:
+    if (llvm::Optional<int64_t> I = V.getAsInteger())
+      return py::int_(*I);
+    return py::float_(*V.getAsNumber());
+  case llvm::json::Value::String:
+    return py::str(V.getAsString()->str());
+  case llvm::json::Value::Array: {
+    py::list L;
+    for (const llvm::json::Value &E : *V.getAsArray())
+      L.append(toPython(E));
+    return std::move(L);
+  }
+  case llvm::json::Value::Object: {
+    py::dict D;
+    for (const auto &KV : *V.getAsObject())
+      D[py::str(KV.first.str())] = toPython(KV.second);
+    return std::move(D);
+  }
+  }
+  llvm_unreachable("unknown JSON kind");
+}
 
-PYBIND11_MODULE(_pyverify, M) {
-  M.doc() = "Static verification of CPython code objects (native part): "
-            "live code objects are read as the bytecode of the interpreter "
-            "the module is built for (bytecode_version).";
-  M.attr("bytecode_version") =
-      std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
+py::object noneIfEmpty(const std::string &S) {
+  return S.empty() ? py::object(py::none()) : py::object(py::str(S));
+}
 
+/// The Diagnostic and Note types. Their attributes are the keys of the
+/// `pyverify check --format=json` item (docs/json.md), under the same names
+/// and with the same values; a key the JSON leaves out is None here
+/// (not_run: an empty list). qualname and first_lineno are deprecated
+/// aliases of code and firstlineno.
+void bindDiagnostic(py::module_ &M) {
   py::class_<DiagnosticNote>(M, "Note",
                              "A note attached to a diagnostic (e.g. a step "
-                             "of a witness path).")
+                             "of a witness path); its attributes are the "
+                             "keys of a note in the JSON.")
       .def_readonly("offset", &DiagnosticNote::Offset)
       .def_property_readonly(
           "line", [](const DiagnosticNote &N) { return optionalInt(N.Line); })
       .def_property_readonly(
           "col", [](const DiagnosticNote &N) { return optionalInt(N.Col); })
       .def_readonly("message", &DiagnosticNote::Message)
+      .def("to_dict",
+           [](const DiagnosticNote &N) {
+             py::dict D;
+             D["offset"] = N.Offset;
+             D["line"] = optionalInt(N.Line);
+             D["col"] = optionalInt(N.Col);
+             D["message"] = N.Message;
+             return D;
+           })
       .def("__repr__", [](const DiagnosticNote &N) {
         return "<pyverify.Note at offset " + std::to_string(N.Offset) + ": " +
                N.Message + ">";
       });
 
+  auto Deprecated = [](const char *Old, const char *New) {
+    std::string Msg = std::string("pyverify.Diagnostic.") + Old +
+                      " is deprecated: use ." + New +
+                      " (the JSON's name, docs/json.md)";
+    if (PyErr_WarnEx(PyExc_DeprecationWarning, Msg.c_str(), 1) < 0)
+      throw py::error_already_set();
+  };
   py::class_<Diagnostic>(M, "Diagnostic",
-                         "One finding, placed in its code object.")
+                         "One finding, placed in its code object. Its "
+                         "attributes are the keys of its `pyverify check "
+                         "--format=json` item (to_dict()).")
       .def_property_readonly(
           "check",
           [](const Diagnostic &D) { return getCheckName(D.Check).str(); })
       .def_property_readonly(
           "severity",
           [](const Diagnostic &D) { return getSeverityName(D.Sev).str(); })
-      .def_readonly("message", &Diagnostic::Message)
+      .def_property_readonly(
+          "certainty",
+          [](const Diagnostic &D) { return getCertaintyName(D.Cert).str(); },
+          "'definite', or 'possible' when the finding rests on a merged "
+          "fact (docs/json.md).")
+      .def_readonly("file", &Diagnostic::File)
+      .def_property_readonly(
+          "source",
+          [](const Diagnostic &D) { return noneIfEmpty(D.SourceFile); },
+          "co_filename when it is an existing file other than file, else "
+          "None.")
+      .def_property_readonly(
+          "target", [](const Diagnostic &D) { return noneIfEmpty(D.Target); },
+          "Bundles: 'original', 'frame', 'resume:<i>'; else None.")
+      .def_readonly("code", &Diagnostic::QualName,
+                    "The code object's co_qualname.")
+      .def_readonly("code_index", &Diagnostic::CodeIndex)
+      .def_readonly("firstlineno", &Diagnostic::FirstLineNo)
       .def_readonly("offset", &Diagnostic::Offset)
+      .def_property_readonly(
+          "instruction",
+          [](const Diagnostic &D) { return noneIfEmpty(D.Instruction); })
       .def_property_readonly(
           "line", [](const Diagnostic &D) { return optionalInt(D.Line); })
       .def_property_readonly(
           "col", [](const Diagnostic &D) { return optionalInt(D.Col); })
-      .def_readonly("qualname", &Diagnostic::QualName)
-      .def_readonly("first_lineno", &Diagnostic::FirstLineNo)
-      .def_readonly("file", &Diagnostic::File)
-      .def_readonly("target", &Diagnostic::Target)
-      .def_readonly("code_index", &Diagnostic::CodeIndex)
-      .def_readonly("instruction", &Diagnostic::Instruction)
+      .def_readonly("message", &Diagnostic::Message)
       .def_readonly("notes", &Diagnostic::Notes)
       .def_property_readonly(
           "not_run",
@@ -585,6 +650,20 @@ PYBIND11_MODULE(_pyverify, M) {
           },
           "checks-not-run / analysis-limit: the ids of the enabled checks "
           "that did not run on this code object (else empty).")
+      .def_property_readonly("qualname",
+                             [Deprecated](const Diagnostic &D) {
+                               Deprecated("qualname", "code");
+                               return D.QualName;
+                             })
+      .def_property_readonly("first_lineno",
+                             [Deprecated](const Diagnostic &D) {
+                               Deprecated("first_lineno", "firstlineno");
+                               return D.FirstLineNo;
+                             })
+      .def("to_dict",
+           [](const Diagnostic &D) {
+             return toPython(llvm::json::Value(diagnosticToJSON(D)));
+           })
       .def("to_json",
            [](const Diagnostic &D) {
              return std::string(
@@ -596,6 +675,18 @@ PYBIND11_MODULE(_pyverify, M) {
                getCheckName(D.Check).str() + "] in " + D.QualName +
                " at offset " + std::to_string(D.Offset) + ">";
       });
+}
+
+} // namespace
+
+PYBIND11_MODULE(_pyverify, M) {
+  M.doc() = "Static verification of CPython code objects (native part): "
+            "live code objects are read as the bytecode of the interpreter "
+            "the module is built for (bytecode_version).";
+  M.attr("bytecode_version") =
+      std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
+
+  bindDiagnostic(M);
 
   py::class_<Report>(M, "Report",
                      "The diagnostics of one verify() call, sorted by code "

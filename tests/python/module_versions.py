@@ -68,7 +68,7 @@ def main():
             failures.append("%s: live reader differs: %s" % (path, diff))
         report = pyverify.verify(root)
         n_codes += report.code_objects
-        got = sorted((d.qualname, d.first_lineno, d.check, d.offset, d.message)
+        got = sorted((d.code, d.firstlineno, d.check, d.offset, d.message)
                      for d in report)
         n_findings += len(got)
         want = sorted(expected.get(path, []))

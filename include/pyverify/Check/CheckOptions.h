@@ -8,7 +8,9 @@
 //   "*" / "all"      enable all    "-*"    disable all
 //   "prefix-*"       every id starting with "prefix-" (also with '-')
 //
-// An entry that names no check is an llvm::Error listing the bad entry.
+// An entry that names no check is an llvm::Error listing the bad entry, in
+// the words of where the spec came from (CheckSpecSource: the CLI's
+// --checks by default; the Python API's checks= argument).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,12 +25,20 @@
 
 namespace pyverify {
 
+/// Where a check spec came from, as its errors name it: "NAME: 'x' names
+/// no check (see LISTEDBY)".
+struct CheckSpecSource {
+  llvm::StringRef Name = "--checks";
+  llvm::StringRef ListedBy = "'pyverify check --list-checks'";
+};
+
 class CheckOptions {
 public:
   CheckOptions();
   bool isEnabled(CheckId Id) const { return Enabled.test(unsigned(Id)); }
   void set(CheckId Id, bool On) { Enabled[unsigned(Id)] = On; }
-  llvm::Error parseCheckSpec(llvm::StringRef Spec);
+  llvm::Error parseCheckSpec(llvm::StringRef Spec,
+                             const CheckSpecSource &From = {});
 
   /// How the context-balance pass runs (its fast path can be turned off to
   /// test that it changes nothing).

@@ -20,6 +20,8 @@ if __name__ == "mkcode":
     # RUN: %python -m json.tool --sort-keys %t.json | FileCheck %s
     CODE = bc.patch(pick.__code__, 8, "NOP", 0)
 
+# "code_index", "instruction" and a note's "col" (the Python Diagnostic's
+# attributes, issue 27) were missing before.
 # CHECK:      {
 # CHECK-NEXT:     "diagnostics": [
 # The conflict leaves the stack slots untyped: the value checks did not run,
@@ -28,9 +30,11 @@ if __name__ == "mkcode":
 # CHECK-NEXT:             "certainty": "definite",
 # CHECK-NEXT:             "check": "checks-not-run",
 # CHECK-NEXT:             "code": "pick",
+# CHECK-NEXT:             "code_index": 0,
 # CHECK-NEXT:             "col": 0,
 # CHECK-NEXT:             "file": "{{.*}}format-json.py.tmp.bin",
 # CHECK-NEXT:             "firstlineno": 7,
+# CHECK-NEXT:             "instruction": "RESUME 0",
 # CHECK-NEXT:             "line": 7,
 # CHECK-NEXT:             "message": "{{[0-9]+}} enabled checks did not run on this code object: the stack depths are inconsistent (stack-underflow or stack-depth-conflict), so stack slots cannot be typed; not run: null-stack-value, local-unbound{{.*}}",
 # CHECK-NEXT:             "not_run": [
@@ -46,18 +50,22 @@ if __name__ == "mkcode":
 # CHECK-NEXT:             "certainty": "definite",
 # CHECK-NEXT:             "check": "stack-depth-conflict",
 # CHECK-NEXT:             "code": "pick",
+# CHECK-NEXT:             "code_index": 0,
 # CHECK-NEXT:             "col": 11,
 # CHECK-NEXT:             "file": "{{.*}}format-json.py.tmp.bin",
 # CHECK-NEXT:             "firstlineno": 7,
+# CHECK-NEXT:             "instruction": "LOAD_FAST 1",
 # CHECK-NEXT:             "line": 12,
 # CHECK-NEXT:             "message": "LOAD_FAST 1 is reached at stack depth 1 and at depth 0; CPython requires one depth per instruction",
 # CHECK-NEXT:             "notes": [
 # CHECK-NEXT:                 {
+# CHECK-NEXT:                     "col": 8,
 # CHECK-NEXT:                     "line": 9,
 # CHECK-NEXT:                     "message": "depth 1 by the jump at 10 JUMP_FORWARD 2",
 # CHECK-NEXT:                     "offset": 10
 # CHECK-NEXT:                 },
 # CHECK-NEXT:                 {
+# CHECK-NEXT:                     "col": 8,
 # CHECK-NEXT:                     "line": 11,
 # CHECK-NEXT:                     "message": "depth 0 by falling through from 14 STORE_FAST 1",
 # CHECK-NEXT:                     "offset": 14

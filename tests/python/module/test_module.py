@@ -112,9 +112,9 @@ def test_diagnostic_fields():
     assert d.check == "context-not-exited"
     assert d.severity == "error"
     assert d.offset == exit_call - 10
-    assert d.qualname == "with_body"
+    assert d.code == "with_body"
     assert d.file == wb.co_filename
-    assert d.first_lineno == wb.co_firstlineno
+    assert d.firstlineno == wb.co_firstlineno
     # line/col from co_positions(), 0-based column as CPython reports it
     pos = {i.offset: i.positions for i in __import__("dis").get_instructions(code)}
     assert (d.line, d.col) == (pos[d.offset].lineno, pos[d.offset].col_offset)
@@ -145,7 +145,7 @@ def test_recursive_flag():
     bad_outer = outer.replace(co_consts=consts)
     deep = pyverify.verify(bad_outer)
     assert deep.code_objects == 2 and not deep.ok
-    assert {d.qualname for d in deep.errors} == {"outer.<locals>.inner"}
+    assert {d.code for d in deep.errors} == {"outer.<locals>.inner"}
     assert {d.code_index for d in deep.errors} == {1}
     shallow = pyverify.verify(bad_outer, recursive=False)
     assert shallow.code_objects == 1 and shallow.ok
