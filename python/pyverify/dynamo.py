@@ -140,7 +140,8 @@ class HookEvent:
     def summary(self):
         """One line: pyverify, the check ids, the function, where."""
         c = self.code
-        what = "its resume function" if self.source == "generate" else \
+        what = "the resume function TorchDynamo generated" \
+            if self.source == "generate" else \
             "the code TorchDynamo emitted"
         line = "pyverify: %s in %s for %s (%s:%d)" % (
             ", ".join(self.check_ids) or "errors", what, _qualname(c),

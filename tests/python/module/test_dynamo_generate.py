@@ -238,6 +238,10 @@ def test_untraced_resume_function_is_verified(torch_stand_in, cli,
     assert gen.dumped == str(tmp_path / ("%s-%d-resume.pvb" % (
         fn.__qualname__, r.break_offset)))
     assert "with-handler-mismatch" in cli_errors(cli, gen.dumped)
+    assert gen.summary().startswith(
+        "pyverify: context-not-exited, local-unbound, with-handler-mismatch "
+        "in the resume function TorchDynamo generated for " +
+        fn.__qualname__)
     assert frame_ev.dumped is None  # not paired: nothing written
 
 
