@@ -466,3 +466,18 @@ def test_mode_frames_under_other_versions(minor):
         "correct generate ok",
         "entered-twice generate frame-contexts-mismatch,prove:matches-eager",
         "mode-leaked-on-exception generate prove:exactly-once"]
+
+
+def test_raise_at_generate_stops_the_compile(torch_stand_in):
+    """mode="raise": a resume function failing at generate stops Dynamo's
+    compile there (before the frame's hook call), through _compile's
+    re-raise."""
+    hook = pd.install(mode="raise")
+    name, fn, bp = MODE_FIXTURES[0]
+    with pytest.raises(dc.InternalTorchDynamoError) as e:
+        compile_variant(fn, bp, "handler-reads-first-frame-local")
+    assert "with-handler-mismatch in the resume function TorchDynamo " \
+        "generated for " + fn.__qualname__ in str(e.value)
+    assert e.value.__context__.event.source == "generate"
+    assert [ev.source for ev in hook.events] == ["generate"]
+    assert not dc.ContinueExecutionCache.cache[fn.__code__]  # not cached
