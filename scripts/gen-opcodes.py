@@ -13,8 +13,8 @@ Numbers, names, argument flags, inline cache counts and relative-jump membership
 the interpreter's `opcode` module. The net stack effect on both edges is fitted to
 `dis.stack_effect` (the compiler's own) with one formula per opcode (effect_formulas.py),
 verified over a sweep of arguments (arguments `dis.stack_effect` rejects, such as 2**31 - 1
-for 3.12's CALL, are skipped). What an argument indexes is measured: the generator compiles
-a sample of each and compares the argument with what `dis` shows. Facts `dis` lacks
+for 3.12's CALL, are skipped). How `dis` shows an argument (its argrepr: the operand kind, and the texts of
+enumerated arguments) is measured by probing that `dis` with one instruction at a time. Facts `dis` lacks
 (terminators, which instructions can raise, the real stack, what a jump skips) are written
 once in scripts/stack_io.py and checked here against the interpreter (its
 pycore_opcode_metadata.h too where it is installed). Only base opcodes that can appear in
@@ -26,6 +26,7 @@ tests/versions/check_version_opcodes.py (every version) and OpcodeTableTest re-c
 committed table against its interpreter at test time.
 """
 import dis
+import json
 import opcode
 import re
 import sys
@@ -95,55 +96,101 @@ def jump_kind(name, op):
     return ("Backward" if backward else "Forward") + ("Cond" if cond else "")
 
 
-# Samples whose instructions show, in `dis`, whether the argument is the plain index the
-# operand kind names or packs more (3.12's LOAD_ATTR: name << 1 | method; COMPARE_OP's
-# comparison << 4 or << 5).
-SAMPLES = ["def f(x, y):\n    return x.a < y.b.c(y)\n",
-           "def f(x):\n    return f'{x!r:>3}', lambda a=1: a\n",
-           "def f(x):\n    global g\n    g = x.a\n    return g\n"]
+# Probes: one instruction NAME ARG in a code object with these tables, shown by the
+# interpreter's own dis. What dis prints for an argument (its argrepr) is measured this
+# way, so each version's table says how that version's dis shows each opcode's argument.
+PROBE_NAMES = ("n0", "n1", "n2", "n3", "n4")
+PROBE_CODE = compile("def f(l0, l1, l2, l3, l4):\n    return l0\n", "<probe>",
+                     "exec").co_consts[0]
 
 
-def measured_packing():
-    """{opname: True} where an instruction's argument is not what `dis` shows as the
-    index of its operand kind, measured on SAMPLES."""
-    packed = {}
-
-    def walk(co):
-        yield co
-        for c in co.co_consts:
-            if hasattr(c, "co_code"):
-                yield from walk(c)
-    for src in SAMPLES:
-        for co in walk(compile(src, "<sample>", "exec")):
-            for ins in dis.get_instructions(co):
-                if ins.opcode in opcode.hasname and ins.opname != "LOAD_GLOBAL":
-                    plain = ins.arg < len(co.co_names) and co.co_names[ins.arg] == ins.argval
-                    packed[ins.opname] = packed.get(ins.opname, False) or not plain
-                elif ins.opcode in opcode.hascompare:
-                    plain = ins.arg < len(dis.cmp_op) and dis.cmp_op[ins.arg] == ins.argval
-                    packed[ins.opname] = packed.get(ins.opname, False) or not plain
-    return packed
+def probe(name, arg):
+    """dis's argrepr of NAME ARG, or None where dis raises (an argument it cannot
+    show)."""
+    op = opcode.opmap[name]
+    code = bytes([op, arg]) + bytes(2 * caches_of(name, op))
+    co = PROBE_CODE.replace(co_code=code, co_names=PROBE_NAMES, co_consts=(None,),
+                            co_linetable=b"", co_exceptiontable=b"")
+    try:
+        return next(dis.get_instructions(co)).argrepr
+    except (IndexError, KeyError, ValueError, AssertionError):
+        return None
 
 
-PACKED = measured_packing()
+JUMP_LISTS = ("hasjrel", "hasjabs", "hasjump")
+# Opcodes dis shows through a table of its own, selected by name in dis itself.
+BY_NAME = {"FORMAT_VALUE": "FormatValue", "CONVERT_VALUE": "Conversion",
+           "MAKE_FUNCTION": "MakeFunction", "SET_FUNCTION_ATTRIBUTE": "MakeFunction",
+           "BINARY_OP": "BinaryOp", "CALL_INTRINSIC_1": "Intrinsic1",
+           "CALL_INTRINSIC_2": "Intrinsic2"}
 
 
 def operand_kind(name, op):
-    """What the argument indexes or encodes (dis's has* lists); Raw where the version packs
-    more into it (measured) or packs two operands (LOAD_FAST_LOAD_FAST & co.)."""
+    """How dis shows the argument (Opcode.h, OperandKind), in dis's own order of
+    tests: its has* lists, then the opcodes it names, each packing measured by a
+    probe. An argument dis shows that no kind models stops the generator."""
     if not has_arg(op):
         return "None"
-    if PACKED.get(name) or "FAST_" in name[5:] or name == "LOAD_SUPER_ATTR":
-        return "Raw"
-    if name == "LOAD_GLOBAL":
-        return "GlobalName"
-    for lst, kind in ((opcode.hasconst, "Const"), (opcode.hasname, "Name"),
-                      (opcode.haslocal, "Local"), (opcode.hasfree, "Free"),
-                      (opcode.hasjrel, "Jump"), (opcode.hascompare, "Compare")):
-        if op in lst:
-            return kind
-    return {"FORMAT_VALUE": "FormatValue", "MAKE_FUNCTION": "MakeFunction",
-            "BINARY_OP": "BinaryOp"}.get(name, "Raw")
+    if op in opcode.hasconst:
+        # 3.11's dis shows LOAD_CONST's constant only, not KW_NAMES's.
+        return "Const" if probe(name, 0) == "None" else "Raw"
+    if op in opcode.hasname:
+        with_bit0 = probe(name, 1)
+        if with_bit0 == PROBE_NAMES[1]:
+            return "Name"
+        # The name is in the higher bits (OperandRules.def says which); bit 0
+        # adds the NULL (LOAD_GLOBAL) or NULL|self (LOAD_ATTR, LOAD_SUPER_ATTR).
+        return "AttrName" if "NULL|self" in with_bit0 else "GlobalName"
+    if any(op in getattr(opcode, lst, ()) for lst in JUMP_LISTS):
+        return "Jump"
+    if op in opcode.haslocal or op in opcode.hasfree:
+        pair = probe(name, 0x01)
+        if pair == "l0, l1":
+            return "LocalPair"
+        return "Local" if op in opcode.haslocal else "Free"
+    if op in opcode.hascompare:
+        return "CompareBool" if (probe(name, (2 << 5) | 16) or "").startswith("bool(") \
+            else "Compare"
+    if name in BY_NAME:
+        return BY_NAME[name]
+    if probe(name, 1):
+        raise SystemExit(f"dis shows {name}'s argument as {probe(name, 1)!r}: no operand "
+                         "kind models it (Opcode.h, OperandKind)")
+    return "Raw"
+
+
+def format_of(name, arg, value):
+    """dis's text for NAME ARG with the operand VALUE replaced by {0}."""
+    text = probe(name, arg)
+    assert text and text.count(value) == 1, (name, arg, text)
+    return text.replace(value, "{0}")
+
+
+def arg_texts():
+    """[(table, index, text)]: the texts this version's dis shows for enumerated
+    arguments (ArgTextTable, VersionOpcodes.h)."""
+    rows = [("CompareOp", i, t) for i, t in enumerate(dis.cmp_op)]
+    rows += [("BinaryOp", i, t) for i, (_, t) in enumerate(dis._nb_ops)]
+    for table, attr in (("Intrinsic1", "_intrinsic_1_descs"),
+                        ("Intrinsic2", "_intrinsic_2_descs")):
+        rows += [(table, i, t) for i, t in enumerate(getattr(opcode, attr, ()))]
+    flags = getattr(dis, "FUNCTION_ATTR_FLAGS", None) or dis.MAKE_FUNCTION_FLAGS
+    rows += [("FunctionFlag", i, t) for i, t in enumerate(flags)]
+    if hasattr(dis, "FORMAT_VALUE_CONVERTERS"):
+        rows += [("Conversion", i, t) for i, (_, t) in
+                 enumerate(dis.FORMAT_VALUE_CONVERTERS)]
+    else:
+        rows += [("Conversion", i, probe("CONVERT_VALUE", i)) for i in range(4)]
+    kinds = {name: operand_kind(name, op) for name, op in base_opcodes()}
+    rows.append(("NullFormat", 0, format_of("LOAD_GLOBAL", 1, PROBE_NAMES[0])))
+    attr = [n for n, k in kinds.items() if k == "AttrName"]
+    if attr:
+        rows.append(("NullSelfFormat", 0, format_of(attr[0], 1, PROBE_NAMES[0])))
+    cmp_bool = [n for n, k in kinds.items() if k == "CompareBool"]
+    if cmp_bool:
+        rows.append(("CompareBoolFormat", 0,
+                     format_of(cmp_bool[0], (2 << 5) | 16, dis.cmp_op[2])))
+    return rows
 
 
 def metadata_flags():
@@ -208,9 +255,11 @@ def main():
     w("//   Raises: Never | Always | ArgDependent (RESUME: VersionTraits.def)\n")
     w("//   Effect: Const (FT on fall-through, JT on the jump edge) or a formula of\n")
     w("//           the argument shared by both edges (EffectKind, Opcode.h).\n")
-    w("//   Operand: what the argument indexes or encodes (dis's has* lists; Raw\n")
-    w("//           where it packs more): None | Const | Name | GlobalName | Local |\n")
-    w("//           Free | Jump | Compare | FormatValue | MakeFunction | BinaryOp | Raw\n")
+    w("//   Operand: how dis shows the argument (OperandKind, Opcode.h; measured\n")
+    w("//           by probing this version's dis): None | Const | Name |\n")
+    w("//           GlobalName | AttrName | Local | Free | LocalPair | Jump |\n")
+    w("//           Compare | CompareBool | FormatValue | Conversion |\n")
+    w("//           MakeFunction | BinaryOp | Intrinsic1 | Intrinsic2 | Raw\n")
     w("//   JumpSkip: code units the interpreter skips after the jump target (an\n")
     w("//           exhausted FOR_ITER steps over END_FOR, and in 3.13 its POP_TOP).\n")
     w("//   Pops .. NullOut: the real stack (scripts/stack_io.py), each a count\n")
@@ -222,10 +271,15 @@ def main():
     w("//\n")
     w("// PYV_SPECIALIZED(Name, Number, Base): specialised opcodes that live only in\n")
     w("// _co_code_adaptive, never valid in co_code (named for messages).\n")
+    w("//\n")
+    w("// PYV_ARG_TEXT(Table, Index, Text): what this version's dis shows for an\n")
+    w("// enumerated argument (ArgTextTable, VersionOpcodes.h); the *Format rows are\n")
+    w("// patterns with {0} for the operand.\n")
     w("//===----------------------------------------------------------------------===//\n\n")
     w("#ifndef PYV_VERSION_OPCODE\n#error \"define PYV_VERSION_OPCODE before including "
       f"Opcodes{major}{minor}.def\"\n#endif\n")
-    w("#ifndef PYV_SPECIALIZED\n#define PYV_SPECIALIZED(Name, Number, Base)\n#endif\n\n")
+    w("#ifndef PYV_SPECIALIZED\n#define PYV_SPECIALIZED(Name, Number, Base)\n#endif\n")
+    w("#ifndef PYV_ARG_TEXT\n#define PYV_ARG_TEXT(Table, Index, Text)\n#endif\n\n")
     flags = metadata_flags()
     for name, op in base_opcodes():
         kind, ft, jt = fit(name, op)
@@ -247,7 +301,10 @@ def main():
         w("\n")
     for name, op, base in rows:
         w(f"PYV_SPECIALIZED({name}, {op}, {base})\n")
-    w("\n#undef PYV_VERSION_OPCODE\n#undef PYV_SPECIALIZED\n")
+    w("\n")
+    for table, i, text in arg_texts():
+        w(f"PYV_ARG_TEXT({table}, {i}, {json.dumps(text)})\n")
+    w("\n#undef PYV_VERSION_OPCODE\n#undef PYV_SPECIALIZED\n#undef PYV_ARG_TEXT\n")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 #include "pyverify/Bytecode/Listing.h"
 #include "pyverify/Bytecode/ExceptionTableText.h"
+#include "pyverify/Bytecode/OperandRules.h"
+#include "pyverify/Bytecode/VersionOpcodes.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -11,37 +13,63 @@
 
 using namespace pyverify;
 
-namespace {
-
-const char *const CompareOps[] = {"<", "<=", "==", "!=", ">", ">="};
-const char *const BinaryOps[] = {
-    "+",  "&",  "//", "<<",  "@",   "*",  "%",   "|",   "**",
-    ">>", "-",  "/",  "^",   "+=",  "&=", "//=", "<<=", "@=",
-    "*=", "%=", "|=", "**=", ">>=", "-=", "/=",  "^="};
-const char *const MakeFunctionFlags[] = {"defaults", "kwdefaults",
-                                         "annotations", "closure"};
-const char *const Conversions[] = {"", "str", "repr", "ascii"};
-
-} // namespace
-
 std::string pyverify::jsonSafe(llvm::StringRef S) {
   if (llvm::json::isUTF8(S))
     return S.str();
   return llvm::json::fixUTF8(S);
 }
 
+namespace {
+
+/// \p V's text \p Index of \p T, or "<bad WHAT>" (dis itself raises there).
+std::string argText(PythonVersion V, ArgTextTable T, uint32_t Index,
+                    llvm::StringRef What) {
+  if (const char *S = getArgText(V, T, Index))
+    return S;
+  return ("<bad " + What + ">").str();
+}
+
+/// \p V's pattern \p T with \p Operand in it.
+std::string withFormat(PythonVersion V, ArgTextTable T,
+                       llvm::StringRef Operand) {
+  const char *F = getArgText(V, T, 0);
+  return F ? llvm::formatv(F, Operand).str() : Operand.str();
+}
+
+/// The operand of \p I that its \p N-th rule of bound \p B takes from the
+/// argument (OperandRules.def), else the whole argument.
+uint32_t ruleOperand(const Instruction &I, unsigned N = 0) {
+  llvm::ArrayRef<OperandRule> Rules = getOperandRules(I.Ver, I.op());
+  return N < Rules.size() ? Rules[N].value(I.Arg) : I.Arg;
+}
+
+/// The names of the set bits of \p A in \p V's table \p T, ", "-separated.
+std::string flagNames(PythonVersion V, ArgTextTable T, uint32_t A) {
+  std::string S;
+  for (unsigned B = 0; B < MaxArgTexts && (A >> B); ++B)
+    if (A & (1u << B))
+      S += (S.empty() ? "" : ", ") + argText(V, T, B, "flag");
+  return S;
+}
+
+} // namespace
+
 std::string pyverify::describeArgument(const CodeObject &C,
                                        const Instruction &I) {
-  // The version's operand kind says what the argument indexes; Raw (an
-  // argument that packs more, e.g. a name and a method bit) shows nothing.
+  // The version's operand kind says how its dis shows the argument; the
+  // texts are the version's (ArgTextTable).
   if (!I.Valid)
     return "";
-  const OpcodeInfo &Info = I.info();
+  PythonVersion V = I.Ver;
   uint32_t A = I.Arg;
   auto Name = [&](uint64_t Idx) -> std::string {
     return Idx < C.Names.size() ? C.Names[Idx] : "<bad name index>";
   };
-  switch (Info.Operand) {
+  auto Local = [&](uint64_t Idx) -> std::string {
+    return Idx < C.LocalsPlusNames.size() ? C.LocalsPlusNames[Idx]
+                                          : "<bad local index>";
+  };
+  switch (I.info().Operand) {
   case OperandKind::None:
   case OperandKind::Raw:
     return "";
@@ -50,26 +78,42 @@ std::string pyverify::describeArgument(const CodeObject &C,
   case OperandKind::Name:
     return Name(A);
   case OperandKind::GlobalName:
-    return (A & 1 ? "NULL + " : "") + Name(A >> 1);
+  case OperandKind::AttrName: {
+    std::string N = Name(ruleOperand(I));
+    if (!(A & 1))
+      return N;
+    return withFormat(V,
+                      I.info().Operand == OperandKind::GlobalName
+                          ? ArgTextTable::NullFormat
+                          : ArgTextTable::NullSelfFormat,
+                      N);
+  }
   case OperandKind::Local:
   case OperandKind::Free:
-    return A < C.LocalsPlusNames.size() ? C.LocalsPlusNames[A]
-                                        : "<bad local index>";
+    return Local(A);
+  case OperandKind::LocalPair:
+    return Local(ruleOperand(I, 0)) + ", " + Local(ruleOperand(I, 1));
   case OperandKind::Jump:
     return "to " + std::to_string(I.Target);
   case OperandKind::Compare:
-    return A < std::size(CompareOps) ? CompareOps[A] : "<bad compare op>";
-  case OperandKind::BinaryOp:
-    return A < std::size(BinaryOps) ? BinaryOps[A] : "<bad binary op>";
-  case OperandKind::MakeFunction: {
-    std::string S;
-    for (unsigned B = 0; B < 4; ++B)
-      if (A & (1u << B))
-        S += (S.empty() ? "" : ", ") + std::string(MakeFunctionFlags[B]);
-    return S;
+    return argText(V, ArgTextTable::CompareOp, ruleOperand(I), "compare op");
+  case OperandKind::CompareBool: {
+    std::string Op =
+        argText(V, ArgTextTable::CompareOp, ruleOperand(I), "compare op");
+    return A & 16 ? withFormat(V, ArgTextTable::CompareBoolFormat, Op) : Op;
   }
+  case OperandKind::BinaryOp:
+    return argText(V, ArgTextTable::BinaryOp, A, "binary op");
+  case OperandKind::Intrinsic1:
+    return argText(V, ArgTextTable::Intrinsic1, A, "intrinsic");
+  case OperandKind::Intrinsic2:
+    return argText(V, ArgTextTable::Intrinsic2, A, "intrinsic");
+  case OperandKind::Conversion:
+    return argText(V, ArgTextTable::Conversion, A, "conversion");
+  case OperandKind::MakeFunction:
+    return flagNames(V, ArgTextTable::FunctionFlag, A);
   case OperandKind::FormatValue: {
-    std::string S = Conversions[A & 3];
+    std::string S = argText(V, ArgTextTable::Conversion, A & 3, "conversion");
     if (A & 4)
       S += (S.empty() ? "" : ", ") + std::string("with format");
     return S;
@@ -169,6 +213,7 @@ llvm::json::Object pyverify::listingToJSON(const DecodedCode &D,
         O["opname"] = "EXTENDED_ARG";
         O["opcode"] = unsigned(extendedArgByte(I.Ver));
         O["arg"] = int64_t(I.prefixRowArg(P));
+        O["argrepr"] = "";
         O["target"] = nullptr;
       } else {
         O["opname"] = I.name();
@@ -177,6 +222,7 @@ llvm::json::Object pyverify::listingToJSON(const DecodedCode &D,
           O["arg"] = int64_t(I.Arg);
         else
           O["arg"] = nullptr;
+        O["argrepr"] = jsonSafe(I.hasArg() ? describeArgument(C, I) : "");
         if (I.Target >= 0)
           O["target"] = I.Target;
         else

@@ -27,16 +27,24 @@ constexpr void addSpecialized(VersionTable &T, uint8_t Num, const char *Name,
   T.Deopt[Num] = T.ByteOf[unsigned(Base)];
 }
 
-// Each table #undefs both macros at its end. Specialised rows follow the
+constexpr void addArgText(VersionTable &T, ArgTextTable Table, unsigned Index,
+                          const char *Text) {
+  T.ArgTexts[unsigned(Table)].at(Index) = Text;
+}
+
+// Each table #undefs its macros at its end. Specialised rows follow the
 // base rows, so their base's byte is known.
 #define PYV_TABLE_OPCODE(...) add(T, PYV_OPCODE_INFO(__VA_ARGS__));
 #define PYV_TABLE_SPECIALIZED(Name, Num, Base)                                 \
   addSpecialized(T, Num, #Name, Opcode::Base);
+#define PYV_TABLE_ARG_TEXT(Table, Index, Text)                                 \
+  addArgText(T, ArgTextTable::Table, Index, Text);
 
 constexpr VersionTable makeTable311() {
   VersionTable T{};
 #define PYV_VERSION_OPCODE PYV_TABLE_OPCODE
 #define PYV_SPECIALIZED PYV_TABLE_SPECIALIZED
+#define PYV_ARG_TEXT PYV_TABLE_ARG_TEXT
 #include "pyverify/Bytecode/Opcodes311.def"
   return T;
 }
@@ -45,6 +53,7 @@ constexpr VersionTable makeTable312() {
   VersionTable T{};
 #define PYV_VERSION_OPCODE PYV_TABLE_OPCODE
 #define PYV_SPECIALIZED PYV_TABLE_SPECIALIZED
+#define PYV_ARG_TEXT PYV_TABLE_ARG_TEXT
 #include "pyverify/Bytecode/Opcodes312.def"
   return T;
 }
@@ -53,6 +62,7 @@ constexpr VersionTable makeTable313() {
   VersionTable T{};
 #define PYV_VERSION_OPCODE PYV_TABLE_OPCODE
 #define PYV_SPECIALIZED PYV_TABLE_SPECIALIZED
+#define PYV_ARG_TEXT PYV_TABLE_ARG_TEXT
 #include "pyverify/Bytecode/Opcodes313.def"
   return T;
 }

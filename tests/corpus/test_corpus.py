@@ -6,6 +6,9 @@ checks, for every code object (recursively, co_consts order):
   * fields     == marshal.loads (all 16 stored fields, consts canonically);
   * instructions == dis.get_instructions (offset, opname, opcode, arg, jump
     target, and positions == co_positions() of the opcode unit);
+  * argrepr == dis's argrepr (what `python -m dis` prints in parentheses),
+    but for a code object constant's address and, where dis shows a jump's
+    target as a label (3.13's "to L1"), its offset;
   * exception table == dis._parse_exception_table, and pyverify's re-encoding
     of it == co_exceptiontable byte for byte;
   * no finding (CPython's own output is well-formed).
@@ -16,6 +19,7 @@ import dis
 import json
 import marshal
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -64,12 +68,33 @@ def hx(s):
     return s.encode("utf-8", "surrogatepass").hex()
 
 
+def ref_argrepr(r):
+    """dis's argrepr of instruction R, a code object's address and a jump label
+    (3.13) replaced as pyverify shows them."""
+    text = re.sub(r"^(<code object \S+) at 0x[0-9a-f]+,", r"\1,", r.argrepr)
+    if re.fullmatch(r"to L\d+", text):
+        text = f"to {r.argval}"
+    return text
+
+
+# An escape repr writes for a non-ASCII character (\x80-\xff, \uXXXX, \UXXXXXXXX).
+NON_ASCII_ESCAPE = re.compile(r"\\x[89a-f][0-9a-f]|\\u[0-9a-f]{4}|\\U[0-9a-f]{8}")
+
+
+def set_items(text):
+    """A frozenset's repr as the sorted pieces between its commas."""
+    m = re.fullmatch(r"frozenset\(\{(.*)\}\)", text or "")
+    return sorted(m.group(1).split(", ")) if m else text
+
+
 class Checker:
     def __init__(self):
         self.code_objects = 0
-        self.ok = {"fields": 0, "instructions": 0, "exception_table": 0,
+        self.ok = {"fields": 0, "instructions": 0, "argrepr": 0,
+                   "exception_table": 0,
                    "reencode": 0, "positions": 0, "no_findings": 0}
         self.failures = []
+        self.argrepr_unicode = 0
 
     def fail(self, where, what):
         if len(self.failures) < 50:
@@ -119,7 +144,20 @@ class Checker:
         if not ins_ok:
             self.fail(where, f"{len(got)} instructions, dis has {len(ref)}")
         positions = list(co.co_positions())
+        text_ok = len(ref) == len(got)
         for r, g in zip(ref, got):
+            want_text, have_text = ref_argrepr(r), g.get("argrepr")
+            if isinstance(r.argval, frozenset):  # hash order vs stream order
+                want_text, have_text = set_items(want_text), set_items(have_text)
+            if have_text != want_text and NON_ASCII_ESCAPE.search(r.argrepr):
+                # Known gap: Value::repr escapes only the ASCII controls;
+                # which non-ASCII characters repr escapes is the Unicode
+                # database's (str.isprintable), which pyverify does not have.
+                self.argrepr_unicode += 1
+                continue
+            if have_text != want_text and text_ok:
+                text_ok = self.fail(where, f"offset {r.offset} {r.opname}: argrepr "
+                                           f"{have_text!r} != dis {want_text!r}")
             target = r.argval if r.opcode in dis.hasjrel else None
             want = (r.offset, r.opname, r.opcode, r.arg, target)
             have = (g["offset"], g["opname"], g["opcode"], g["arg"], g["target"])
@@ -132,6 +170,7 @@ class Checker:
                     pos_ok = self.fail(where, f"offset {r.offset}: positions "
                                               f"{gp} != co_positions {tuple(p)}")
         self.ok["instructions"] += ins_ok
+        self.ok["argrepr"] += text_ok
         self.ok["positions"] += pos_ok
 
         # -- exception table
@@ -190,7 +229,9 @@ def main():
             print(out.stderr)
             print(f"{a.name}: pyverify dis failed with exit {out.returncode}")
             return 1
-        lines = out.stdout.splitlines()
+        # One JSON line per file; "\n" only (a constant's text may hold
+        # U+2028 or U+0085, which str.splitlines() would split at).
+        lines = out.stdout.rstrip("\n").split("\n")
         if len(lines) != len(part):
             print(f"{a.name}: expected {len(part)} JSON lines, got {len(lines)}")
             return 1
@@ -205,6 +246,8 @@ def main():
     print(f"{a.name}: {len(files)} files, {n} code objects")
     for k, v in chk.ok.items():
         print(f"  {k:16s} {v} of {n} code objects agree with CPython")
+    print(f"  argrepr not compared: {chk.argrepr_unicode} instructions whose "
+          "constant repr escapes a non-ASCII character (no Unicode database)")
     if a.expect_code_objects is not None and n != a.expect_code_objects:
         print(f"  note: expected {a.expect_code_objects} code objects, saw {n}")
     if chk.failures:

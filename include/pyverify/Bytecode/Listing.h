@@ -5,7 +5,11 @@
 // their own rows, caches hidden), byte offsets, opnames, arguments with
 // resolved names and constants, jump targets, line numbers and an
 // ExceptionTable section -- and JSON in the `pyverify dis --format=json`
-// contract (docs/json.md). Output depends only on the code object.
+// contract (docs/json.md). The text of an argument (describeArgument, the
+// JSON's "argrepr") is what the code object's version's dis shows: its
+// operand kind and texts come from that version's table (VersionOpcodes.h);
+// a jump shows its target offset where 3.13's dis shows a label. Output
+// depends only on the code object.
 //
 // Per-instruction annotations (stack depth, block stack) are added by later
 // layers through ListingAnnotator, so that one printer serves every

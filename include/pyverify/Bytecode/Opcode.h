@@ -127,20 +127,31 @@ struct StackCount {
   }
 };
 
-/// What an instruction's argument means (dis's hasconst/hasname/... lists).
+/// How `dis` shows an instruction's argument (its argrepr), measured on each
+/// version's dis by scripts/gen-opcodes.py. Where an operand is a field of
+/// the argument (a name above a NULL bit, a comparison above flag bits), the
+/// field is the opcode's rule in OperandRules.def; the texts of enumerated
+/// arguments are the version's ArgTextTable rows (VersionOpcodes.h).
 enum class OperandKind : uint8_t {
   None,         ///< No argument.
-  Const,        ///< co_consts index.
+  Const,        ///< co_consts index: the constant's repr.
   Name,         ///< co_names index.
-  GlobalName,   ///< (co_names index << 1) | push_null.
+  GlobalName,   ///< A name and bit 0: push NULL (NullFormat).
+  AttrName,     ///< A name and bit 0: push NULL or self (NullSelfFormat).
   Local,        ///< localsplus index of a fast local.
   Free,         ///< localsplus index of a cell or free variable.
-  Jump,         ///< Relative jump distance in units.
-  Compare,      ///< cmp_op index.
+  LocalPair,    ///< Two localsplus indices (arg >> 4, arg & 15): "a, b".
+  Jump,         ///< Relative jump distance in units: "to TARGET".
+  Compare,      ///< A CompareOp index.
+  CompareBool,  ///< A CompareOp index; bit 4 converts to bool
+                ///< (CompareBoolFormat).
   FormatValue,  ///< Conversion (bits 0-1) and has-spec (bit 2).
-  MakeFunction, ///< Flags: defaults, kwdefaults, annotations, closure.
-  BinaryOp,     ///< NB_* operator index.
-  Raw,          ///< A count or enum with no table to look up.
+  Conversion,   ///< A Conversion index.
+  MakeFunction, ///< FunctionFlag bits.
+  BinaryOp,     ///< A BinaryOp index.
+  Intrinsic1,   ///< An Intrinsic1 index.
+  Intrinsic2,   ///< An Intrinsic2 index.
+  Raw,          ///< A count or enum dis shows as nothing.
 };
 
 /// One version's facts about one base opcode.

@@ -32,6 +32,23 @@ namespace pyverify {
 /// A version's facts about one base opcode.
 using VersionOpcodeInfo = OpcodeInfo;
 
+/// The texts a version's `dis` shows for enumerated arguments (PYV_ARG_TEXT
+/// rows of its Opcodes3NN.def, read from its dis and opcode modules). The
+/// *Format tables hold one pattern, at index 0, with {0} for the operand.
+enum class ArgTextTable : uint8_t {
+  CompareOp,         ///< dis.cmp_op
+  BinaryOp,          ///< dis._nb_ops
+  Intrinsic1,        ///< CALL_INTRINSIC_1's functions
+  Intrinsic2,        ///< CALL_INTRINSIC_2's functions
+  FunctionFlag,      ///< MAKE_FUNCTION / SET_FUNCTION_ATTRIBUTE bits
+  Conversion,        ///< FORMAT_VALUE / CONVERT_VALUE conversions
+  NullFormat,        ///< LOAD_GLOBAL with its NULL bit
+  NullSelfFormat,    ///< LOAD_ATTR / LOAD_SUPER_ATTR with their NULL|self bit
+  CompareBoolFormat, ///< COMPARE_OP converting to bool
+};
+constexpr unsigned NumArgTextTables = 9;
+constexpr unsigned MaxArgTexts = 32;
+
 namespace detail {
 /// One version's table, indexed by opcode byte, built at compile time
 /// (VersionOpcodes.cpp); read through the functions below.
@@ -44,6 +61,9 @@ struct VersionTable {
   /// Each enumerator's byte in this version, 0 where it has none.
   std::array<uint8_t, NumOpcodes> ByteOf{};
   uint8_t ExtendedArg = 0;
+  /// PYV_ARG_TEXT rows, null where the version has none.
+  std::array<std::array<const char *, MaxArgTexts>, NumArgTextTables>
+      ArgTexts{};
 };
 extern const VersionTable TheVersionTables[NumPythonVersions];
 } // namespace detail
@@ -82,6 +102,15 @@ inline uint8_t extendedArgByte(PythonVersion V) {
 inline llvm::StringRef getSpecializedOpcodeName(PythonVersion V, uint8_t Byte) {
   const char *S = detail::TheVersionTables[unsigned(V)].Specialized[Byte];
   return S ? S : "";
+}
+
+/// \p V's text for \p Index in \p Table, or null when it has none (an
+/// argument out of the table's range, or a table the version lacks).
+inline const char *getArgText(PythonVersion V, ArgTextTable Table,
+                              uint32_t Index) {
+  if (Index >= MaxArgTexts)
+    return nullptr;
+  return detail::TheVersionTables[unsigned(V)].ArgTexts[unsigned(Table)][Index];
 }
 
 /// For \p V's specialised opcode \p Byte, the row of the base opcode it

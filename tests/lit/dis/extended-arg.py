@@ -26,4 +26,4 @@ def many():
 # CHECK:      LOAD_GLOBAL            254 (v127)
 # CHECK:      EXTENDED_ARG             1
 # CHECK-NEXT: LOAD_GLOBAL            256 (v128)
-# JSON: {"arg":1,"col":56,"end_col":60,"end_line":21,"line":21,"offset":1796,"opcode":144,"opname":"EXTENDED_ARG","target":null},{"arg":256,"col":56,"end_col":60,"end_line":21,"line":21,"offset":1798,"opcode":116,"opname":"LOAD_GLOBAL","target":null}
+# JSON: {"arg":1,"argrepr":"","col":56,"end_col":60,"end_line":21,"line":21,"offset":1796,"opcode":144,"opname":"EXTENDED_ARG","target":null},{"arg":256,"argrepr":"v128","col":56,"end_col":60,"end_line":21,"line":21,"offset":1798,"opcode":116,"opname":"LOAD_GLOBAL","target":null}

@@ -1,6 +1,6 @@
 # The `pyverify dis --format=json` contract (docs/json.md): one line per
 # top-level code object, children in co_consts order, byte offsets, table
-# entries with exclusive end.
+# entries with exclusive end; "argrepr" as dis's (the listing's text).
 # RUN: %mkcode pyc %s %t.pyc
 # RUN: %pyverify dis --format=json %t.pyc | %python -m json.tool --sort-keys | FileCheck %s
 
@@ -24,6 +24,7 @@ def g(x):
 # CHECK:          "instructions": [
 # CHECK-NEXT:       {
 # CHECK-NEXT:         "arg": 0,
+# CHECK-NEXT:         "argrepr": "",
 # CHECK-NEXT:         "col": 0,
 # CHECK-NEXT:         "end_col": 0,
 # CHECK-NEXT:         "end_line": 7,

@@ -1,6 +1,7 @@
 # dis reads CPython 3.12 and 3.13 bytecode (issue 15): a .pyc by its magic
 # number, a raw marshal stream with --python-version. Each version's opcodes,
-# inline caches and jumps (VersionOpcodes.h); arguments are shown raw.
+# inline caches and jumps (VersionOpcodes.h); arguments as that version's
+# dis shows them (dis/argrepr-versions.py).
 # tests/corpus/test_corpus.py, run by each interpreter on its own stdlib
 # (ctest corpus-bytecode-stdlib-3.12/3.13), compares every instruction,
 # table entry and position with that interpreter's dis.
