@@ -35,10 +35,10 @@ namespace {
 enum class Format { Text, Json };
 enum class PrintWhat { StackDepth, BlockStack, Contexts };
 
-cl::list<std::string> AnalyzeInputs(cl::Positional, cl::OneOrMore,
+cl::list<std::string> AnalyzeInputs(cl::Positional, cl::ZeroOrMore,
                                     cl::desc("<file>..."), cl::sub(AnalyzeCmd));
 cl::opt<PrintWhat>
-    Print("print", cl::desc("What to print"), cl::Required,
+    Print("print", cl::desc("What to print (required)"),
           cl::values(clEnumValN(PrintWhat::StackDepth, "stack-depth",
                                 "operand-stack depth"),
                      clEnumValN(PrintWhat::BlockStack, "block-stack",
@@ -236,6 +236,11 @@ void analyzeText(const CodeObject &C) {
 } // namespace
 
 int runAnalyze() {
+  if (!Print.getNumOccurrences())
+    return usageError("analyze", "give --print=stack-depth, "
+                                 "--print=block-stack or --print=contexts");
+  if (AnalyzeInputs.empty())
+    return usageError("analyze", "no input (give files or directories)");
   Expected<InputVersions> Versions = versionsFromOptions();
   if (!Versions) {
     WithColor::error(errs(), "pyverify")

@@ -1,10 +1,15 @@
 //===- CfgCommand.cpp - pyverify cfg --------------------------------------===//
 //
-// pyverify cfg [--dot] FILE...
+// pyverify cfg [--dot] [--function=QUALNAME] FILE...
 //
-// Basic blocks and edges of every code object, with the findings of the
+// Basic blocks and edges of every code object (or of those whose qualname,
+// or "[target] qualname" in a bundle, is --function's; none matching is a
+// usage error that lists the nearest names), with the findings of the
 // default checks placed on the instructions they are about. --dot writes
-// Graphviz, one digraph per code object: the entry block and the handlers
+// Graphviz, one digraph for the whole run, so that `dot` draws everything:
+// one code object is the digraph itself; several are each a cluster
+// subgraph of one digraph, their nodes prefixed "cK_" (the K-th code
+// object, from 0). In each graph the entry block and the handlers
 // are marked, each row shows the source line where it changes, exception
 // edges are dashed and red, unreachable blocks gray, blocks with an error
 // red (warnings orange, remarks blue) with the check ids on the rows and the
@@ -31,12 +36,15 @@
 #include "pyverify/Check/Verifier.h"
 
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <optional>
 #include <set>
+#include <vector>
 
 using namespace pyverify;
 using namespace llvm;
@@ -47,9 +55,17 @@ cl::SubCommand CfgCmd("cfg", "Print the control-flow graph");
 
 namespace {
 
-cl::list<std::string> CfgInputs(cl::Positional, cl::OneOrMore,
+cl::list<std::string> CfgInputs(cl::Positional, cl::ZeroOrMore,
                                 cl::desc("<file>..."), cl::sub(CfgCmd));
-cl::opt<bool> Dot("dot", cl::desc("Write Graphviz"), cl::sub(CfgCmd));
+cl::opt<bool> Dot("dot",
+                  cl::desc("Write Graphviz (one digraph; several code "
+                           "objects are its clusters)"),
+                  cl::sub(CfgCmd));
+cl::opt<std::string>
+    Function("function",
+             cl::desc("Only code objects with this qualname (e.g. C.f, "
+                      "f.<locals>.g; in a bundle also '[resume:0] f')"),
+             cl::value_desc("qualname"), cl::sub(CfgCmd));
 
 /// Arguments longer than this are cut, with an ellipsis, in --dot rows.
 constexpr size_t MaxArgumentChars = 40;
@@ -309,10 +325,12 @@ StringRef findingColor(const FindingsByInst &Fs, uint32_t Begin, uint32_t End) {
 }
 
 void writeDotBlock(raw_ostream &OS, const GraphView &V, unsigned BI,
-                   const FindingsByInst &Fs, const RowWidths &W) {
+                   const FindingsByInst &Fs, const RowWidths &W,
+                   StringRef Prefix) {
   const DecodedCode &D = *V.D;
   const ViewBlock &B = V.Blocks[BI];
-  OS << "  B" << BI << " [label=\"B" << BI << blockRoles(V, BI) << "\\l";
+  OS << "  " << Prefix << "B" << BI << " [label=\"B" << BI << blockRoles(V, BI)
+     << "\\l";
   std::optional<int32_t> LastLine;
   std::string Tooltip;
   for (uint32_t I = B.Begin; I < B.End; ++I) {
@@ -342,8 +360,10 @@ void writeDotBlock(raw_ostream &OS, const GraphView &V, unsigned BI,
   OS << "];\n";
 }
 
-void writeDotEdge(raw_ostream &OS, const DecodedCode &D, const CFGEdge &E) {
-  OS << "  B" << E.Source << " -> B" << E.Target;
+void writeDotEdge(raw_ostream &OS, const DecodedCode &D, const CFGEdge &E,
+                  StringRef Prefix) {
+  OS << "  " << Prefix << "B" << E.Source << " -> " << Prefix << "B"
+     << E.Target;
   switch (E.Kind) {
   case EdgeKind::Exception:
     OS << " [style=dashed, color=red, label=\"exc " << exceptionEdgeText(D, E)
@@ -364,10 +384,17 @@ void writeDotEdge(raw_ostream &OS, const DecodedCode &D, const CFGEdge &E) {
   OS << ";\n";
 }
 
+/// The graph of one code object: a digraph of its own, or (\p Cluster) the
+/// subgraph "cluster_K" of the run's digraph with node names prefixed "cK_".
 void writeDot(raw_ostream &OS, const GraphView &V, StringRef Name,
-              const FindingsByInst &Fs) {
+              const FindingsByInst &Fs, std::optional<unsigned> Cluster) {
   const DecodedCode &D = *V.D;
-  OS << "digraph \"" << dotEscape(Name) << "\" {\n";
+  std::string Prefix = Cluster ? formatv("c{0}_", *Cluster).str() : "";
+  if (Cluster)
+    OS << "subgraph \"cluster_" << *Cluster << "\" {\n  label=\""
+       << dotEscape(Name) << "\";\n";
+  else
+    OS << "digraph \"" << dotEscape(Name) << "\" {\n";
   if (V.Partial)
     OS << "  label=\"partial graph: " << dotEscape(Name)
        << " is not well-formed; edges only where the code can be trusted, "
@@ -375,16 +402,46 @@ void writeDot(raw_ostream &OS, const GraphView &V, StringRef Name,
   OS << "  node [shape=box, fontname=monospace];\n";
   RowWidths W(D);
   for (unsigned BI = 0; BI < V.Blocks.size(); ++BI)
-    writeDotBlock(OS, V, BI, Fs, W);
+    writeDotBlock(OS, V, BI, Fs, W, Prefix);
   for (const CFGEdge &E : V.Edges)
-    writeDotEdge(OS, D, E);
+    writeDotEdge(OS, D, E, Prefix);
   OS << "}\n";
 }
 
-void showCode(const std::string &Path, const CodeTarget &T,
-              const CodeObject &C) {
-  std::string Name =
-      T.Target.empty() ? C.QualName : "[" + T.Target + "] " + C.QualName;
+/// The run's --dot output: each code object's graph both ways, until the
+/// end shows whether there is one (its digraph) or several (clusters).
+struct DotOutput {
+  std::vector<std::string> Alone, Clustered;
+
+  void add(const GraphView &V, StringRef Name, const FindingsByInst &Fs) {
+    raw_string_ostream A(Alone.emplace_back());
+    writeDot(A, V, Name, Fs, std::nullopt);
+    raw_string_ostream C(Clustered.emplace_back());
+    writeDot(C, V, Name, Fs, unsigned(Clustered.size() - 1));
+  }
+  void print(raw_ostream &OS) const {
+    if (Alone.size() == 1) {
+      OS << Alone.front();
+      return;
+    }
+    if (Alone.empty())
+      return;
+    OS << "digraph \"pyverify cfg\" {\n  node [shape=box, "
+          "fontname=monospace];\n";
+    for (const std::string &G : Clustered)
+      OS << G;
+    OS << "}\n";
+  }
+};
+
+/// The name a code object is shown and selected by.
+std::string codeName(const CodeTarget &T, const CodeObject &C) {
+  return T.Target.empty() ? C.QualName : "[" + T.Target + "] " + C.QualName;
+}
+
+void showCode(const std::string &Path, const CodeTarget &T, const CodeObject &C,
+              DotOutput &Dots) {
+  std::string Name = codeName(T, C);
   CheckOptions Opts;
   CodeAnalysis A(C, Opts.Balance);
   FindingsByInst Fs = findingsOf(A, Opts);
@@ -395,14 +452,40 @@ void showCode(const std::string &Path, const CodeTarget &T,
         << ": not well-formed; partial graph without exception edges (run "
            "'pyverify check')\n";
   if (Dot)
-    writeDot(outs(), V, Name, Fs);
+    Dots.add(V, Name, Fs);
   else
     printText(outs(), V, Name, Fs);
 }
 
 } // namespace
 
+/// The names of \p Seen nearest to \p Want (by edit distance, or sharing
+/// its last dotted component), at most 8, for the no-match error.
+std::string nearNames(StringRef Want, const std::set<std::string> &Seen) {
+  std::vector<std::pair<unsigned, std::string>> Near;
+  StringRef Last =
+      Want.rsplit('.').second.empty() ? Want : Want.rsplit('.').second;
+  for (const std::string &N : Seen) {
+    unsigned Dist = StringRef(N).edit_distance(Want);
+    if (Dist <= std::max<size_t>(2, Want.size() / 3) ||
+        StringRef(N).endswith(Last))
+      Near.emplace_back(Dist, N);
+  }
+  llvm::sort(Near);
+  if (Near.empty()) // Nothing near: the first names, so the user sees some.
+    for (const std::string &N : Seen)
+      Near.emplace_back(0, N);
+  std::string S;
+  for (size_t K = 0; K < Near.size() && K < 8; ++K)
+    S += (K ? ", " : "") + Near[K].second;
+  if (Near.size() > 8)
+    S += ", ...";
+  return S;
+}
+
 int runCfg() {
+  if (CfgInputs.empty())
+    return usageError("cfg", "no input (give files or directories)");
   Expected<InputVersions> Versions = versionsFromOptions();
   if (!Versions) {
     WithColor::error(errs(), "pyverify")
@@ -410,14 +493,28 @@ int runCfg() {
     return ExitUsage;
   }
   TargetWalk Walk;
-  return forEachTarget(
+  DotOutput Dots;
+  std::set<std::string> Seen;
+  unsigned Shown = 0;
+  int Status = forEachTarget(
       CfgInputs,
       [&](const std::string &Path, const CodeTarget &T) {
         Walk.visit(Path, T, [&](const CodeObject &C, unsigned) {
-          showCode(Path, T, C);
+          std::string Name = codeName(T, C);
+          if (!Function.empty() && Function != C.QualName && Function != Name) {
+            Seen.insert(Name);
+            return;
+          }
+          ++Shown;
+          showCode(Path, T, C, Dots);
         });
       },
       *Versions);
+  Dots.print(outs());
+  if (!Function.empty() && !Shown && !Seen.empty())
+    return usageError("cfg", "no code object is named '" + Function +
+                                 "'; nearest: " + nearNames(Function, Seen));
+  return Status;
 }
 
 } // namespace pyverify::tool

@@ -34,6 +34,12 @@ extern llvm::cl::SubCommand ProveCmd;
 /// stderr through llvm::WithColor follow the same option.
 bool useColor(llvm::raw_ostream &OS);
 
+/// Reports a usage error of subcommand \p Command on stderr ("pyverify:
+/// error: COMMAND: MESSAGE (see 'pyverify COMMAND --help')") and returns
+/// ExitUsage. Subcommands check their required options and inputs
+/// themselves, so that a missing one gets this instead of LLVM's wording.
+int usageError(llvm::StringRef Command, const llvm::Twine &Message);
+
 int runDis();
 int runStats();
 int runCheck();

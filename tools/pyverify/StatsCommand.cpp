@@ -37,7 +37,7 @@ cl::SubCommand StatsCmd("stats",
 
 namespace {
 
-cl::list<std::string> Inputs(cl::Positional, cl::OneOrMore,
+cl::list<std::string> Inputs(cl::Positional, cl::ZeroOrMore,
                              cl::desc("<file or directory>..."),
                              cl::sub(StatsCmd));
 cl::list<std::string>
@@ -116,6 +116,8 @@ void printTotals(const Totals &T, const CheckOptions &Opts, double Seconds) {
 } // namespace
 
 int runStats() {
+  if (Inputs.empty())
+    return usageError("stats", "no input (give files or directories)");
   auto Start = std::chrono::steady_clock::now();
   CheckOptions Opts;
   if (Error E = parseCheckSpecs(Opts, ChecksSpec)) {

@@ -9,11 +9,14 @@
 
 #include "Commands.h"
 
+#include "pyverify/Bytecode/PythonVersion.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+using namespace pyverify;
 using namespace pyverify::tool;
 
 /// LLVM's WithColor option, found by name (it is static in WithColor.cpp).
@@ -54,10 +57,45 @@ static void subcommandFirst(int Argc, char **Argv) {
   }
 }
 
+int pyverify::tool::usageError(llvm::StringRef Command,
+                               const llvm::Twine &Message) {
+  llvm::WithColor::error(llvm::errs(), "pyverify")
+      << Command << ": " << Message << " (see 'pyverify " << Command
+      << " --help')\n";
+  return ExitUsage;
+}
+
 bool pyverify::tool::useColor(llvm::raw_ostream &OS) {
   if (!ColorOption || *ColorOption == llvm::cl::BOU_UNSET)
     return OS.has_colors();
   return *ColorOption == llvm::cl::BOU_TRUE;
+}
+
+/// "3495, 3531 and 3571": each version's release .pyc magic (PycMagic.h).
+static std::string releaseMagics() {
+  std::string S;
+  for (size_t K = 0; K < NumPythonVersions; ++K) {
+    const VersionTraits &T = traits(AllPythonVersions[K]);
+    for (const PythonMagicRange &R : PythonMagicRanges)
+      if (R.Major == T.Major && R.Minor == T.Minor)
+        S += (K == 0                       ? ""
+              : K + 1 == NumPythonVersions ? " and "
+                                           : ", ") +
+             std::to_string(R.Release);
+  }
+  return S;
+}
+
+/// Whether the first argument names a subcommand (subcommandFirst() has put
+/// it there): its --help then shows its own options without the overview of
+/// every subcommand.
+static bool subcommandGiven(int Argc, char **Argv) {
+  if (Argc < 2)
+    return false;
+  for (llvm::cl::SubCommand *SC : llvm::cl::getRegisteredSubcommands())
+    if (!SC->getName().empty() && SC->getName() == llvm::StringRef(Argv[1]))
+      return true;
+  return false;
 }
 
 int main(int Argc, char **Argv) {
@@ -65,23 +103,30 @@ int main(int Argc, char **Argv) {
   shareColorOption();
   subcommandFirst(Argc, Argv);
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
-    OS << "pyverify 0.1.0 (CPython 3.11 bytecode, magic 3495)\n";
+    OS << "pyverify 0.1.0 (CPython " << pythonVersionList()
+       << " bytecode; .pyc magic " << releaseMagics() << ")\n";
   });
+  std::string Overview =
+      "pyverify: static verifier for CPython " + pythonVersionList() +
+      " bytecode\n\n"
+      "  pyverify check PATH...   verify code objects, report findings\n"
+      "  pyverify prove PATH...   prove emitted code (.pvb) against the "
+      "original\n"
+      "  pyverify dis FILE...     disassemble .pyc / marshal files\n"
+      "  pyverify analyze --print=stack-depth|block-stack|contexts FILE...\n"
+      "                           annotated listing of an analysis\n"
+      "  pyverify cfg [--dot] [--function=QUALNAME] FILE...\n"
+      "                           basic blocks and edges\n"
+      "  pyverify stats PATH...   check a corpus as 'check' does, print "
+      "a summary\n\n"
+      "  Exit status: 0 clean, 1 error findings (prove: something "
+      "refuted),\n  2 usage error or unreadable input, 3 (prove) something "
+      "unknown and\n  nothing refuted.\n\n"
+      "  Every subcommand takes --color[=false] (default: colour when "
+      "the output\n  is a terminal) and --python=PATH, before or after "
+      "its name;\n  'pyverify SUBCOMMAND --help' lists its options.\n";
   if (!llvm::cl::ParseCommandLineOptions(
-          Argc, Argv,
-          "pyverify: static verifier for CPython 3.11 bytecode\n\n"
-          "  pyverify check PATH...   verify code objects, report findings\n"
-          "  pyverify prove PATH...   prove emitted code (.pvb) against the "
-          "original\n"
-          "  pyverify dis FILE...     disassemble .pyc / marshal files\n"
-          "  pyverify analyze --print=stack-depth FILE...\n"
-          "                           annotated listing of an analysis\n"
-          "  pyverify cfg [--dot] FILE...  basic blocks and edges\n"
-          "  pyverify stats PATH...   check a corpus as 'check' does, print "
-          "a summary\n\n"
-          "  Every subcommand takes --color[=false] (default: colour when "
-          "the output\n  is a terminal) and --python=PATH, before or after "
-          "its name.\n",
+          Argc, Argv, subcommandGiven(Argc, Argv) ? "" : Overview,
           &llvm::errs()))
     return ExitUsage;
   if (DisCmd)

@@ -13,7 +13,7 @@ def call(x):
 # An argument of more than 40 characters: its first 39 and an ellipsis.
 # Before, the row was "LOAD_GLOBAL 1" with no name.
 # RUN: %mkcode pyc %s %t.pyc
-# RUN: %pyverify cfg --dot %t.pyc | FileCheck %s --check-prefix=LONG
+# RUN: %pyverify cfg --dot --function=call %t.pyc | FileCheck %s --check-prefix=LONG
 # LONG-LABEL: digraph "call" {
 # LONG:       B0 [label="B0 entry\l10   0 RESUME 0\l11   2 LOAD_GLOBAL 1 (NULL + __compiled_fn_7_a1b2c3d4e5f6a7b8…)\l
 

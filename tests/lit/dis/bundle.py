@@ -32,9 +32,10 @@
 # CFG:      CFG of [frame] f ({{[0-9]+}} blocks)
 # CFG:      CFG of [resume:0] pyverify_resume_in_f_at_{{[0-9]+}} ({{[0-9]+}} blocks)
 # RUN: %pyverify cfg --dot %t/b.pvb | FileCheck %s --check-prefix=DOT
-# DOT:      digraph "[original] f" {
-# DOT:      digraph "[frame] f" {
-# DOT:      digraph "[resume:0] pyverify_resume_in_f_at_{{[0-9]+}}" {
+# DOT:      subgraph "cluster_0" {
+# DOT-NEXT:   label="[original] f";
+# DOT:        label="[frame] f";
+# DOT:        label="[resume:0] pyverify_resume_in_f_at_{{[0-9]+}}";
 
 # RUN: %pyverify analyze --print=contexts %t/b.pvb | FileCheck %s --check-prefix=ANALYZE
 # ANALYZE:      Bundle {{.*}}b.pvb, [original] (break_offset {{[0-9]+}}):
