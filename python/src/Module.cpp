@@ -570,7 +570,7 @@ py::object noneIfEmpty(const std::string &S) {
 /// and with the same values; a key the JSON leaves out is None here
 /// (not_run: an empty list). qualname and first_lineno are deprecated
 /// aliases of code and firstlineno.
-void bindDiagnostic(py::module_ &M) {
+void bindNote(py::module_ &M) {
   py::class_<DiagnosticNote>(M, "Note",
                              "A note attached to a diagnostic (e.g. a step "
                              "of a witness path); its attributes are the "
@@ -594,7 +594,10 @@ void bindDiagnostic(py::module_ &M) {
         return "<pyverify.Note at offset " + std::to_string(N.Offset) + ": " +
                N.Message + ">";
       });
+}
 
+void bindDiagnostic(py::module_ &M) {
+  bindNote(M);
   auto Deprecated = [](const char *Old, const char *New) {
     std::string Msg = std::string("pyverify.Diagnostic.") + Old +
                       " is deprecated: use ." + New +
