@@ -15,6 +15,13 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.pyverify_obj_root, "tests", "lit-out")
 
 config.substitutions.append(("%pyverify", config.pyverify_tool))
+# %python312 / %python313 and the features of the same names, where the build
+# found those interpreters; before %python, which is a prefix of them.
+for name in ("python312", "python313"):
+    exe = getattr(config, name, "")
+    if exe and not exe.endswith("NOTFOUND"):
+        config.available_features.add(name)
+        config.substitutions.append(("%" + name, exe))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(
     ("%mkcode", f"{config.python} {config.test_source_root}/Inputs/mkcode.py"))

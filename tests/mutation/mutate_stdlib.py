@@ -1298,8 +1298,9 @@ def safe_name(s, n):
     return s[:n]
 
 
-# The marshal files hold this interpreter's bytecode (3.11: pyverify's default).
-VERSION_FLAG = [] if PY == (3, 11) else ["--python-version=%d.%d" % PY]
+# The marshal files hold this interpreter's bytecode; said for 3.11 too: a
+# mutant that looks like another version's is an input error unasked.
+VERSION_FLAG = ["--python-version=%d.%d" % PY]
 
 
 def run_pyverify(pyverify, paths, batch=400, extra=()):

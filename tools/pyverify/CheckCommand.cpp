@@ -200,7 +200,7 @@ int runCheck() {
         << toString(Versions.takeError()) << "\n";
     return ExitUsage;
   }
-  ExpandedInputs In = expandInputs(Inputs);
+  ExpandedInputs In = selectInputs(Inputs, *Versions);
   CheckRun R;
   for (const std::string &M : In.Missing) {
     R.Inputs.push_back({M, M + ": no such file or directory"});

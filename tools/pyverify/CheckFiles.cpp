@@ -22,9 +22,9 @@ Error parseCheckSpecs(CheckOptions &Opts, ArrayRef<std::string> Specs) {
 FileOutcome checkFile(const std::string &Path, const CheckOptions &Opts,
                       InputVersions Versions) {
   FileOutcome O;
-  O.Report.Path = Path;
-  if (sys::path::extension(Path) == ".pvb") {
-    Expected<Bundle> B = loadBundle(Path, Versions.askedVersion());
+  O.Report.Path = displayName(Path);
+  if (inputKind(Path) == InputKind::Bundle) {
+    Expected<Bundle> B = loadBundleInput(Path, Versions);
     if (!B) {
       O.InputError = toString(B.takeError());
       return O;
@@ -39,7 +39,7 @@ FileOutcome checkFile(const std::string &Path, const CheckOptions &Opts,
     O.InputError = toString(F.takeError());
     return O;
   }
-  O.Report = verifyCodeFile(*F, Opts, Path);
+  O.Report = verifyCodeFile(*F, Opts, O.Report.Path);
   for (const auto &Root : F->Roots)
     O.Targets.push_back({"", "", Root});
   O.VersionNote = otherVersionNote(O.Targets);

@@ -34,8 +34,8 @@ struct FileOutcome {
 llvm::Error parseCheckSpecs(CheckOptions &Opts,
                             llvm::ArrayRef<std::string> Specs);
 
-/// \p Versions: which .pyc versions are read (CodeInputs.h); a bundle is
-/// always 3.11.
+/// \p Versions: which .pyc versions are read, the .py files compiled
+/// (CodeInputs.h). "-" is standard input.
 FileOutcome checkFile(const std::string &Path, const CheckOptions &Opts,
                       InputVersions Versions = {});
 

@@ -10,11 +10,14 @@
 #include "pyverify/Bytecode/PycMagic.h"
 
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
 
 using namespace llvm;
 
@@ -22,8 +25,10 @@ namespace pyverify::tool {
 
 cl::opt<std::string>
     PythonPath("python",
-               cl::desc("python3.11 used to compile .py inputs (default: "
-                        "python3.11 on PATH)"),
+               cl::desc("The interpreter that compiles .py inputs (default: "
+                        "python3.N of --python-version, or of the default "
+                        "version, from pyenv or PATH); its version is the "
+                        "bytecode's"),
                cl::sub(*cl::AllSubCommands));
 
 cl::opt<std::string> PythonVersionOpt(
@@ -47,18 +52,133 @@ Expected<InputVersions> versionsFromOptions() {
   return InputVersions{/*AnyPyc=*/true, *V, /*MarshalGiven=*/true};
 }
 
-Expected<CodeFile> loadInput(const std::string &Path, InputVersions Versions) {
-  if (sys::path::extension(Path) == ".py") {
-    auto Py = findPython(PythonPath);
-    if (!Py)
-      return Py.takeError();
-    return compilePySource(*Py, Path);
-  }
+std::string displayName(const std::string &Path) {
+  return Path == StdinPath ? "<stdin>" : Path;
+}
+
+/// Standard input's bytes, read once.
+static StringRef stdinBytes() {
+  static std::once_flag Once;
+  static std::string Bytes;
+  std::call_once(Once, [] {
+    if (auto B = MemoryBuffer::getSTDIN())
+      Bytes = (*B)->getBuffer().str();
+  });
+  return Bytes;
+}
+
+Expected<std::unique_ptr<MemoryBuffer>> readInput(const std::string &Path) {
+  if (Path == StdinPath)
+    return MemoryBuffer::getMemBuffer(stdinBytes(), "<stdin>",
+                                      /*RequiresNullTerminator=*/false);
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
                                    /*RequiresNullTerminator=*/false);
   if (!Buf)
     return createStringError(Buf.getError(), "%s: cannot read: %s",
                              Path.c_str(), Buf.getError().message().c_str());
+  return std::move(*Buf);
+}
+
+InputKind inputKind(const std::string &Path) {
+  if (Path != StdinPath) {
+    StringRef Ext = sys::path::extension(Path);
+    return Ext == ".py"    ? InputKind::Source
+           : Ext == ".pvb" ? InputKind::Bundle
+                           : InputKind::Code;
+  }
+  StringRef Bytes = stdinBytes();
+  if (!Bytes.contains('\0'))
+    return InputKind::Source; // Python source holds no NUL byte
+  if (!Bytes.empty() && (Bytes[0] & 0x7f) == '{' &&
+      Bytes.contains("pyverify-bundle"))
+    return InputKind::Bundle;
+  return InputKind::Code;
+}
+
+/// Compiles the .py inputs \p Paths in one interpreter process; standard
+/// input through a temporary file.
+static std::shared_ptr<const SourceBatch>
+compileInputs(ArrayRef<std::string> Paths, const InputVersions &Versions) {
+  std::vector<SourceInput> Files;
+  SmallString<128> Temp;
+  for (const std::string &P : Paths) {
+    if (P != StdinPath) {
+      Files.push_back({P, P});
+      continue;
+    }
+    int FD;
+    if (sys::fs::createTemporaryFile("pyverify-stdin", "py", FD, Temp))
+      continue; // reported as "was not compiled"
+    raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << stdinBytes();
+    OS.close();
+    Files.push_back({std::string(Temp), displayName(P)});
+  }
+  auto B = std::make_shared<SourceBatch>(
+      compileSources(PythonPath, Versions.askedVersion(), Files));
+  if (!Temp.empty()) {
+    sys::fs::remove(Temp);
+    for (SourceInput &F : Files) // keyed by the name the user gave
+      if (F.Path == Temp.str())
+        if (auto It = B->ByPath.find(F.Path); It != B->ByPath.end()) {
+          auto R = std::move(It->second);
+          B->ByPath.erase(It);
+          B->ByPath[std::string(StdinPath)] = std::move(R);
+        }
+  }
+  return B;
+}
+
+ExpandedInputs selectInputs(ArrayRef<std::string> Paths,
+                            InputVersions &Versions) {
+  ExpandedInputs In = expandInputs(Paths);
+  std::vector<std::string> Sources;
+  for (const std::string &F : In.Files)
+    if (inputKind(F) == InputKind::Source)
+      Sources.push_back(F);
+  if (Sources.empty())
+    return In;
+  Versions.Sources = compileInputs(Sources, Versions);
+  if (Versions.Sources->Failure.empty())
+    dropCompiledCopies(In, Versions.Sources->CacheTag);
+  return In;
+}
+
+/// A marshal stream whose version nobody said and that looks like another
+/// version's: one error naming the version and the option to pass.
+static Error checkAssumedVersion(const CodeFile &F) {
+  std::vector<const CodeObject *> Roots;
+  for (const auto &R : F.Roots)
+    Roots.push_back(R.get());
+  std::optional<OtherVersionEvidence> E = otherVersionEvidence(Roots);
+  if (!E)
+    return Error::success();
+  std::string Pass;
+  for (PythonVersion V : E->Versions)
+    Pass += (Pass.empty() ? "" : " or ") +
+            ("--python-version=" + pythonVersionName(V)).str();
+  StringRef Default = pythonVersionName(defaultPythonVersion());
+  return createStringError(
+      inconvertibleErrorCode(),
+      "%s: this looks like %s bytecode, not %s: %s; a marshal stream does "
+      "not say its version, and one that looks like another is not read as "
+      "%s: pass %s (or --python-version=%s to read it as %s anyway)",
+      F.Path.c_str(), E->versionsText().c_str(), Default.data(), E->Why.c_str(),
+      Default.data(), Pass.c_str(), Default.data(), Default.data());
+}
+
+Expected<CodeFile> loadInput(const std::string &Path,
+                             const InputVersions &Versions) {
+  if (inputKind(Path) == InputKind::Source) {
+    std::shared_ptr<const SourceBatch> B = Versions.Sources;
+    if (!B || !B->ByPath.count(Path))
+      B = compileInputs({Path}, Versions);
+    return B->code(Path, displayName(Path));
+  }
+  auto Buf = readInput(Path);
+  if (!Buf)
+    return Buf.takeError();
+  std::string Name = displayName(Path);
   StringRef Bytes = (*Buf)->getBuffer();
   // A .pyc of another CPython version: its magic number, then "\r\n".
   if (Bytes.size() >= 4 && Bytes.substr(2, 2) == "\r\n" &&
@@ -70,9 +190,21 @@ Expected<CodeFile> loadInput(const std::string &Path, InputVersions Versions) {
               "pyverify reads those (magic 3495, 3531, 3571)"
             : "%s: at byte 0: not a CPython 3.11 .pyc: %s; pyverify reads "
               "3.11 (magic 3495)",
-        Path.c_str(),
+        Name.c_str(),
         describeMagic(support::endian::read16le(Bytes.data())).c_str());
-  return parseCodeFile(Path, Bytes, Versions.AnyPyc, Versions.Marshal);
+  Expected<CodeFile> F =
+      parseCodeFile(Name, Bytes, Versions.AnyPyc, Versions.Marshal);
+  if (F && !F->IsPyc && !Versions.MarshalGiven)
+    if (Error E = checkAssumedVersion(*F))
+      return std::move(E);
+  return F;
+}
+
+Expected<Bundle> loadBundleInput(const std::string &Path,
+                                 const InputVersions &Versions) {
+  if (Path != StdinPath)
+    return loadBundle(Path, Versions.askedVersion());
+  return parseBundle(displayName(Path), stdinBytes(), Versions.askedVersion());
 }
 
 std::string otherVersionNote(const std::vector<CodeTarget> &Targets) {
@@ -117,8 +249,8 @@ std::vector<CodeTarget> bundleTargets(const Bundle &B) {
 
 Expected<std::vector<CodeTarget>> loadTargets(const std::string &Path,
                                               InputVersions Versions) {
-  if (sys::path::extension(Path) == ".pvb") {
-    Expected<Bundle> B = loadBundle(Path, Versions.askedVersion());
+  if (inputKind(Path) == InputKind::Bundle) {
+    Expected<Bundle> B = loadBundleInput(Path, Versions);
     if (!B)
       return B.takeError();
     return bundleTargets(*B);
@@ -162,7 +294,7 @@ int forEachTarget(
     ArrayRef<std::string> Paths,
     function_ref<void(const std::string &, const CodeTarget &)> Each,
     InputVersions Versions) {
-  ExpandedInputs In = expandInputs(Paths);
+  ExpandedInputs In = selectInputs(Paths, Versions);
   int Status = reportInputs(In) ? ExitUsage : ExitClean;
   for (const std::string &Path : In.Files) {
     auto Ts = loadTargets(Path, Versions);
@@ -173,7 +305,8 @@ int forEachTarget(
     }
     std::string Note = otherVersionNote(*Ts);
     if (!Note.empty())
-      WithColor::note(errs(), "pyverify") << Path << ": " << Note << "\n";
+      WithColor::note(errs(), "pyverify")
+          << displayName(Path) << ": " << Note << "\n";
     for (const CodeTarget &T : *Ts)
       Each(Path, T);
   }

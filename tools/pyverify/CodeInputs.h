@@ -1,9 +1,23 @@
 //===- CodeInputs.h - Loading any input kind --------------------*- C++ -*-===//
 //
 // Contract: loadInput() loads one command-line file as a CodeFile: a .py file
-// is compiled with python3.11 (PySource.h), anything else is read as a .pyc
-// or marshal stream; a .pyc of another Python version is an error naming
-// the version its magic number belongs to (PycMagic.h). loadTargets() loads one
+// is compiled by an interpreter of the version asked (PySource.h), anything
+// else is read as a .pyc or marshal stream; a .pyc of another Python version
+// is an error naming the version its magic number belongs to (PycMagic.h). A
+// marshal stream says no version: read as --python-version, or by default as
+// defaultPythonVersion() -- unless it looks like another version's bytecode
+// (OtherVersions.h), which is then one input error naming that version and
+// the option to pass, never a check with the wrong version's tables.
+//
+// "-" is standard input, read once, named "<stdin>" in messages; what it
+// holds is decided by its bytes: with a NUL byte it is binary -- a .pyc (a
+// magic number and "\r\n"), a bundle (a marshal dict holding
+// "pyverify-bundle") or else a marshal stream; without, Python source
+// (which cannot hold a NUL byte).
+//
+// selectInputs() expands the command line (InputFiles.h), compiles every .py
+// file among the inputs in one interpreter process and drops the __pycache__
+// .pyc files of those sources (dropCompiledCopies()). loadTargets() loads one
 // file as the code-object trees a command shows: a .pvb bundle gives every code
 // object it holds, each labelled with its target (original, frame, resume:N, in
 // that order), any other file the roots loadInput() finds, unlabelled. Errors
@@ -14,11 +28,14 @@
 #ifndef PYVERIFY_TOOLS_CODEINPUTS_H
 #define PYVERIFY_TOOLS_CODEINPUTS_H
 
+#include "InputFiles.h"
+
 #include "pyverify/Bytecode/Bundle.h"
 #include "pyverify/Bytecode/CodeFile.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <memory>
 #include <optional>
@@ -26,6 +43,8 @@
 #include <vector>
 
 namespace pyverify::tool {
+
+struct SourceBatch;
 
 /// --python, shared by every subcommand that reads .py files.
 extern llvm::cl::opt<std::string> PythonPath;
@@ -37,6 +56,9 @@ struct InputVersions {
   bool AnyPyc = false;
   PythonVersion Marshal = defaultPythonVersion();
   bool MarshalGiven = false; ///< --python-version was given.
+  /// The .py inputs compiled by selectInputs(); others are compiled one by
+  /// one.
+  std::shared_ptr<const SourceBatch> Sources;
   /// What a bundle that names no version is read as, if the user said.
   std::optional<PythonVersion> askedVersion() const {
     return MarshalGiven ? std::optional<PythonVersion>(Marshal) : std::nullopt;
@@ -51,8 +73,28 @@ extern llvm::cl::opt<std::string> PythonVersionOpt;
 /// or an error naming the option.
 llvm::Expected<InputVersions> versionsFromOptions();
 
+/// What an input file holds: by its name, or for stdin by its bytes.
+enum class InputKind { Source, Code, Bundle };
+InputKind inputKind(const std::string &Path);
+
+/// "<stdin>" for "-", else \p Path.
+std::string displayName(const std::string &Path);
+
+/// The bytes of \p Path (stdin: read once, the same bytes every call).
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readInput(const std::string &Path);
+
+/// expandInputs(), the .py files compiled together (into
+/// \p Versions.Sources) and dropCompiledCopies() with their cache tag.
+ExpandedInputs selectInputs(llvm::ArrayRef<std::string> Paths,
+                            InputVersions &Versions);
+
 llvm::Expected<CodeFile> loadInput(const std::string &Path,
-                                   InputVersions Versions = {});
+                                   const InputVersions &Versions = {});
+
+/// A bundle input (InputKind::Bundle), read as the bundle or the user says.
+llvm::Expected<Bundle> loadBundleInput(const std::string &Path,
+                                       const InputVersions &Versions);
 
 /// One code-object tree of an input file.
 struct CodeTarget {

@@ -3,6 +3,7 @@
 #include "InputFiles.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
@@ -41,17 +42,53 @@ static void walkDirectory(const std::string &Dir, ExpandedInputs &Out) {
 ExpandedInputs expandInputs(ArrayRef<std::string> Paths) {
   ExpandedInputs Out;
   for (const std::string &P : Paths) {
-    if (!sys::fs::exists(P))
+    if (P != StdinPath && !sys::fs::exists(P)) {
       Out.Missing.push_back(P);
-    else if (!sys::fs::is_directory(P))
+    } else if (P == StdinPath || !sys::fs::is_directory(P)) {
       Out.Files.push_back(P);
-    else
+      Out.Named.push_back(P);
+    } else {
       walkDirectory(P, Out);
+    }
   }
-  llvm::sort(Out.Files);
-  Out.Files.erase(std::unique(Out.Files.begin(), Out.Files.end()),
-                  Out.Files.end());
+  for (std::vector<std::string> *V : {&Out.Files, &Out.Named}) {
+    llvm::sort(*V);
+    V->erase(std::unique(V->begin(), V->end()), V->end());
+  }
   return Out;
+}
+
+/// DIR/STEM.py for DIR/__pycache__/STEM.TAG[.opt-N].pyc, else "".
+static std::string sourceOfCachedPyc(StringRef Pyc, StringRef CacheTag) {
+  if (sys::path::filename(sys::path::parent_path(Pyc)) != "__pycache__")
+    return "";
+  StringRef Name = sys::path::filename(Pyc);
+  if (!Name.consume_back(".pyc"))
+    return "";
+  if (size_t Opt = Name.rfind(".opt-"); Opt != StringRef::npos)
+    Name = Name.take_front(Opt);
+  if (!Name.consume_back(("." + CacheTag).str()) || Name.empty())
+    return "";
+  SmallString<128> Source = sys::path::parent_path(sys::path::parent_path(Pyc));
+  sys::path::append(Source, Name + ".py");
+  return std::string(Source);
+}
+
+void dropCompiledCopies(ExpandedInputs &E, StringRef CacheTag) {
+  if (CacheTag.empty())
+    return;
+  auto Has = [](const std::vector<std::string> &V, const std::string &S) {
+    return std::binary_search(V.begin(), V.end(), S);
+  };
+  std::vector<std::string> Kept;
+  for (const std::string &F : E.Files) {
+    std::string Source = sourceOfCachedPyc(F, CacheTag);
+    if (!Source.empty() && !Has(E.Named, F) && Has(E.Files, Source))
+      E.Superseded.push_back(F);
+    else
+      Kept.push_back(F);
+  }
+  E.Files = std::move(Kept);
 }
 
 static void reportDirectory(const ExpandedInputs::Directory &D) {
@@ -72,12 +109,27 @@ static void reportDirectory(const ExpandedInputs::Directory &D) {
         "stream\n";
 }
 
+static void reportSuperseded(ArrayRef<std::string> Pycs) {
+  if (Pycs.empty())
+    return;
+  raw_ostream &OS = WithColor::note(errs(), "pyverify")
+                    << "skipped " << Pycs.size()
+                    << " __pycache__ .pyc file(s) compiled from a .py file "
+                       "that is checked (";
+  for (size_t I = 0; I < Pycs.size() && I < SkippedNamesShown; ++I)
+    OS << (I ? ", " : "") << Pycs[I];
+  if (Pycs.size() > SkippedNamesShown)
+    OS << ", and " << Pycs.size() - SkippedNamesShown << " more";
+  OS << "); name a .pyc on the command line to check it too\n";
+}
+
 bool reportInputs(const ExpandedInputs &E) {
   for (const std::string &M : E.Missing)
     WithColor::error(errs(), "pyverify")
         << M << ": no such file or directory\n";
   for (const ExpandedInputs::Directory &D : E.Directories)
     reportDirectory(D);
+  reportSuperseded(E.Superseded);
   return !E.Missing.empty();
 }
 

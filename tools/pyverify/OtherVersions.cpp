@@ -81,11 +81,20 @@ bool hasDecodeError(const CodeObject &C) {
 
 } // namespace
 
-std::string otherVersionNote(ArrayRef<const CodeObject *> Roots) {
+std::string OtherVersionEvidence::versionsText() const {
+  std::string S = "CPython";
+  for (size_t I = 0; I < Versions.size(); ++I)
+    S += (I ? " or " : " ") + pythonVersionName(Versions[I]).str();
+  return S;
+}
+
+std::optional<OtherVersionEvidence>
+otherVersionEvidence(ArrayRef<const CodeObject *> Roots) {
   std::vector<const CodeObject *> All;
   CodeObjectWalk Walk;
   for (const CodeObject *R : Roots)
     Walk.visit(*R, [&](const CodeObject &C, unsigned) { All.push_back(&C); });
+  OtherVersionEvidence Out;
   for (PythonVersion V : otherVersions()) {
     if (All.empty() || !llvm::all_of(All, [&](const CodeObject *C) {
           return decodesAs(V, *C);
@@ -100,16 +109,28 @@ std::string otherVersionNote(ArrayRef<const CodeObject *> Roots) {
       std::string Why = firstDifference(V, *C);
       if (Why.empty())
         continue;
-      return formatv("this looks like CPython {0} bytecode, not {2}: "
-                     "every code object decodes as {0} opcodes and their "
-                     "inline caches, and {1}; a marshal stream is read as "
-                     "{2} unless --python-version says otherwise",
-                     pythonVersionName(V), Why,
-                     pythonVersionName(defaultPythonVersion()));
+      Out.Versions.push_back(V);
+      if (Out.Why.empty())
+        Out.Why = std::move(Why);
+      break;
     }
-    return "";
   }
-  return "";
+  if (Out.Versions.empty())
+    return std::nullopt;
+  return Out;
+}
+
+std::string otherVersionNote(ArrayRef<const CodeObject *> Roots) {
+  std::optional<OtherVersionEvidence> E = otherVersionEvidence(Roots);
+  if (!E)
+    return "";
+  return formatv("this looks like {0} bytecode, not {2}: every code object "
+                 "decodes as {3} opcodes and their inline caches, and {1}; a "
+                 "marshal stream is read as {2} unless --python-version says "
+                 "otherwise",
+                 E->versionsText(), E->Why,
+                 pythonVersionName(defaultPythonVersion()),
+                 pythonVersionName(E->Versions.front()));
 }
 
 } // namespace pyverify::tool

@@ -12,7 +12,12 @@
 // naming the version and the first such instruction ("offset 8 of f holds
 // 3.12's END_FOR (byte 4), not a 3.11 opcode"). Otherwise, and always for
 // code that is valid 3.11, it returns "". A cheap byte scan decides first;
-// 3.11 is decoded only when another version fits.
+// 3.11 is decoded only when another version fits. otherVersionEvidence()
+// gives the same finding as data: every version that fits so, and the first
+// instruction of the first that shows it. Never proof: 3.11 and 3.12 compile
+// `def f(x): return x` to the same bytes, and the marshal layout of a code
+// object is the same in 3.11, 3.12 and 3.13 (measured), so a marshal stream
+// that fits another version is named, not read as it (CodeInputs.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,10 +27,23 @@
 #include "pyverify/Bytecode/CodeObject.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 
+#include <optional>
 #include <string>
 
 namespace pyverify::tool {
+
+struct OtherVersionEvidence {
+  llvm::SmallVector<PythonVersion, 2> Versions; ///< Every version that fits.
+  /// "offset 8 of f holds 3.12's END_FOR (byte 4), not a 3.11 opcode".
+  std::string Why;
+  /// "CPython 3.12" / "CPython 3.12 or 3.13".
+  std::string versionsText() const;
+};
+
+std::optional<OtherVersionEvidence>
+otherVersionEvidence(llvm::ArrayRef<const CodeObject *> Roots);
 
 std::string otherVersionNote(llvm::ArrayRef<const CodeObject *> Roots);
 

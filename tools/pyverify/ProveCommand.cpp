@@ -135,10 +135,9 @@ void writeReplays(const std::string &Path, const std::vector<ProofResult> &Rs,
     WithColor::error(errs(), "pyverify") << "prove: --replay: " << Msg << "\n";
     ReplayFailed = true;
   };
-  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
-                                   /*RequiresNullTerminator=*/false);
+  auto Buf = readInput(Path);
   if (!Buf)
-    return Fail(Path + ": " + Buf.getError().message());
+    return Fail(toString(Buf.takeError()));
   ReplayInput RI;
   if constexpr (std::is_same_v<Input, Bundle>)
     RI = makeReplayInput(In, (*Buf)->getBuffer());
@@ -161,9 +160,9 @@ struct FileOutcome {
 FileOutcome proveOne(const std::string &Path, const ProveOptions &Opts,
                      InputVersions Versions) {
   FileOutcome O;
-  O.Path = Path;
-  if (sys::path::extension(Path) == ".pvb") {
-    Expected<Bundle> B = loadBundle(Path, Versions.askedVersion());
+  O.Path = displayName(Path);
+  if (inputKind(Path) == InputKind::Bundle) {
+    Expected<Bundle> B = loadBundleInput(Path, Versions);
     if (!B) {
       O.InputError = toString(B.takeError());
       return O;
@@ -183,7 +182,7 @@ FileOutcome proveOne(const std::string &Path, const ProveOptions &Opts,
     Roots.push_back(Root.get());
   O.VersionNote = otherVersionNote(Roots);
   O.Results = proveCodeFile(*F, Opts);
-  writeReplays(Path, O.Results, *F, sys::path::extension(Path) == ".py");
+  writeReplays(Path, O.Results, *F, inputKind(Path) == InputKind::Source);
   return O;
 }
 
@@ -355,7 +354,7 @@ int runProve() {
     }
 
   auto Start = std::chrono::steady_clock::now();
-  ExpandedInputs In = expandInputs(Inputs);
+  ExpandedInputs In = selectInputs(Inputs, *Versions);
   int Status = reportInputs(In) ? ExitUsage : ExitClean;
   const std::vector<std::string> &Files = In.Files;
 

@@ -130,7 +130,7 @@ int runStats() {
         << toString(Versions.takeError()) << "\n";
     return ExitUsage;
   }
-  ExpandedInputs In = expandInputs(Inputs);
+  ExpandedInputs In = selectInputs(Inputs, *Versions);
   int Status = reportInputs(In) ? ExitUsage : ExitClean;
   Totals T;
   for (FileOutcome &O : checkFiles(In.Files, Opts, Jobs, *Versions)) {

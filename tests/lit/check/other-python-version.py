@@ -44,8 +44,10 @@ if __name__ == "mkcode":
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Inputs"))
     from v312code import MARSHAL as CODE
 
-# The note, then the 3.11 errors it explains; exit 1 as for any error.
-# RUN: %not --code 1 %pyverify check %t.v312 2> %t.v312.err | FileCheck %s --check-prefix=ERRORS
+# Read as 3.11 when asked to (--python-version=3.11): the note, then the
+# 3.11 errors it explains; exit 1 as for any error. Unasked, the stream is
+# not read as 3.11 at all: one input error (check/marshal-version.py).
+# RUN: %not --code 1 %pyverify check --python-version=3.11 %t.v312 2> %t.v312.err | FileCheck %s --check-prefix=ERRORS
 # RUN: FileCheck %s --check-prefix=NOTE < %t.v312.err
 # NOTE: pyverify: note: {{.*}}.v312: this looks like CPython 3.12 bytecode, not 3.11: every code object decodes as 3.12 opcodes and their inline caches, and offset {{[0-9]+}} of {{.*}} holds 3.12's {{[A-Z_]+}} (byte {{[0-9]+}}){{.*}}; a marshal stream is read as 3.11 unless --python-version says otherwise{{$}}
 # ERRORS: error: {{.*}}[bytecode-decode]
@@ -54,8 +56,8 @@ if __name__ == "mkcode":
 # dis/other-versions.py).
 # RUN: %pyverify check --python-version=3.12 %t.v312 | FileCheck %s --check-prefix=AS312
 # AS312: 0 error(s), 0 warning(s)
-# RUN: %pyverify cfg %t.v312 2>&1 >/dev/null | FileCheck %s --check-prefix=NOTE
-# RUN: %not --code 1 %pyverify check --format=sarif %t.v312 | %python -m json.tool | FileCheck %s --check-prefix=SARIF
+# RUN: %pyverify cfg --python-version=3.11 %t.v312 2>&1 >/dev/null | FileCheck %s --check-prefix=NOTE
+# RUN: %not --code 1 %pyverify check --python-version=3.11 --format=sarif %t.v312 | %python -m json.tool | FileCheck %s --check-prefix=SARIF
 # SARIF:      "level": "warning",
 # SARIF:      "text": "{{.*}}.v312: this looks like CPython 3.12 bytecode, not 3.11:
 
