@@ -32,6 +32,7 @@ CheckInput pyverify::getCheckInput(CheckId Id) {
   case CheckId::UnreachableCode:
     return CheckInput::Flow;
   case CheckId::StackUnderflow:
+  case CheckId::CallWithoutNull:
   case CheckId::StackDepthConflict:
   case CheckId::StacksizeTooSmall:
   case CheckId::HandlerDepthExceedsStack:

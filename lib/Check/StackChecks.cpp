@@ -1,6 +1,7 @@
 //===- StackChecks.cpp - Findings from the stack-depth analysis -----------===//
 
 #include "pyverify/Check/StackChecks.h"
+#include "pyverify/Analysis/CallSlots.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -77,8 +78,41 @@ static const CFGEdge *findEnteringHandlerEdge(const CFG &G, unsigned B) {
 
 namespace {
 
-/// stack-underflow: each instruction that pops or reads below the stack.
+/// call-without-null: each call found the root cause of an underflow.
+void reportCallsWithoutNull(const CFG &G, llvm::ArrayRef<CallWithoutNull> Calls,
+                            std::vector<Finding> &Out) {
+  const InstructionStream &Insts = G.code().Insts;
+  for (const CallWithoutNull &C : Calls) {
+    const Instruction &Call = Insts[C.Call], &Callee = Insts[C.Callee],
+                      &Taken = Insts[C.Taken], &U = Insts[C.Underflow];
+    Finding F(
+        CheckId::CallWithoutNull, Call.Offset,
+        llvm::formatv(
+            "{0} {1} finds no NULL below its {2} argument(s): the callable "
+            "{3} (offset {4}) was pushed without one, so {5} calls the value "
+            "below it, {6} (offset {7}), with the callable as its first "
+            "argument; the call takes one value more than the code pushed "
+            "for it, and {8} {9}, which takes the call's result, finds the "
+            "stack one value short",
+            Call.Offset, describeInstruction(Call), Call.Arg,
+            describeInstruction(Callee), Callee.Offset, Call.name(),
+            describeInstruction(Taken), Taken.Offset, U.Offset,
+            describeInstruction(U)));
+    F.note(Taken.Offset, "the value taken as the callable: a value of the "
+                         "enclosing expression");
+    F.note(
+        Callee.Offset,
+        llvm::formatv("the callable, pushed with no NULL {0} it",
+                      traits(Call.Ver).NullAfterCallable ? "after" : "before"));
+    F.note(U.Offset, "the underflow this causes");
+    Out.push_back(std::move(F));
+  }
+}
+
+/// stack-underflow: each instruction that pops or reads below the stack;
+/// one that a call without its NULL causes names the call.
 void reportUnderflows(const CFG &G, const StackDepthResult &R,
+                      llvm::ArrayRef<CallWithoutNull> Calls,
                       std::vector<Finding> &Out) {
   const InstructionStream &Insts = G.code().Insts;
   for (const StackUnderflow &U : R.Underflows) {
@@ -100,6 +134,14 @@ void reportUnderflows(const CFG &G, const StackDepthResult &R,
       F.note(Insts[G.raisePointOf(E)].Offset,
              "the block is entered by " + describeEdgeSource(G, E));
     }
+    for (const CallWithoutNull &C : Calls)
+      if (C.Underflow == U.Inst)
+        F.note(Insts[C.Call].Offset,
+               llvm::formatv("caused by {0} {1}, which took a value of the "
+                             "enclosing expression as its callable "
+                             "(call-without-null)",
+                             Insts[C.Call].Offset,
+                             describeInstruction(Insts[C.Call])));
     Out.push_back(std::move(F));
   }
 }
@@ -271,7 +313,11 @@ void pyverify::checkFrameSize(const CodeObject &C, std::vector<Finding> &Out) {
 void pyverify::checkStack(const CFG &G, const StackDepthResult &R,
                           std::vector<Finding> &Out) {
   size_t FirstOut = Out.size();
-  reportUnderflows(G, R, Out);
+  std::vector<CallWithoutNull> Calls;
+  if (!R.Underflows.empty())
+    Calls = findCallsWithoutNull(G, R);
+  reportCallsWithoutNull(G, Calls, Out);
+  reportUnderflows(G, R, Calls, Out);
   reportConflicts(G, R, Out);
   reportStackSize(G, R, Out);
   reportHandlerDepths(G, R, Out);

@@ -4,7 +4,11 @@
 // into findings, each naming the violated condition and pointing at the
 // related instruction with a note:
 //
-//   stack-underflow              an instruction pops below 0
+//   stack-underflow              an instruction pops below 0 (a note names
+//                                the call-without-null that caused it)
+//   call-without-null            the call an underflow takes the result of
+//                                found no NULL below its callable
+//                                (CallSlots.h), reported first
 //   stack-depth-conflict         a block is reached at two depths (both
 //                                predecessors named)
 //   stacksize-too-small          maximum depth > co_stacksize (where it is
