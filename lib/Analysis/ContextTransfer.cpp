@@ -319,7 +319,11 @@ ContextState ContextTransfer::unwind(const ContextState &Pre, uint32_t I,
                            "__exit__ of {5} in slot {6} without calling it",
                            describe(I), T.Depth, T.Start, T.End - 2, T.Target,
                            ctxName(X.Id), K),
-             /*Raises=*/true);
+             /*Raises=*/true,
+             // One entry too shallow for one context: the same cause at
+             // every raising instruction the entry covers.
+             "context " + std::to_string(X.Id) + " dropped by entry " +
+                 std::to_string(E.Entry));
       S.removeActive(X.Id);
     }
   }
