@@ -8,10 +8,10 @@
 // of the version asked, all in one process: PySource.h), .pvb bundles,
 // standard input ("-") and directories (recursing for .pyc, .py and .pvb, as
 // every command does: CodeInputs.h, InputFiles.h). Each --checks value
-// applies, left to right, over the defaults. Exit 0 when clean, 1 on error-severity findings, 2 on
-// usage errors or unreadable input (listed in JSON and SARIF too). Output is
-// identical for every --jobs value: files are checked in parallel but
-// reported in sorted order.
+// applies, left to right, over the defaults. Exit 0 when clean, 1 on
+// error-severity findings, 2 on usage errors or unreadable input (listed in
+// JSON and SARIF too). Output is identical for every --jobs value: files are
+// checked in parallel but reported in sorted order.
 //
 //===----------------------------------------------------------------------===//
 
