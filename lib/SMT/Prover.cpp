@@ -19,6 +19,7 @@
 #include "ExactlyOnce.h"
 #include "MatchesEager.h"
 
+#include "ReplayPath.h"
 #include "ResumeEntry.h"
 #include "Verdicts.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -193,6 +194,26 @@ void exactlyOnce(const ProveOptions &O, CodeInfo &C, Proof &P,
            ApproxWhy);
 }
 
+/// A well-formed refutation whose every dataflow error is safe to run
+/// (ReplayPath.h) gets exactly-once's counterexample as its path when that
+/// path raises at one of the errors: its replay runs it. The verdict, the
+/// property and the reason stay those of well-formed.
+void pathThroughSafeErrors(const ProveOptions &O, CodeInfo &C, Proof &P) {
+  if (P.R.V != Verdict::Refuted || !runsSafely(P.R.Findings, C.D()))
+    return;
+  // The raise tiers off: the path wanted raises at the error by itself, not
+  // through a trace function's raise somewhere before it.
+  ProveOptions NoTiers = O;
+  NoTiers.TierTracing = NoTiers.TierEvalBreaker = false;
+  Proof Q(NoTiers, P.R.File, C);
+  exactlyOnce(NoTiers, C, Q, {}, -1);
+  P.R.Paths += Q.R.Paths;
+  P.R.Queries += Q.R.Queries;
+  if (Q.R.V == Verdict::Refuted && Q.R.Cex &&
+      raisesAtFinding(*Q.R.Cex, P.R.Findings, C.D(), C.Name))
+    P.R.Cex = std::move(Q.R.Cex);
+}
+
 struct BundleProver {
   const Bundle &B;
   const ProveOptions &O;
@@ -233,8 +254,10 @@ ProofResult BundleProver::frame() {
         "function or the eval breaker (its contexts are explicit enters and "
         "replayed modes, not with statements)");
   HandOffs.Why = "the frame is not well-formed, or checks did not run on it";
-  if (!P.wellFormed(Fr, B.Path))
+  if (!P.wellFormed(Fr, B.Path)) {
+    pathThroughSafeErrors(O, Fr, P);
     return P.finish({"exactly-once"});
+  }
   HandOffs.Why.clear();
   int64_t BreakIndex = -1;
   std::string BreakWhy;
@@ -363,8 +386,10 @@ ProofResult BundleProver::resume(size_t RI) {
   handedTo(Rc, Res);
   Proof P(O, B.Path, Rc);
   P.R.Assumptions = assumptions(O, true, {&Rc.D(), &Orig.D()});
-  if (!P.wellFormed(Rc, B.Path))
+  if (!P.wellFormed(Rc, B.Path)) {
+    pathThroughSafeErrors(O, Rc, P);
     return P.finish({"exactly-once", "matches-eager"});
+  }
   exactlyOnce(O, Rc, P, {}, -1);
   // Over budget, matches-eager would only stop at once and hide which
   // property ran out.
@@ -407,6 +432,8 @@ ProofResult BundleProver::originalOnly() {
         "forwarding: that context is the caller's, not this code object's");
   if (P.wellFormed(Orig, B.Path))
     exactlyOnce(O, Orig, P, {}, -1);
+  else
+    pathThroughSafeErrors(O, Orig, P);
   return P.finish({"exactly-once"});
 }
 

@@ -9,6 +9,7 @@
 
 #include "pyverify/SMT/Replay.h"
 
+#include "ReplayPath.h"
 #include "SymbolicFrame.h"
 
 #include "pyverify/Analysis/CodeAnalysis.h"
@@ -301,6 +302,24 @@ std::string tablesText(const ReplayInput &In) {
   return S + "\n}";
 }
 
+/// CASE["safe_failures"]: of the target's dataflow errors, those safe to
+/// run (ReplayPath.h), as [offset, the exception its instruction raises,
+/// the finding].
+json::Array safeFailures(const ProofResult &R, const ReplayInput &In) {
+  json::Array Out;
+  for (const auto &[Name, Code] : In.Codes) {
+    if (Name != R.Target || R.Findings.empty())
+      continue;
+    CodeAnalysis A(*Code);
+    for (const Diagnostic &D : R.Findings)
+      if (std::optional<StringRef> E = smt::prover::safeFailure(D, A.decoded()))
+        Out.push_back(json::Array{
+            int64_t(D.Offset), *E,
+            formatv("{0} [{1}]", D.Message, getCheckName(D.Check)).str()});
+  }
+  return Out;
+}
+
 json::Object caseToJSON(const ProofResult &R, const ReplayInput &In) {
   json::Array Findings;
   for (const Diagnostic &D : R.Findings)
@@ -323,6 +342,7 @@ json::Object caseToJSON(const ProofResult &R, const ReplayInput &In) {
                       {"python_version", inputVersion(In)},
                       {"counterexample", std::move(Cex)},
                       {"findings", std::move(Findings)},
+                      {"safe_failures", safeFailures(R, In)},
                       {"columns", json::Array(TableColumns)}};
 }
 

@@ -468,6 +468,8 @@ def report(case, emitted, eager, note):
         show("eager (%s)" % note, eager, -1)
     else:
         print("eager: %s" % note)
+    if case["property"] == "well-formed":
+        return report_safe_failures(case, b)
     bad = [v for v in b.violations if v[0] < b.good()]
     show("emitted (%s)" % b.label, b, bad[0][0] if bad else -1)
     for i, why in bad:
@@ -477,6 +479,30 @@ def report(case, emitted, eager, note):
     if b.failure:
         return CANNOT_REPLAY, "cannot replay: %s" % b.failure
     return status, "the run followed the path and every context was exited exactly once"
+
+
+def report_safe_failures(case, b):
+    """A well-formed refutation whose dataflow errors are safe to run
+    (CASE["safe_failures"]: each raises an ordinary exception at its
+    instruction) run down its path: reproduced when the run raises, at the
+    step of such an error, the exception it says."""
+    errs = {off: (exc, text) for off, exc, text in case["safe_failures"]}
+    seen = [rec for rec in b.log[:b.good()] if rec.offset in errs and rec.raised]
+    show("emitted (%s)" % b.label, b, seen[0].index if seen else -1)
+    for rec in seen:
+        exc, text = errs[rec.offset]
+        print("dataflow error at %s:%d: %s" % (b.label, rec.offset, text))
+        print("  expected: step %d raises %s (the path the prover gives)" % (rec.index, exc))
+        print("  observed: step %d raised %s" % (rec.index, rec.exc))
+    for i, why in [v for v in b.violations if v[0] < b.good()]:
+        print("then, violation at emitted step %d: %s" % (i, why))
+    hit = [rec for rec in seen if (rec.exc or "").startswith(errs[rec.offset][0] + ":")]
+    if hit:
+        return REPRODUCED, "the dataflow error happens on this interpreter: %s:%d raises %s" % (
+            b.label, hit[0].offset, errs[hit[0].offset][0])
+    if b.failure:
+        return CANNOT_REPLAY, "cannot replay: %s" % b.failure
+    return NOT_REPRODUCED, "the run followed the path and no dataflow error raised"
 
 
 def _timeout(signum, frame):

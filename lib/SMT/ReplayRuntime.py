@@ -658,5 +658,6 @@ def execute(run, call):
         # it keeps): what is left on the mode stack leaked.
         if run.label.startswith("resume") and run.modes:
             run.violations.append((len(run.log) - 1, "%s %s with %d mode(s) still on the mode "
-                                   "stack: pushed again over the mode the frame handed over, "
-                                   "never popped" % (run.label, run.end, len(run.modes))))
+                                   "stack, never popped (handed over by the frame, or pushed "
+                                   "again over one it handed)" % (run.label, run.end,
+                                                                  len(run.modes))))

@@ -16,7 +16,11 @@ runs `pyverify prove --replay=DIR --format=json` on them and requires:
       ("violation at emitted step"), except at most --max-cannot of them,
       which exit 2 with "cannot replay: WHY" (each reason is printed);
   (d) every script of a refutation without a path (well-formed) exits 2 with
-      "cannot replay: well-formed refutation (no path)".
+      "cannot replay: well-formed refutation (no path)";
+  (e) every well-formed refutation with a path (its dataflow errors are safe
+      to run: an unbound local's checked read raises UnboundLocalError) has
+      a script that exits 1 showing the error raised on the path ("observed:
+      step N raised"), and there are at least --min-safe-replays of them.
 
 No script may exit 0 (its run followed the path and did not show the
 refutation) or crash. Prints the counts: scripts written, exit 1, exit 2 and
@@ -73,6 +77,8 @@ def main(argv=None):
                     help="scripts with a counterexample allowed to exit 2 (default 1)")
     ap.add_argument("--jobs", type=int, default=2,
                     help="scripts run at the same time (default 2)")
+    ap.add_argument("--min-safe-replays", type=int, default=0,
+                    help="well-formed refutations with a path required (default 0)")
     ap.add_argument("--no-path-sample", type=int, default=None,
                     help="run only this many scripts without a path (default all)")
     ap.add_argument("outdir")
@@ -95,6 +101,7 @@ def main(argv=None):
     for name in sorted(written - set(expected)):
         failures.append("(a) a script for no refuted result: %s" % name)
     status, cannot = collections.Counter(), collections.Counter()
+    safe = 0
     names = sorted(written & set(expected))
     no_path = [n for n in names if expected[n]["counterexample"] is None]
     if a.no_path_sample is not None and len(no_path) > a.no_path_sample:
@@ -114,6 +121,13 @@ def main(argv=None):
         status[(has_path, out.returncode)] += 1
         shown = (">>" in out.stdout and "first divergence" in out.stdout) or \
             "violation at emitted step" in out.stdout
+        if has_path and r["property"] == "well-formed":
+            if out.returncode == 1 and re.search(r"^  observed: step \d+ raised ", out.stdout, re.M):
+                safe += 1
+                continue
+            failures.append("(e) %s: exit %d without the dataflow error raised\n%s%s" % (
+                name, out.returncode, out.stdout[-2000:], out.stderr[-2000:]))
+            continue
         if out.returncode == 1 and has_path and shown:
             continue
         m = re.search(r"^cannot replay: (.*)$", out.stdout, re.M)
@@ -132,7 +146,11 @@ def main(argv=None):
         status[(True, 1)], status[(True, 2)], with_path - status[(True, 1)] - status[(True, 2)]))
     for why, n in cannot.most_common():
         print("  %4d cannot replay: %s" % (n, why))
+    print("well-formed with a path (safe to run): %d exit 1 showing the error" % safe)
     print("without a path (well-formed): %d exit 2" % status[(False, 2)])
+    if safe < a.min_safe_replays:
+        failures.append("(e) %d well-formed refutations replayed with a path (at least %d)"
+                        % (safe, a.min_safe_replays))
     if sum(cannot.values()) > a.max_cannot:
         failures.append("(c) %d scripts with a counterexample cannot replay (at most %d)"
                         % (sum(cannot.values()), a.max_cannot))
