@@ -1,6 +1,7 @@
 //===- ValueChecks.cpp - Findings about NULL and unbound locals -----------===//
 
 #include "pyverify/Check/ValueChecks.h"
+#include "pyverify/Analysis/MicroOps.h"
 #include "pyverify/Analysis/SlotKinds.h"
 #include "pyverify/Analysis/ValueKinds.h"
 #include "pyverify/Check/StackChecks.h"
@@ -20,11 +21,24 @@ static std::string otherLayoutVersions(PythonVersion V) {
   return pythonVersionList(Others, "'s");
 }
 
-/// Where a call of \p I's version wants its NULL, when \p I is a call.
-static std::string callLayout(const Instruction &I) {
-  if (!I.is(Opcode::CALL) && !I.is(Opcode::CALL_KW) &&
-      !I.is(Opcode::CALL_FUNCTION_EX))
+/// What the \p Which-th popped slot (0: the deepest) of \p I is, when
+/// \p I is a call and that slot is NULL: in the two slots below the
+/// arguments, a call laid out for another version (where this version's
+/// call wants its NULL); above them, an argument, which no layout allows
+/// to be NULL.
+static std::string callSlotText(const Instruction &I, uint32_t Which) {
+  std::optional<uop::Call> C;
+  for (const MicroOp &Op : lowerInstruction(I))
+    if (const auto *X = std::get_if<uop::Call>(&Op))
+      C = *X;
+  if (!C)
     return "";
+  if (Which >= 2)
+    return Which - 2 < C->NArgs
+               ? llvm::formatv(": argument {0} of {1} is NULL", Which - 1,
+                               C->NArgs)
+                     .str()
+               : std::string(": the keyword-names tuple is NULL");
   if (traits(I.Ver).NullAfterCallable)
     return llvm::formatv("; CPython {0} calls take the callable first and "
                          "its NULL (or self) second: NULL before the callable "
@@ -127,7 +141,7 @@ llvm::Error pyverify::checkValueKinds(const CFG &G, std::vector<Finding> &Out) {
                               At,
                               V.Which == 0 ? std::string("first")
                                            : "#" + std::to_string(V.Which + 1),
-                              Where, callLayout(I))
+                              Where, callSlotText(I, V.Which))
                     .str();
       break;
     case ValueIssue::UnboundRead:
