@@ -71,7 +71,8 @@ def hx(s):
 def ref_argrepr(r):
     """dis's argrepr of instruction R, a code object's address and a jump label
     (3.13) replaced as pyverify shows them."""
-    text = re.sub(r"^(<code object \S+) at 0x[0-9a-f]+,", r"\1,", r.argrepr)
+    text = re.sub(r"^(<code object .+?) at 0x[0-9a-f]+, file", r"\1, file",
+                  r.argrepr)
     if re.fullmatch(r"to L\d+", text):
         text = f"to {r.argval}"
     return text
