@@ -12,7 +12,11 @@
 // violated exactly-once condition. The script exits 1 when its runs show the
 // divergence or violation, 0 when they follow the path and do not, 2 with
 // "cannot replay: WHY" when a step cannot be driven faithfully (and for a
-// refutation without a path, e.g. well-formed). docs/prove-cli.md, "Replay".
+// refutation without a path, e.g. well-formed). A well-formed refutation
+// whose errors are safe to run (lib/SMT/ReplayPath.h) has a path: its
+// script shows, at each such error's step, the exception the path expects
+// and the one the run raised (CASE["safe_failures"]), exit 1 when they
+// agree. docs/prove-cli.md, "Replay".
 //
 // Requires: R.V == Verdict::Refuted (needsReplay) and an input whose Codes
 // hold every target the result's counterexample names. The library never
