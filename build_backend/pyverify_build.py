@@ -23,6 +23,10 @@ PYVERIFY_PIP_BUILD_DIR (default <source>/.pip-build) or the config setting
 build-dir; one directory serves every interpreter (the library and the CLI
 are compiled once, each interpreter adds its own two modules). More CMake
 -D options: PYVERIFY_PIP_CMAKE_ARGS or the config setting cmake-args.
+PYVERIFY_PIP_PREBUILT=DIR (or the config setting prebuilt) packs what an
+existing CMake build directory holds for the running interpreter (its
+modules and the CLI, as built; its cache must name this interpreter) and
+runs no CMake at all.
 See docs/python.md, "Installing".
 """
 
@@ -153,40 +157,66 @@ def _settings(config_settings):
     return os.path.abspath(build_dir), list(args)
 
 
-def _cmake_build(build_dir, extra_args):
-    """Configures and builds the running interpreter's modules and the CLI;
-    returns {name in the wheel: built file}."""
+def _interpreter_build():
+    """(the CMake cache variable naming the running interpreter, its value,
+    the build's targets and module directory for it, relative)."""
     # The interpreter CMake queries (headers, EXT_SUFFIX): a venv's base,
     # resolved, so one build directory serves venvs that come and go.
     exe = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
     minor = sys.version_info[1]
     if sys.version_info[:2] == MAIN_VERSION:
-        python_arg = f"-DPython3_EXECUTABLE={exe}"
-        targets = list(MODULES)
-        module_dir = os.path.join(build_dir, "python", "pyverify")
-    else:
-        python_arg = f"-DPYVERIFY_PYTHON3{minor}={exe}"
-        targets = [f"{m}_3{minor}" for m in MODULES]
-        module_dir = os.path.join(build_dir, f"python-3.{minor}", "pyverify")
+        return ("Python3_EXECUTABLE", exe, list(MODULES),
+                os.path.join("python", "pyverify"))
+    return (f"PYVERIFY_PYTHON3{minor}", exe, [f"{m}_3{minor}" for m in MODULES],
+            os.path.join(f"python-3.{minor}", "pyverify"))
+
+
+def _cmake_build(build_dir, extra_args):
+    """Configures and builds the running interpreter's modules and the CLI;
+    returns {name in the wheel: built file}."""
+    var, exe, targets, _ = _interpreter_build()
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
     if os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
         generator = []  # the directory's generator stays
     _run(["cmake", "-S", ROOT, "-B", build_dir, *generator,
           "-DCMAKE_BUILD_TYPE=Release", "-DPYVERIFY_BUILD_TESTS=OFF",
           "-DPYVERIFY_BUILD_BENCHMARKS=OFF", "-DPYVERIFY_BUILD_PYTHON=ON",
-          python_arg, *extra_args])
+          f"-D{var}={exe}", *extra_args])
     _run(["cmake", "--build", build_dir, "--target", CLI_TARGET, *targets,
           "-j", str(os.cpu_count() or 2)])
+    return _built_files(build_dir)
+
+
+def _built_files(build_dir):
+    """{name in the wheel: file}: the running interpreter's modules and the
+    CLI in a CMake build directory."""
+    _, exe, _, module_dir = _interpreter_build()
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     built = {}
     for m in MODULES:
-        path = os.path.join(module_dir, m + suffix)
+        path = os.path.join(build_dir, module_dir, m + suffix)
         if not os.path.isfile(path):
-            raise RuntimeError(f"the build made no {path} (is {exe} the "
+            raise RuntimeError(f"{build_dir} has no {path} (is {exe} the "
                                f"interpreter CMake found?)")
         built[f"pyverify/{m}{suffix}"] = path
     built["scripts/pyverify"] = os.path.join(build_dir, CLI_PATH)
     return built
+
+
+def _prebuilt(build_dir):
+    """The files of an existing CMake build (`make build`'s), compiled for
+    the running interpreter (its CMakeCache.txt says so); nothing is run."""
+    var, exe, _, _ = _interpreter_build()
+    cache = {}
+    with open(os.path.join(build_dir, "CMakeCache.txt")) as f:
+        for line in f:
+            name, _, value = line.strip().partition("=")
+            cache[name.split(":")[0]] = value
+    found = cache.get(var)
+    if not found or os.path.realpath(found) != exe:
+        raise RuntimeError(f"prebuilt={build_dir}: its {var} is {found!r}, "
+                           f"not this interpreter ({exe})")
+    return _built_files(build_dir)
 
 
 def _run(cmd):
@@ -209,7 +239,10 @@ class _WheelWriter:
     """A zip with RECORD: every entry's sha256 and size, RECORD last."""
 
     def __init__(self, path):
+        # Level 1: the wheel of a build with debug information is 170 MB
+        # of mostly DWARF; level 6 takes three times as long for 10% less.
         self.zip = zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED)
+        self.level = 1
         self.records = []
         epoch = os.environ.get("SOURCE_DATE_EPOCH")
         self.date = ZIP_EPOCH
@@ -219,8 +252,7 @@ class _WheelWriter:
     def add(self, name, data, mode=0o644):
         info = zipfile.ZipInfo(name, date_time=self.date)
         info.external_attr = (0o100000 | mode) << 16
-        info.compress_type = zipfile.ZIP_DEFLATED
-        self.zip.writestr(info, data)
+        self.zip.writestr(info, data, zipfile.ZIP_DEFLATED, self.level)
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest())
         self.records.append(
             (name, "sha256=" + digest.rstrip(b"=").decode(), str(len(data))))
@@ -232,7 +264,7 @@ class _WheelWriter:
         info = zipfile.ZipInfo(record_name, date_time=self.date)
         info.external_attr = 0o100644 << 16
         self.zip.writestr(info, out.getvalue().encode(),
-                          zipfile.ZIP_DEFLATED)
+                          zipfile.ZIP_DEFLATED, self.level)
         self.zip.close()
 
 
@@ -261,8 +293,12 @@ def build_wheel(wheel_directory, config_settings=None,
                 metadata_directory=None):
     project = _project()
     _check_interpreter(project)
-    build_dir, cmake_args = _settings(config_settings)
-    built = _cmake_build(build_dir, cmake_args)
+    prebuilt = ((config_settings or {}).get("prebuilt")
+                or os.environ.get("PYVERIFY_PIP_PREBUILT"))
+    if prebuilt:
+        built = _prebuilt(os.path.abspath(prebuilt))
+    else:
+        built = _cmake_build(*_settings(config_settings))
     dist, version = project["name"], project["version"]
     wheel_name = f"{dist}-{version}-{wheel_tag()}.whl"
     os.makedirs(wheel_directory, exist_ok=True)
