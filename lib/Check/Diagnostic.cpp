@@ -35,12 +35,23 @@ Diagnostic pyverify::makeDiagnostic(const Finding &F, const DecodedCode &D,
   return G;
 }
 
+bool pyverify::isRootCauseCheck(CheckId Id) {
+  // A jump into a with body breaks the contexts, the handler and often the
+  // depths of everything its path reaches; a call without its NULL leaves
+  // the stack one value short for the code after it (the underflow names
+  // it).
+  return Id == CheckId::WithBodyEnteredWithoutEnter ||
+         Id == CheckId::CallWithoutNull;
+}
+
 void pyverify::sortDiagnostics(std::vector<Diagnostic> &Diags) {
-  std::stable_sort(
-      Diags.begin(), Diags.end(), [](const Diagnostic &A, const Diagnostic &B) {
-        return std::make_tuple(llvm::StringRef(A.File), A.CodeIndex, A.Offset,
-                               unsigned(A.Check)) <
-               std::make_tuple(llvm::StringRef(B.File), B.CodeIndex, B.Offset,
-                               unsigned(B.Check));
-      });
+  auto Key = [](const Diagnostic &D) {
+    return std::make_tuple(llvm::StringRef(D.File), D.CodeIndex,
+                           !isRootCauseCheck(D.Check), D.Offset,
+                           unsigned(D.Check));
+  };
+  std::stable_sort(Diags.begin(), Diags.end(),
+                   [&](const Diagnostic &A, const Diagnostic &B) {
+                     return Key(A) < Key(B);
+                   });
 }

@@ -6,7 +6,8 @@
 // offset, the source line and column of that instruction (when the location
 // table has them), the instruction itself as text, and notes with their own
 // offsets and lines. Diagnostics sort deterministically (file, code object
-// order of appearance, offset, check id).
+// order of appearance, root causes first (isRootCauseCheck), offset, check
+// id).
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +62,12 @@ struct Diagnostic {
 /// Places \p F (about code object \p D, the \p CodeIndex-th in \p File).
 Diagnostic makeDiagnostic(const Finding &F, const DecodedCode &D,
                           llvm::StringRef File, uint32_t CodeIndex);
+
+/// Whether a finding of check \p Id is the root cause of the others it
+/// comes with in its code object (they follow from it): a jump into a with
+/// body (with-body-entered-without-enter), a call without its NULL
+/// (call-without-null). Such findings are listed first.
+bool isRootCauseCheck(CheckId Id);
 
 /// Orders diagnostics deterministically.
 void sortDiagnostics(std::vector<Diagnostic> &Diags);

@@ -62,7 +62,7 @@ if __name__ == "mkcode":
 # PUSHNULL-NEXT: note: the value taken as the callable: a value of the enclosing expression (offset 2)
 # PUSHNULL-NEXT: note: the callable, pushed with no NULL before it (offset 6)
 # PUSHNULL-NEXT: note: the underflow this causes (offset 24)
-# PUSHNULL-NEXT: error: BINARY_OP 0 needs 2 stack value(s) but only 1 are on the stack [stack-underflow]
+# PUSHNULL:      error: BINARY_OP 0 needs 2 stack value(s) but only 1 are on the stack [stack-underflow]
 # PUSHNULL:      note: caused by 14 CALL 1, which took a value of the enclosing expression as its callable (call-without-null) (offset 14)
 
 # RUN: %mkcode marshal %s %t.globalbit --object GLOBALBIT
