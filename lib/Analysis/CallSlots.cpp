@@ -6,6 +6,7 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <optional>
 
 using namespace pyverify;
@@ -129,7 +130,12 @@ pyverify::findCallsWithoutNull(const CFG &G, const StackDepthResult &R) {
     if (!R.Before[First])
       continue;
     Simulation Sim;
-    Sim.S.assign(size_t(std::max<int64_t>(*R.Before[First], 0)), Slot());
+    // The slots below the chain are alike (unknown, never blamed): keep at
+    // most MaxBase of them (an absurd handler depth is not allocated); a
+    // chain that pops past them stops without a finding.
+    constexpr int64_t MaxBase = 1 << 16;
+    Sim.S.assign(size_t(std::clamp<int64_t>(*R.Before[First], 0, MaxBase)),
+                 Slot());
     for (const Step &X : Chain) {
       for (const MicroOp &Op : lowerInstruction(Insts[X.Inst], X.JumpEdge))
         if (!Sim.Stop)
