@@ -256,7 +256,7 @@ int runAnalyze() {
                          {"target", T.Target.empty() ? json::Value(nullptr)
                                                      : json::Value(T.Target)},
                          {"code", analyzeJSON(*T.Code, Walk.seen(Path, T))}};
-          outs() << json::Value(std::move(O)) << "\n";
+          printJsonLine(outs(), json::Value(std::move(O)));
           return;
         }
         if (!T.Target.empty())

@@ -11,6 +11,7 @@
 #define PYVERIFY_TOOLS_COMMANDS_H
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace pyverify::tool {
@@ -39,6 +40,12 @@ bool useColor(llvm::raw_ostream &OS);
 /// ExitUsage. Subcommands check their required options and inputs
 /// themselves, so that a missing one gets this instead of LLVM's wording.
 int usageError(llvm::StringRef Command, const llvm::Twine &Message);
+
+/// Writes \p V as one line of a JSON Lines output (dis, analyze) and the
+/// newline. U+0085, U+2028 and U+2029, which JSON allows raw in a string
+/// but line splitters (Python's str.splitlines) break at, are written as
+/// \u escapes, so one record is one line for every reader.
+void printJsonLine(llvm::raw_ostream &OS, const llvm::json::Value &V);
 
 int runDis();
 int runStats();

@@ -278,7 +278,7 @@ int runDis() {
                          {"target", T.Target.empty() ? json::Value(nullptr)
                                                      : json::Value(T.Target)},
                          {"code", codeToJSON(*T.Code, Walk.seen(Path, T))}};
-          outs() << json::Value(std::move(O)) << "\n";
+          printJsonLine(outs(), json::Value(std::move(O)));
           return;
         }
         bool First = true;

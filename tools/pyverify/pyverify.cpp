@@ -65,6 +65,34 @@ int pyverify::tool::usageError(llvm::StringRef Command,
   return ExitUsage;
 }
 
+void pyverify::tool::printJsonLine(llvm::raw_ostream &OS,
+                                   const llvm::json::Value &V) {
+  std::string Text;
+  llvm::raw_string_ostream(Text) << V;
+  // In UTF-8 these byte sequences are only ever the three characters, and
+  // outside strings JSON is ASCII: the escape is the same string.
+  static constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral>
+      Separators[] = {{"\xC2\x85", "\\u0085"},
+                      {"\xE2\x80\xA8", "\\u2028"},
+                      {"\xE2\x80\xA9", "\\u2029"}};
+  llvm::StringRef Rest = Text;
+  while (!Rest.empty()) {
+    size_t Cut = Rest.size(), Len = 0;
+    llvm::StringRef Escape;
+    for (const auto &[Raw, Esc] : Separators) {
+      size_t At = Rest.find(Raw);
+      if (At < Cut) {
+        Cut = At;
+        Len = Raw.size();
+        Escape = Esc;
+      }
+    }
+    OS << Rest.take_front(Cut) << Escape;
+    Rest = Rest.drop_front(std::min(Rest.size(), Cut + Len));
+  }
+  OS << "\n";
+}
+
 bool pyverify::tool::useColor(llvm::raw_ostream &OS) {
   if (!ColorOption || *ColorOption == llvm::cl::BOU_UNSET)
     return OS.has_colors();
