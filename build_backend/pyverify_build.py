@@ -171,20 +171,32 @@ def _interpreter_build():
             os.path.join(f"python-3.{minor}", "pyverify"))
 
 
-def _cmake_build(build_dir, extra_args):
+def _cmake_build(build_dir, extra_args, dry_run=False):
     """Configures and builds the running interpreter's modules and the CLI;
-    returns {name in the wheel: built file}."""
+    returns {name in the wheel: built file}. dry_run: configures, then asks
+    Ninja what the build would run (`-n`: the targets exist and their build
+    graph is complete) without compiling; returns None."""
     var, exe, targets, _ = _interpreter_build()
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
     if os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
         generator = []  # the directory's generator stays
+    elif dry_run and not generator:
+        raise RuntimeError("a dry run needs Ninja (ninja -n)")
     _run(["cmake", "-S", ROOT, "-B", build_dir, *generator,
           "-DCMAKE_BUILD_TYPE=Release", "-DPYVERIFY_BUILD_TESTS=OFF",
           "-DPYVERIFY_BUILD_BENCHMARKS=OFF", "-DPYVERIFY_BUILD_PYTHON=ON",
           f"-D{var}={exe}", *extra_args])
     _run(["cmake", "--build", build_dir, "--target", CLI_TARGET, *targets,
-          "-j", str(os.cpu_count() or 2)])
-    return _built_files(build_dir)
+          "-j", str(os.cpu_count() or 2), *(["--", "-n"] if dry_run else [])])
+    return None if dry_run else _built_files(build_dir)
+
+
+def plan_build(build_dir, extra_args=()):
+    """What build_wheel would compile for the running interpreter, without
+    compiling it: the CMake configure in build_dir and Ninja's dry run of the
+    CLI's and the modules' targets (ctest python-pip-install: make test
+    cannot afford a build of the library per install)."""
+    _cmake_build(os.path.abspath(build_dir), list(extra_args), dry_run=True)
 
 
 def _built_files(build_dir):

@@ -14,9 +14,12 @@ Per interpreter:
     temporary CMake build directory: the library, the CLI and that
     interpreter's modules); with --prebuilt DIR the others pack what the
     project's build DIR compiled for them (PYVERIFY_PIP_PREBUILT: no CMake
-    run; make test cannot afford three builds of the library, and each
-    interpreter's own modules are four more pybind11 compiles), without it
-    they share the same build directory (their two modules compiled each);
+    run), without it they share the same build directory (their two modules
+    compiled each). With --source-build=plan (how make test runs it: a
+    build of the library is 250 CPU-s, a tenth of make test on 2 cores) the
+    last packs the prebuilt files too, and its from-scratch build is only
+    configured in a new directory and dry-run by Ninja (the targets exist,
+    the build graph is complete);
   * in the venv: `import pyverify` from site-packages, verify() and check()
     on a clean and a broken code object, prove_bundle() (the second module),
     the dist-info (version, the pytest11 entry point, the .pth file when the
@@ -39,6 +42,7 @@ Prints the seconds each install took.
 import argparse
 import importlib.util
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -148,6 +152,24 @@ def install(python, index, src, tmp, env):
     return venv, py
 
 
+def plan_source_build(python, src, build, env):
+    """The from-scratch build pip would run under `python` (the backend's
+    configure in a new directory, its targets dry-run by Ninja), without
+    compiling: make test cannot afford the library's build (a fifth of it
+    on 2 cores); `--source-build=full` compiles it."""
+    start = time.monotonic()
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import pyverify_build; "
+            "pyverify_build.plan_build(sys.argv[2], sys.argv[3:])")
+    r = run([python, "-c", code, os.path.join(src, "build_backend"), build,
+             *shlex.split(env["PYVERIFY_PIP_CMAKE_ARGS"])], env=env)
+    # The backend's commands and Ninja's plan go to stderr ([k/N] lines).
+    steps = sum(1 for line in r.stderr.splitlines() if line.startswith("["))
+    expect(r.returncode == 0 and steps > 0,
+           f"the from-scratch build's plan under {python}", r)
+    print(f"{python}: from-scratch build configured, {steps} build steps "
+          f"planned (not compiled): {time.monotonic() - start:.0f} s", flush=True)
+
+
 def check_cli(venv, work, env, roots):
     cli = os.path.join(venv, "bin", "pyverify")
     r = run([cli, "--version"], env=env, cwd=work)
@@ -221,8 +243,8 @@ print("wheel OK:", path.rsplit("/", 1)[-1], len(rows), "files")
 
 
 def check_wheel(python, py, src, tmp, env, pth):
-    """`pip wheel .` (the build directory is warm: nothing compiled) and the
-    wheel itself: its tag is packaging.tags' for the interpreter, its
+    """`pip wheel .` (the build directory is warm, or `env` says prebuilt:
+    nothing compiled) and the wheel itself: its tag is packaging.tags' for the interpreter, its
     files are there, RECORD's hashes and sizes match."""
     out = os.path.join(tmp, "wheels")
     r = run([python, "-m", "pip", "--python", py, "wheel", "--no-index",
@@ -244,8 +266,16 @@ def main():
     ap.add_argument("--prebuilt", help="the project's CMake build directory: "
                     "every interpreter but the last installs its modules and "
                     "CLI from there")
+    ap.add_argument("--source-build", choices=("full", "plan"), default="full",
+                    help="full: the last interpreter's install compiles from "
+                    "scratch; plan (with --prebuilt: how make test runs it): "
+                    "every install packs the prebuilt files, and the last "
+                    "interpreter's from-scratch build is configured in a new "
+                    "directory and dry-run (ninja -n), not compiled")
     ap.add_argument("source")
     args = ap.parse_args()
+    if args.source_build == "plan" and not args.prebuilt:
+        ap.error("--source-build=plan needs --prebuilt")
     src = os.path.abspath(args.source)
     pth = os.path.exists(os.path.join(src, "python", "pyverify_dynamo.pth"))
     with tempfile.TemporaryDirectory(prefix="pyverify-pip-") as tmp:
@@ -264,8 +294,10 @@ def main():
         for index, python in enumerate(args.python):
             last = index == len(args.python) - 1
             pip_env = env
-            if args.prebuilt and not last:
+            if args.prebuilt and (not last or args.source_build == "plan"):
                 pip_env = dict(env, PYVERIFY_PIP_PREBUILT=os.path.abspath(args.prebuilt))
+            if last and args.source_build == "plan":
+                plan_source_build(python, src, build, env)
             venv, py = install(python, index, src, tmp, pip_env)
             work = os.path.join(tmp, f"work-{index}")
             os.makedirs(work)
@@ -279,7 +311,7 @@ def main():
                 f.write(deps + "\n")
             check_pytest(py, work, env, with_p=last)
             if last:
-                check_wheel(python, py, src, tmp, env, pth)
+                check_wheel(python, py, src, tmp, pip_env, pth)
             print(f"{python}: CLI, verify, prove_bundle, pytest plugin OK",
                   flush=True)
     return 0
