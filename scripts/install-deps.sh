@@ -14,7 +14,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev
   python3-pytest python3-bytecode
-  python3-pip python3-setuptools python3-wheel   # `pip install .` offline
+  python3-pip python3-packaging  # `pip install .` offline (in-tree backend, no setuptools); wheel tags in its test
 )
 
 missing=()
