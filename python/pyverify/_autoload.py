@@ -76,6 +76,10 @@ class DynamoFinder(importlib.abc.MetaPathFinder):
         else:
             return None
         if spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            warnings.warn("%s=%s: pyverify.dynamo was not installed: %s's "
+                          "loader %r cannot be wrapped"
+                          % (ENV, self.mode, TARGET, spec.loader),
+                          RuntimeWarning, stacklevel=2)
             return spec
         spec.loader = _Loader(spec.loader, self.mode)
         return spec
