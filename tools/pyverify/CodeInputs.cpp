@@ -56,21 +56,31 @@ std::string displayName(const std::string &Path) {
   return Path == StdinPath ? "<stdin>" : Path;
 }
 
-/// Standard input's bytes, read once.
-static StringRef stdinBytes() {
+/// Standard input's bytes, read once; Error is set if it could not be read.
+struct StdinData {
+  std::string Bytes, Error;
+};
+static const StdinData &stdinData() {
   static std::once_flag Once;
-  static std::string Bytes;
+  static StdinData D;
   std::call_once(Once, [] {
     if (auto B = MemoryBuffer::getSTDIN())
-      Bytes = (*B)->getBuffer().str();
+      D.Bytes = (*B)->getBuffer().str();
+    else
+      D.Error = "<stdin>: cannot read: " + B.getError().message();
   });
-  return Bytes;
+  return D;
 }
+static StringRef stdinBytes() { return stdinData().Bytes; }
 
 Expected<std::unique_ptr<MemoryBuffer>> readInput(const std::string &Path) {
-  if (Path == StdinPath)
+  if (Path == StdinPath) {
+    if (!stdinData().Error.empty())
+      return createStringError(inconvertibleErrorCode(), "%s",
+                               stdinData().Error.c_str());
     return MemoryBuffer::getMemBuffer(stdinBytes(), "<stdin>",
                                       /*RequiresNullTerminator=*/false);
+  }
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
                                    /*RequiresNullTerminator=*/false);
   if (!Buf)
@@ -86,6 +96,8 @@ InputKind inputKind(const std::string &Path) {
            : Ext == ".pvb" ? InputKind::Bundle
                            : InputKind::Code;
   }
+  if (!stdinData().Error.empty())
+    return InputKind::Code; // readInput() reports the error
   StringRef Bytes = stdinBytes();
   if (!Bytes.contains('\0'))
     return InputKind::Source; // Python source holds no NUL byte
