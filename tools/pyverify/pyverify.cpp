@@ -41,15 +41,19 @@ static void shareColorOption() {
 /// given before it (`pyverify --color check F`) would make every later
 /// argument an unknown top-level one. Moves the first argument that names a
 /// subcommand to the front when only options precede it.
+static bool isSubcommandName(llvm::StringRef A) {
+  return llvm::any_of(llvm::cl::getRegisteredSubcommands(),
+                      [&](llvm::cl::SubCommand *SC) {
+                        return !SC->getName().empty() && A == SC->getName();
+                      });
+}
+
 static void subcommandFirst(int Argc, char **Argv) {
   for (int I = 1; I < Argc; ++I) {
     llvm::StringRef A = Argv[I];
     if (!A.startswith("-")) {
-      for (llvm::cl::SubCommand *SC : llvm::cl::getRegisteredSubcommands())
-        if (!SC->getName().empty() && A == SC->getName()) {
-          std::rotate(Argv + 1, Argv + I, Argv + I + 1);
-          return;
-        }
+      if (isSubcommandName(A))
+        std::rotate(Argv + 1, Argv + I, Argv + I + 1);
       return;
     }
     if (A == "--")
@@ -118,12 +122,7 @@ static std::string releaseMagics() {
 /// it there): its --help then shows its own options without the overview of
 /// every subcommand.
 static bool subcommandGiven(int Argc, char **Argv) {
-  if (Argc < 2)
-    return false;
-  for (llvm::cl::SubCommand *SC : llvm::cl::getRegisteredSubcommands())
-    if (!SC->getName().empty() && SC->getName() == llvm::StringRef(Argv[1]))
-      return true;
-  return false;
+  return Argc >= 2 && isSubcommandName(Argv[1]);
 }
 
 int main(int Argc, char **Argv) {
