@@ -384,6 +384,12 @@ class Hook:
         at once, with the original (a bundle without a frame)."""
         event = HookEvent(claim.original, resume_code, source="generate")
         try:
+            # Claims whose kinds are guessed ("with" for every block) are
+            # not checked as Dynamo's, as in bundle_from_claims.
+            if not claim.kinds_known:
+                raise ValueError("which of its contexts are torch-function "
+                                 "modes is not known (no block stack found "
+                                 "in generate's callers)")
             paired = _pair_resume_offsets(claim.original, [claim.offset])
         except ValueError as e:
             event.unpaired = str(e)
