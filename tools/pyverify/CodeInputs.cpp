@@ -68,6 +68,11 @@ static const StdinData &stdinData() {
       D.Bytes = (*B)->getBuffer().str();
     else
       D.Error = "<stdin>: cannot read: " + B.getError().message();
+    // An empty module is clean, but `broken | pyverify check -` must not
+    // be: nothing on stdin is an input error.
+    if (D.Error.empty() && D.Bytes.empty())
+      D.Error = "<stdin>: empty input (nothing was written to standard "
+                "input)";
   });
   return D;
 }

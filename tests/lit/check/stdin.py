@@ -7,6 +7,10 @@
 # Python source, compiled as for a .py file.
 # RUN: %pyverify check --python=%python - < %s | FileCheck %s --check-prefix=CLEAN
 # CLEAN: pyverify: 1 file(s), 2 code object(s): 0 error(s), 0 warning(s)
+# Nothing on stdin (a failed producer in a pipe) is an input error, not a
+# clean empty module.
+# RUN: %not --code 2 %pyverify check - < /dev/null 2>&1 | FileCheck %s --check-prefix=EMPTY
+# EMPTY: <stdin>: empty input
 # RUN: %mkcode raw 6465662066283a0a %t.bad
 # RUN: %not --code 2 %pyverify check --python=%python - < %t.bad 2>&1 | FileCheck %s --check-prefix=SYNTAX
 # SYNTAX: pyverify: error: <stdin>: cannot compile with {{.*}}: <stdin>:1:7: error: invalid syntax
