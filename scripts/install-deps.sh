@@ -17,6 +17,12 @@ PACKAGES=(
   python3-pip python3-packaging  # `pip install .` offline (in-tree backend, no setuptools); wheel tags in its test
 )
 
+# Node runs the 3.14 / 3.15 oracles (Pyodide, scripts/pyodide/). A machine
+# whose node came from elsewhere (NodeSource's 20 here) keeps it.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  PACKAGES+=(nodejs npm)
+fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -26,12 +32,14 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#PACKAGES[@]} packages present"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-echo "install-deps: installing ${missing[*]}"
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# CPython 3.14 and 3.15 as WebAssembly (npm), into a cache outside the tree.
+bash "$(dirname "$0")/pyodide/install.sh"
