@@ -20,6 +20,8 @@ FORMULAS = {
     "LoadSuperAttr": lambda a: -2 + (a & 1),
     "CallN": lambda a: -1 - a,
     "CallKw": lambda a: -2 - a,
+    # 3.14 on.
+    "BuildInterpolation": lambda a: -1 - (a & 1),
 }
 
 

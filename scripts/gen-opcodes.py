@@ -89,7 +89,7 @@ def fit(name, op):
 
 
 def jump_kind(name, op):
-    if op not in opcode.hasjrel:
+    if op not in opcode.hasjrel or name in stack_io.NOT_TAKEN_JUMPS[VERSION]:
         return "None"
     backward = "BACKWARD" in name
     cond = name not in UNCONDITIONAL_JUMPS
@@ -122,7 +122,8 @@ JUMP_LISTS = ("hasjrel", "hasjabs", "hasjump")
 BY_NAME = {"FORMAT_VALUE": "FormatValue", "CONVERT_VALUE": "Conversion",
            "MAKE_FUNCTION": "MakeFunction", "SET_FUNCTION_ATTRIBUTE": "MakeFunction",
            "BINARY_OP": "BinaryOp", "CALL_INTRINSIC_1": "Intrinsic1",
-           "CALL_INTRINSIC_2": "Intrinsic2"}
+           "CALL_INTRINSIC_2": "Intrinsic2", "LOAD_SPECIAL": "SpecialMethod",
+           "LOAD_COMMON_CONSTANT": "CommonConstant"}
 
 
 def operand_kind(name, op):
@@ -142,6 +143,11 @@ def operand_kind(name, op):
         # adds the NULL (LOAD_GLOBAL) or NULL|self (LOAD_ATTR, LOAD_SUPER_ATTR).
         return "AttrName" if "NULL|self" in with_bit0 else "GlobalName"
     if any(op in getattr(opcode, lst, ()) for lst in JUMP_LISTS):
+        # A label dis shows for an instruction that never jumps (3.14's END_ASYNC_FOR:
+        # the loop's SEND, behind it).
+        if name in stack_io.NOT_TAKEN_JUMPS[VERSION]:
+            assert dis._is_backward_jump(op), name
+            return "BackwardLabel"
         return "Jump"
     if op in opcode.haslocal or op in opcode.hasfree:
         pair = probe(name, 0x01)
@@ -153,6 +159,9 @@ def operand_kind(name, op):
             else "Compare"
     if name in BY_NAME:
         return BY_NAME[name]
+    # 3.14's IS_OP / CONTAINS_OP: "is" / "is not", "in" / "not in" (any nonzero argument).
+    if probe(name, 0) and probe(name, 0) in ("is", "in"):
+        return {"is": "IsOp", "in": "ContainsOp"}[probe(name, 0)]
     if probe(name, 1):
         raise SystemExit(f"dis shows {name}'s argument as {probe(name, 1)!r}: no operand "
                          "kind models it (Opcode.h, OperandKind)")
@@ -182,6 +191,14 @@ def arg_texts():
     else:
         rows += [("Conversion", i, probe("CONVERT_VALUE", i)) for i in range(4)]
     kinds = {name: operand_kind(name, op) for name, op in base_opcodes()}
+    for table, kind in (("IsOp", "IsOp"), ("ContainsOp", "ContainsOp")):
+        for name in (n for n, k in kinds.items() if k == kind):
+            rows += [(table, i, probe(name, i)) for i in (0, 1)]
+    if hasattr(opcode, "_special_method_names"):
+        rows += [("SpecialMethod", i, t) for i, t in enumerate(opcode._special_method_names)]
+    if hasattr(opcode, "_common_constants"):
+        rows += [("CommonConstant", i, probe("LOAD_COMMON_CONSTANT", i))
+                 for i in range(len(opcode._common_constants))]
     rows.append(("NullFormat", 0, format_of("LOAD_GLOBAL", 1, PROBE_NAMES[0])))
     attr = [n for n, k in kinds.items() if k == "AttrName"]
     if attr:

@@ -194,7 +194,39 @@ S313["CALL_KW"] = io(("Arg", 3), K(1), null_in=K(2))
 # (func, unused, callargs, kwargs if (oparg & 1) -- result): the NULL is second
 S313["CALL_FUNCTION_EX"] = io(("ArgBit0", 3), K(1), null_in=K(2))
 
-STACK_IO = {(3, 11): S311, (3, 12): S312, (3, 13): S313}
+# --- 3.14 (CPython 3.14.2, measured in Pyodide's build of it) ------------------------------
+# BEFORE_WITH / BEFORE_ASYNC_WITH are gone: a with statement loads __enter__ and __exit__ with
+# LOAD_SPECIAL, each with its self (or NULL), and calls them with CALL; BINARY_SUBSCR is
+# BINARY_OP's NB_SUBSCR; RETURN_CONST is LOAD_CONST (or LOAD_SMALL_INT) + RETURN_VALUE;
+# LOAD_FAST_BORROW pushes a local without a new reference; an exhausted FOR_ITER jumps past
+# the END_FOR to POP_ITER with the iterator still on the stack; CALL_FUNCTION_EX always has
+# its kwargs slot (NULL when there are none).
+S314 = copy_table(S313, drop=("BEFORE_WITH", "BEFORE_ASYNC_WITH", "BINARY_SUBSCR",
+                              "BUILD_CONST_KEY_MAP", "LOAD_ASSERTION_ERROR", "RETURN_CONST"))
+for n in ("LOAD_FAST_BORROW", "LOAD_SMALL_INT", "LOAD_COMMON_CONSTANT"):
+    S314[n] = io(K(0), K(1))
+S314["LOAD_FAST_BORROW_LOAD_FAST_BORROW"] = io(K(0), K(2))
+S314["NOT_TAKEN"] = io(K(0), K(0))
+S314["POP_ITER"] = io(K(1), K(0))
+# (owner -- attr, self_or_null): the method and its self, or the bound value and NULL.
+S314["LOAD_SPECIAL"] = io(K(1), K(2), null_out=K(2))
+# (exit_func, exit_self, lasti, unused, val -- exit_func, exit_self, lasti, unused, val, res)
+S314["WITH_EXCEPT_START"] = io(K(0), K(1), reads=K(5))
+# (func, unused, callargs, kwargs -- result): the NULL second, kwargs NULL when absent.
+S314["CALL_FUNCTION_EX"] = io(K(4), K(1), null_in=K(0b1010))
+# (value, str, format[oparg & 1] -- interpolation); (strings, interpolations -- template)
+S314["BUILD_INTERPOLATION"] = io(("ArgBit0", 2), K(1))
+S314["BUILD_TEMPLATE"] = io(K(2), K(1))
+# (args[oparg] -- slice): the count is the argument now (2 or 3), not arg == 3.
+S314["BUILD_SLICE"] = io(("Arg", 0), K(1))
+# (retval -- res): the frame ends here; res is pushed on the caller's stack, which
+# dis.stack_effect counts (RETURNS_TO_CALLER).
+S314["RETURN_VALUE"] = io(K(1), K(0))
+# Exhausted: JUMPBY(oparg + 1) skips the END_FOR at the target and lands on POP_ITER, the
+# iterator still on the stack (measured: an opcode trace goes FOR_ITER -> POP_ITER).
+S314["FOR_ITER"] = io(K(0), K(1), jpops=K(0), jpushes=K(0), reads=K(1))
+
+STACK_IO = {(3, 11): S311, (3, 12): S312, (3, 13): S313, (3, 14): S314}
 
 # Instructions the interpreter jumps over after taking a jump (exhausted FOR_ITER: 3.12's
 # JUMPBY(oparg + 1) skips the END_FOR at the target; 3.13's JUMPBY(oparg + 2) skips END_FOR
@@ -204,13 +236,26 @@ SKIPPED_AFTER_TARGET = {
     (3, 11): {},
     (3, 12): {"FOR_ITER": ("END_FOR",)},
     (3, 13): {"FOR_ITER": ("END_FOR", "POP_TOP")},
+    (3, 14): {"FOR_ITER": ("END_FOR",)},
 }
+
+# Instructions whose dis.stack_effect counts the value they hand to the caller's frame as
+# pushed (3.14's bytecodes.c declares RETURN_VALUE (retval -- res)); in this frame they
+# only pop.
+RETURNS_TO_CALLER = {(3, 11): set(), (3, 12): set(), (3, 13): set(),
+                     (3, 14): {"RETURN_VALUE"}}
+
+# Opcodes in the interpreter's hasjrel whose argument is not a jump the instruction takes:
+# 3.14's END_ASYNC_FOR names the loop's SEND for the monitoring BRANCH event only; it pops
+# the awaitable and the StopAsyncIteration and falls through, or re-raises.
+NOT_TAKEN_JUMPS = {(3, 11): set(), (3, 12): set(), (3, 13): set(),
+                   (3, 14): {"END_ASYNC_FOR"}}
 
 # No fall-through successor (a return, a raise or an unconditional jump ends it).
 _TERM = {"RAISE_VARARGS", "RERAISE", "RETURN_VALUE", "JUMP_FORWARD", "JUMP_BACKWARD",
          "JUMP_BACKWARD_NO_INTERRUPT"}
 TERMINATORS = {(3, 11): _TERM, (3, 12): _TERM | {"RETURN_CONST"},
-               (3, 13): _TERM | {"RETURN_CONST"}}
+               (3, 13): _TERM | {"RETURN_CONST"}, (3, 14): _TERM}
 
 # Instructions that cannot raise without a tracer (3.11: the bytecode doc, section 1.3; a
 # failure to allocate is not counted, as for MAKE_CELL). RESUME raises only with argument
@@ -234,7 +279,14 @@ _NEVER313 = (_NEVER312 - {"KW_NAMES", "LOAD_CLOSURE"}) | {
     "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "UNARY_NOT", "MATCH_MAPPING", "MATCH_SEQUENCE",
     "LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST",
     "SET_FUNCTION_ATTRIBUTE"}
-NEVER_RAISE = {(3, 11): _NEVER311, (3, 12): _NEVER312, (3, 13): _NEVER313}
+# 3.14: RETURN_CONST and LOAD_ASSERTION_ERROR are gone; the new loads (a borrowed local, a
+# small int, a common constant), NOT_TAKEN (a marker for branch monitoring) and POP_ITER
+# (POP_TOP of the iterator) cannot fail.
+_NEVER314 = (_NEVER313 - {"RETURN_CONST", "LOAD_ASSERTION_ERROR"}) | {
+    "LOAD_FAST_BORROW", "LOAD_FAST_BORROW_LOAD_FAST_BORROW", "LOAD_SMALL_INT",
+    "LOAD_COMMON_CONSTANT", "NOT_TAKEN", "POP_ITER"}
+NEVER_RAISE = {(3, 11): _NEVER311, (3, 12): _NEVER312, (3, 13): _NEVER313,
+               (3, 14): _NEVER314}
 ALLOCATION_ONLY = {"MAKE_CELL", "RETURN_GENERATOR"}
 # Raise points the metadata's flags do not show: YIELD_VALUE itself cannot fail, but a frame
 # suspended there is resumed by throw(), whose exception is looked up at the yield (every
@@ -276,6 +328,8 @@ def check_stack_io(version, op, name, has_arg, is_jump, stack_effect, sweep, c_i
             pushes = count(e["jpushes" if jump else "pushes"], a)
             if jump:
                 want += sum(stack_effect(s, 0, False) for s in skipped)
+            if name in RETURNS_TO_CALLER[version]:
+                want -= 1
             if name in ("PRECALL", "CALL") and version == (3, 11):
                 other = "CALL" if name == "PRECALL" else "PRECALL"
                 pops += count(table[other]["pops"], a)

@@ -110,6 +110,16 @@ std::string pyverify::describeArgument(const CodeObject &C,
     return argText(V, ArgTextTable::Intrinsic2, A, "intrinsic");
   case OperandKind::Conversion:
     return argText(V, ArgTextTable::Conversion, A, "conversion");
+  case OperandKind::IsOp:
+    return argText(V, ArgTextTable::IsOp, A ? 1 : 0, "is op");
+  case OperandKind::ContainsOp:
+    return argText(V, ArgTextTable::ContainsOp, A ? 1 : 0, "contains op");
+  case OperandKind::SpecialMethod:
+    return argText(V, ArgTextTable::SpecialMethod, A, "special method");
+  case OperandKind::CommonConstant:
+    return argText(V, ArgTextTable::CommonConstant, A, "common constant");
+  case OperandKind::BackwardLabel:
+    return "to " + std::to_string(int64_t(I.End) - 2 * int64_t(A));
   case OperandKind::MakeFunction:
     return flagNames(V, ArgTextTable::FunctionFlag, A);
   case OperandKind::FormatValue: {

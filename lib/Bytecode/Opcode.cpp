@@ -59,6 +59,8 @@ int64_t pyverify::evalStackEffect(EffectKind Effect, int8_t FT, int8_t JT,
     return -1 - A;
   case EffectKind::CallKw:
     return -2 - A;
+  case EffectKind::BuildInterpolation:
+    return -1 - (A & 1);
   }
   llvm_unreachable("unknown effect kind");
 }

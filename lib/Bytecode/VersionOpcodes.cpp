@@ -67,12 +67,21 @@ constexpr VersionTable makeTable313() {
   return T;
 }
 
+constexpr VersionTable makeTable314() {
+  VersionTable T{};
+#define PYV_VERSION_OPCODE PYV_TABLE_OPCODE
+#define PYV_SPECIALIZED PYV_TABLE_SPECIALIZED
+#define PYV_ARG_TEXT PYV_TABLE_ARG_TEXT
+#include "pyverify/Bytecode/Opcodes314.def"
+  return T;
+}
+
 } // namespace
 
 /// One table per PythonVersion, in enum order; a version without one does
 /// not compile. constinit: no guard and no start-up code, so each lookup is
 /// one load.
 constinit const VersionTable pyverify::detail::TheVersionTables[] = {
-    makeTable311(), makeTable312(), makeTable313()};
+    makeTable311(), makeTable312(), makeTable313(), makeTable314()};
 static_assert(std::size(detail::TheVersionTables) == NumPythonVersions,
               "every PythonVersion needs its opcode table");

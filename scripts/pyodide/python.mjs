@@ -22,6 +22,8 @@
 //    running children is not possible. sys.executable is this runner (the
 //    shim given by --name's directory or the PYVERIFY_PYODIDE_SHIM variable),
 //    so a script that starts "itself" starts this interpreter again.
+//  - A fault of the interpreter itself (out-of-bounds memory access, a trap)
+//    kills the process with SIGSEGV, as it would kill a native CPython.
 //  - No threads or processes inside Python (multiprocessing is unavailable):
 //    scripts run their work serially here.
 import { readdirSync, readSync, writeSync, existsSync } from 'node:fs';
@@ -111,7 +113,9 @@ function require_signal(name) {
 
 const selfShim = shim || process.argv[1];
 py.globals.set('_pyv_boot', py.toPy({ mode, target, args: argv, cwd: process.cwd(), shim: selfShim }));
-const rc = py.runPython(String.raw`
+let rc;
+try {
+rc = py.runPython(String.raw`
 import os, sys
 _b = _pyv_boot.copy()
 del _pyv_boot
@@ -300,4 +304,14 @@ def _pyv_main(b):
 
 _pyv_main(_b)
 `);
+} catch (e) {
+  // A fault inside the interpreter (WebAssembly's "memory access out of
+  // bounds", an unreachable trap): what a native CPython dies of by SIGSEGV.
+  // Die the same way, so a caller sees a crash, not an error exit.
+  if (e && (e.pyodide_fatal_error || e instanceof WebAssembly.RuntimeError)) {
+    process.stderr.write(`python.mjs: the interpreter crashed: ${e.message}\n`);
+    process.kill(process.pid, 'SIGSEGV');
+  }
+  throw e;
+}
 process.exitCode = rc;

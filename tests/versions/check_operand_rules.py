@@ -28,7 +28,7 @@ import sys
 VERSION = "V%d_%d" % sys.version_info[:2]
 SHIFT = {"Arg": 0, "Shr1": 1, "Shr2": 2, "Shr4": 4, "Shr5": 5, "Low4": 0}
 # Ranges no dis table states (measured: OperandRules.def, lit tests).
-MEASURED = {"YIELD_VALUE"}
+MEASURED = {"YIELD_VALUE", "LOAD_SMALL_INT"}
 INDEXED = {"Consts": "hasconst", "KwNames": "hasconst", "Names": "hasname",
            "LocalsPlus": "haslocal/hasfree", "Cell": "haslocal/hasfree"}
 

@@ -14,8 +14,13 @@ at every argument pyverify evaluates that `dis.stack_effect` accepts. Exits
 import dis
 import json
 import opcode
+import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "scripts"))
+import stack_io  # noqa: E402  (which hasjrel opcodes never jump: NOT_TAKEN_JUMPS)
 
 VERSION = "%d.%d" % sys.version_info[:2]
 EXCLUDED = {"RESERVED", "INTERPRETER_EXIT", "ENTER_EXECUTOR", "CACHE"}
@@ -34,7 +39,8 @@ def caches(name, op):
 
 
 def jump(name, op):
-    if op not in opcode.hasjrel:
+    if op not in opcode.hasjrel or \
+            name in stack_io.NOT_TAKEN_JUMPS[sys.version_info[:2]]:
         return "none"
     kind = "backward" if "BACKWARD" in name else "forward"
     return kind if name in UNCONDITIONAL else kind + "-cond"

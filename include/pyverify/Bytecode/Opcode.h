@@ -78,6 +78,7 @@ enum class EffectKind : uint8_t {
   LoadSuperAttr, ///< -2 + (arg & 1)
   CallN,         ///< -1 - arg (CALL without PRECALL)
   CallKw,        ///< -2 - arg (3.13's CALL_KW)
+  BuildInterpolation, ///< -1 - (arg & 1) (3.14's BUILD_INTERPOLATION)
 };
 
 /// The net stack effect an EffectKind formula gives for \p Arg (\p FT and
@@ -151,6 +152,12 @@ enum class OperandKind : uint8_t {
   BinaryOp,     ///< A BinaryOp index.
   Intrinsic1,   ///< An Intrinsic1 index.
   Intrinsic2,   ///< An Intrinsic2 index.
+  IsOp,         ///< 0 or not: IsOp text 0 or 1 ("is" / "is not").
+  ContainsOp,   ///< 0 or not: ContainsOp text 0 or 1 ("in" / "not in").
+  SpecialMethod,  ///< A SpecialMethod index (LOAD_SPECIAL).
+  CommonConstant, ///< A CommonConstant index (LOAD_COMMON_CONSTANT).
+  BackwardLabel,  ///< "to TARGET" counted backwards, for an instruction that
+                  ///< never jumps (3.14's END_ASYNC_FOR: its loop's SEND).
   Raw,          ///< A count or enum dis shows as nothing.
 };
 

@@ -28,14 +28,16 @@ struct PythonMagicRange {
 };
 
 /// Ordered by version. Release magics checked against importlib.util.
-/// MAGIC_NUMBER of each CPython 3.6 to 3.13; 3.14's range from
-/// pycore_magic_number.h ("Python 3.15 will start with 3650").
+/// MAGIC_NUMBER of each CPython 3.6 to 3.13, and of 3.14.2 (Pyodide's, in
+/// which importlib.util.MAGIC_NUMBER is 3627; a release's magic does not
+/// change within its series); 3.14's range from pycore_magic_number.h
+/// ("Python 3.15 will start with 3650").
 inline constexpr PythonMagicRange PythonMagicRanges[] = {
     {3, 6, 3360, 3390, 3379},  {3, 7, 3390, 3400, 3394},
     {3, 8, 3400, 3420, 3413},  {3, 9, 3420, 3430, 3425},
     {3, 10, 3430, 3450, 3439}, {3, 11, 3450, 3500, 3495},
     {3, 12, 3500, 3550, 3531}, {3, 13, 3550, 3600, 3571},
-    {3, 14, 3600, 3650, 0},
+    {3, 14, 3600, 3650, 3627},
 };
 
 inline std::optional<PythonMagicRange> pythonVersionOfMagic(uint16_t Magic) {

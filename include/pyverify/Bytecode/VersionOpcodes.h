@@ -45,8 +45,12 @@ enum class ArgTextTable : uint8_t {
   NullFormat,        ///< LOAD_GLOBAL with its NULL bit
   NullSelfFormat,    ///< LOAD_ATTR / LOAD_SUPER_ATTR with their NULL|self bit
   CompareBoolFormat, ///< COMPARE_OP converting to bool
+  IsOp,              ///< IS_OP's argument 0 and nonzero (3.14 on)
+  ContainsOp,        ///< CONTAINS_OP's argument 0 and nonzero (3.14 on)
+  SpecialMethod,     ///< opcode._special_method_names (LOAD_SPECIAL)
+  CommonConstant,    ///< opcode._common_constants' reprs
 };
-constexpr unsigned NumArgTextTables = 9;
+constexpr unsigned NumArgTextTables = 13;
 constexpr unsigned MaxArgTexts = 32;
 
 namespace detail {
