@@ -33,9 +33,11 @@ import argparse
 import ast
 import json
 import os
-import subprocess
 import sys
 import types
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from json_lines import JsonLines  # noqa: E402  (same directory)
 
 
 def span(node):
@@ -95,9 +97,24 @@ class Scope:
                 self._walk(c.body, enclosing)
 
 
+def statements(tree):
+    """Every statement node of tree, nested ones included. A statement never
+    sits inside an expression (a lambda's body is one), so this finds every
+    def that ast.walk finds without visiting the expressions, nine in ten
+    of a module's nodes: ast.walk was a fifth of this test's time."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.stmt):
+            yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, ast.expr):
+                todo.append(child)
+
+
 def scopes_by_key(tree):
     out = {}
-    for node in ast.walk(tree):
+    for node in statements(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             # co_firstlineno of a decorated function is the first decorator.
             first = min([node.lineno] + [d.lineno for d in node.decorator_list])
@@ -160,12 +177,12 @@ def main():
         if not batch:
             return
         pycs = [p for _, p in batch]
-        out = subprocess.run([a.pyverify, "analyze", "--print=block-stack",
-                              "--format=json", *pycs], capture_output=True, text=True)
+        out = JsonLines([a.pyverify, "analyze", "--print=block-stack",
+                         "--format=json", *pycs])
         if out.returncode != 0:
             print(out.stderr)
             sys.exit(1)
-        for (src, pyc), line in zip(batch, out.stdout.splitlines()):
+        for (src, pyc), line in zip(batch, out):
             j = json.loads(line)
             with open(src, "rb") as f:
                 tree = ast.parse(f.read())

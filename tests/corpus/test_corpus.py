@@ -21,9 +21,11 @@ import marshal
 import os
 import re
 import struct
-import subprocess
 import sys
 import types
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from json_lines import JsonLines  # noqa: E402  (same directory)
 
 
 def canon(v):
@@ -229,15 +231,13 @@ def main():
     batch = 200
     for i in range(0, len(files), batch):
         part = files[i:i + batch]
-        out = subprocess.run([a.pyverify, "dis", "--format=json", "--fields", *part],
-                             capture_output=True, text=True)
+        out = JsonLines([a.pyverify, "dis", "--format=json", "--fields", *part])
         if out.returncode != 0:
             print(out.stderr)
             print(f"{a.name}: pyverify dis failed with exit {out.returncode}")
             return 1
-        # One JSON line per file; "\n" only (a constant's text may hold
-        # U+2028 or U+0085, which str.splitlines() would split at).
-        lines = out.stdout.rstrip("\n").split("\n")
+        # One JSON line per file (split at "\n" only: json_lines.py).
+        lines = out
         if len(lines) != len(part):
             print(f"{a.name}: expected {len(part)} JSON lines, got {len(lines)}")
             return 1
