@@ -28,6 +28,9 @@ import subprocess
 import sys
 import types
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from json_lines import JsonLines  # noqa: E402  (same directory)
+
 
 def walk(co, j, out):
     out.append((co, j))
@@ -100,12 +103,12 @@ def main():
     floor = 1 if sys.version_info >= (3, 13) else 0
     for i in range(0, len(files), 200):
         part = files[i:i + 200]
-        out = subprocess.run([a.pyverify, "analyze", "--print=stack-depth",
-                              "--format=json", *part], capture_output=True, text=True)
+        out = JsonLines([a.pyverify, "analyze", "--print=stack-depth",
+                         "--format=json", *part])
         if out.returncode != 0:
             print(out.stderr)
             return 1
-        for path, line in zip(part, out.stdout.splitlines()):
+        for path, line in zip(part, out):
             j = json.loads(line)
             with open(path, "rb") as f:
                 root = marshal.loads(f.read()[16:])
