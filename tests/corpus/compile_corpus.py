@@ -27,6 +27,17 @@ def compile_one(args):
         return "failed"
 
 
+def run_all(fn, jobs):
+    """fn over jobs in worker processes, or serially where the interpreter
+    has none (Pyodide's WebAssembly CPython: no multiprocessing)."""
+    try:
+        ex = concurrent.futures.ProcessPoolExecutor()
+    except (ImportError, NotImplementedError, OSError):
+        return map(fn, jobs)
+    with ex:
+        return list(ex.map(fn, jobs, chunksize=64))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("src")
@@ -43,9 +54,8 @@ def main():
                 rel = os.path.relpath(src, a.src)
                 jobs.append((src, os.path.join(a.dest, rel + "c")))
     counts = {"compiled": 0, "kept": 0, "failed": 0}
-    with concurrent.futures.ProcessPoolExecutor() as ex:
-        for r in ex.map(compile_one, jobs, chunksize=64):
-            counts[r] += 1
+    for r in run_all(compile_one, jobs):
+        counts[r] += 1
     print(f"corpus {a.src} -> {a.dest}: {len(jobs)} sources, "
           f"{counts['compiled']} compiled, {counts['kept']} up to date, "
           f"{counts['failed']} do not compile")

@@ -12,7 +12,9 @@ nesting order (outermost first).
 BEFORE_WITH carries the position of its whole `with` statement (3.13: of
 its item's context expression), and a statement with several items compiles
 one BEFORE_WITH per item in order, so a With node maps to the BEFORE_WITH
-offsets sharing its span (3.13: its items' spans).
+offsets sharing its span (3.13: its items' spans). 3.14 has no BEFORE_WITH:
+its items' enter sequences (COPY 1 .. LOAD_SPECIAL __enter__; CALL 0) carry
+the item's span as 3.13's does, and with_enter.py names each by its CALL.
 
 Prints the agreement count; exits 1 when any instruction disagrees (listing
 the first ones).
@@ -27,7 +29,9 @@ JUMP_BACKWARD (its eval-breaker exception is looked up at its target - 1:
 tests/versions/check_back_edge.py) -- and 3.13's JUMP_BACKWARD, which does
 raise at its own offset: there the table is the compiler's bug, the block
 stack follows the table as it must, and `check` reports each such with as
-context-not-exited (docs/versions.md). The counts are printed per opcode.
+context-not-exited (docs/versions.md). 3.14 also leaves the NOT_TAKEN after
+a conditional jump outside the entry (CMake's 3.14 list). The counts are
+printed per opcode.
 """
 import argparse
 import ast
@@ -38,6 +42,7 @@ import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from json_lines import JsonLines  # noqa: E402  (same directory)
+from with_enter import enter_sites  # noqa: E402
 
 
 def span(node):
@@ -194,12 +199,9 @@ def main():
                 sc = cands[0]
                 functions += 1
                 insts = cj["instructions"]
-                # With node -> BEFORE_WITH offsets with its span, in order.
-                enters = {}
-                for ins in insts:
-                    if ins["opname"] in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
-                        key = (ins["line"], ins["col"], ins["end_line"], ins["end_col"])
-                        enters.setdefault(key, []).append(ins["offset"])
+                # With node -> its items' enter offsets by span, in order
+                # (with_enter.py: BEFORE_WITH, or 3.14's CALL of __enter__).
+                enters, alias, after = enter_sites(insts)
                 with_sites += sum(len(v) for v in enters.values())
                 for ins in insts:
                     if ins["blocks"] is None or ins["opname"] == "EXTENDED_ARG":
@@ -229,7 +231,7 @@ def main():
                             elif sys.version_info >= (3, 13) and \
                                     inside(pos, span(item.context_expr)) and \
                                     isinstance(offs[j], int) and \
-                                    ins["offset"] == offs[j] + 2 and \
+                                    ins["offset"] == after.get(offs[j]) and \
                                     ins["opname"] != "GET_AWAITABLE":
                                 # 3.13: the POP_TOP (or STORE) of the enter
                                 # result right after the item's BEFORE_WITH
@@ -240,7 +242,7 @@ def main():
                                 expected += offs[:j + 1]
                             elif j and inside(pos, span(item.context_expr)):
                                 expected += offs[:j]
-                    actual = [b["enter"] for b in ins["blocks"]
+                    actual = [alias.get(b["enter"], b["enter"]) for b in ins["blocks"]
                               if b["kind"] in ("with", "async with")]
                     # An instruction carrying a nested with statement's own
                     # span is that statement's machinery (BEFORE_WITH, the

@@ -54,6 +54,8 @@ def canon(v):
         return ["frozenset", sorted((canon(x) for x in v), key=json.dumps)]
     if isinstance(v, types.CodeType):
         return ["code", v.co_qualname.encode("utf-8", "surrogatepass").hex()]
+    if isinstance(v, slice):  # 3.14 (marshal 5, type ':'): a folded x[a:b]
+        return ["slice", [canon(v.start), canon(v.stop), canon(v.step)]]
     raise TypeError(type(v))
 
 
@@ -61,8 +63,8 @@ def norm_const(c):
     """Frozenset order is hash order in Python but stream order in pyverify."""
     if c[0] == "frozenset":
         return ["frozenset", sorted((norm_const(x) for x in c[1]), key=json.dumps)]
-    if c[0] == "tuple":
-        return ["tuple", [norm_const(x) for x in c[1]]]
+    if c[0] in ("tuple", "slice"):
+        return [c[0], [norm_const(x) for x in c[1]]]
     return c
 
 

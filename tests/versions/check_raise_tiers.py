@@ -61,6 +61,8 @@ import types
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                                 "lit", "Inputs"))
 import breakcode as bc  # noqa: E402  (the exception-table codec)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import breaker_inject  # noqa: E402  (no threads in Pyodide: its interrupt buffer)
 
 PY = sys.version_info[:2]
 VERSION = "%d.%d" % PY
@@ -132,6 +134,27 @@ EXPECTED = {
             "while_cond/thread": _BACK_EDGE_ITSELF,
             "for_repeat/thread": _BACK_EDGE_ITSELF}),
     },
+    # Measured on 3.14.2 (Pyodide, no threads: the back edges are interrupted
+    # by a signal handler the eval breaker runs, breaker_inject.py).
+    (3, 14): {
+        "no_opcode_event": ["END_FOR", "MAKE_CELL", "RESUME", "RETURN_GENERATOR"],
+        "extended_arg_event_prefix_and_instruction": [True, True],
+        "opcode_raise_at_instruction": True,
+        "line_event_not_at_line_start": ["FOR_ITER", "JUMP_BACKWARD"],
+        "backward_jump_line_events": ["JUMP_BACKWARD"],
+        "backward_jump_line_raise": "leaves the frame without a handler",
+        # The compiler leaves NOT_TAKEN after a conditional jump outside the
+        # with's entry, and `while True:`'s closing test and back edge.
+        "uncovered_while_entered": sorted(_EXIT_SEQUENCE + [
+            "JUMP_BACKWARD", "NOT_TAKEN", "POP_JUMP_IF_FALSE"]),
+        "breaker": dict(_BREAKER_COMMON, **{
+            "call_builtin_kw/c": ["CALL_KW", "its last cache unit"],  # 3.14: caches
+            "call_method_kw/c": ["CALL_KW", "its last cache unit"],
+            "call_class/c": _CALL_LAST_UNIT,
+            "while_true/signal": _BACK_EDGE_ITSELF,
+            "while_cond/signal": _BACK_EDGE_ITSELF,
+            "for_repeat/signal": _BACK_EDGE_ITSELF}),
+    },
 }
 
 
@@ -152,7 +175,7 @@ class CM:
         self.name = name
         self.depth = 0          # entered and not exited
         self.exits = 0
-        self.enter_at = None    # the caller's f_lasti at __enter__: its BEFORE_WITH
+        self.enter_at = None    # the caller's f_lasti at __enter__: its BEFORE_WITH (CALL)
 
     def __enter__(self):
         self.depth += 1
@@ -476,13 +499,23 @@ def lookup(table, off):
     return None
 
 
+def enters_with(insts, k):
+    """Instruction k calls __enter__ (the caller's f_lasti in it): BEFORE_WITH,
+    or 3.14's CALL 0 after LOAD_SPECIAL __enter__ (no BEFORE_WITH there)."""
+    i = insts[k]
+    return i.opname == "BEFORE_WITH" or (
+        i.opname == "CALL" and k > 0 and insts[k - 1].opname == "LOAD_SPECIAL"
+        and insts[k - 1].argrepr == "__enter__")
+
+
 def with_handlers(code):
-    """{handler offset: the BEFORE_WITH offset} for every with of \\p code."""
+    """{handler offset: the BEFORE_WITH offset (3.14: the CALL of __enter__)}
+    for every with of \\p code."""
     insts = instructions(code)
     table = bc.entries(code)
     out = {}
     for k, i in enumerate(insts):
-        if i.opname == "BEFORE_WITH":
+        if enters_with(insts, k):
             e = lookup(table, insts[k + 1].offset)
             if e is not None:
                 out[e.target] = i.offset
@@ -646,7 +679,8 @@ def measure_tracing(mode, errors, verbose):
                 c = census.setdefault(i.opname, [0, 0])
                 c[0] += 1
                 c[1] += i.offset in seen
-        first_with = min((i.offset for i in insts if i.opname == "BEFORE_WITH"), default=0)
+        first_with = min((i.offset for k, i in enumerate(insts) if enters_with(insts, k)),
+                         default=0)
         for off in sorted(seen):
             if name in INJECT_FROM_WITH and off < first_with:
                 continue
@@ -744,6 +778,11 @@ BREAKER_CASES = [
     ("while_true", "thread"), ("while_true", "signal"), ("while_cond", "thread"),
     ("for_repeat", "thread"),
 ]
+if not breaker_inject.THREADS:
+    # Pyodide (3.14, 3.15): no other thread; a signal handler run by the eval
+    # breaker at the back edge instead (breaker_inject.py), one case per loop.
+    BREAKER_CASES = [(n, "signal" if how == "thread" else how) for n, how in BREAKER_CASES
+                     if (n, how) != ("while_true", "signal")]
 
 
 def breaker_namespace():
@@ -771,6 +810,8 @@ def breaker_run(f, how, ns, tid, warm):
             g = f(cm)
             next(g)
             list(map(operator.call, [ns["F"], g.__next__]))
+        elif not breaker_inject.THREADS:
+            breaker_inject.interrupt_back_edge(lambda: f(cm), f.__code__, AsyncExc)
         else:
             if how == "thread":
                 fire = functools.partial(_set_async, tid, AsyncExc)

@@ -120,7 +120,7 @@ class ACM(CM):
     def __aenter__(self):
         self.depth += 1
         self.pending = True
-        self.enter_at = sys._getframe(1).f_lasti  # its BEFORE_ASYNC_WITH
+        self.enter_at = sys._getframe(1).f_lasti  # BEFORE_ASYNC_WITH (3.14: CALL)
         return _done(self)
 
     def __aexit__(self, *exc):
@@ -291,6 +291,14 @@ STDLIB_SHAPES = {"for_while_in_with", "iter_guard", "for_if_none", "for_if_call"
 # 3.12.1 covers the conditional jump but leaves the JUMP_BACKWARD after it
 # outside the with's entry (and a while loop's closing jump).
 STDLIB_SHAPES_312 = {"iter_guard", "for_if_none", "for_if_call", "for_break_else"}
+
+# 3.14.2 (measured): 3.13.0's shapes -- the conditional jump ending a for
+# body, now with its NOT_TAKEN and the JUMP_BACKWARD after it, and both
+# JUMP_BACKWARD_NO_INTERRUPTs after CLEANUP_THROW -- and the NOT_TAKEN after a
+# conditional jump that it leaves outside the with's entry (if/else, if/elif,
+# `while n:`), and `while True:`'s closing POP_JUMP_IF_FALSE / NOT_TAKEN /
+# JUMP_BACKWARD: a trace raise at each skips __exit__.
+STDLIB_SHAPES_314 = STDLIB_SHAPES | {"while_true", "branches", "if_chain", "while_loop"}
 
 
 def corpus():
@@ -481,13 +489,23 @@ def pyverify_flags(pyverify, codes, tmp, errors):
 
 # --- injection ------------------------------------------------------------------------
 
+def calls_aenter(insts, k):
+    """Instruction k calls __aenter__: BEFORE_ASYNC_WITH, or 3.14's CALL 0
+    after LOAD_SPECIAL __aenter__ (there is no BEFORE_ASYNC_WITH)."""
+    i = insts[k]
+    return i.opname == "BEFORE_ASYNC_WITH" or (
+        i.opname == "CALL" and k > 0 and insts[k - 1].opname == "LOAD_SPECIAL"
+        and insts[k - 1].argrepr == "__aenter__")
+
+
 def body_starts(code):
-    """{BEFORE_ASYNC_WITH offset: the first instruction after the await of
-    __aenter__'s result} (3.11: SEND's target; 3.12+: after its END_SEND)."""
+    """{offset of the instruction that calls __aenter__ (its caller's f_lasti):
+    the first instruction after the await of __aenter__'s result} (3.11:
+    SEND's target; 3.12+: after its END_SEND)."""
     insts = instructions(code)
     out = {}
     for k, i in enumerate(insts):
-        if i.opname == "BEFORE_ASYNC_WITH":
+        if calls_aenter(insts, k):
             send = next(j for j in insts[k:] if j.opname == "SEND")
             t = next(n for n, j in enumerate(insts) if j.offset == send.argval)
             if insts[t].opname == "END_SEND":
@@ -587,10 +605,13 @@ def inject(f, name, mode, target):
 
 
 def exit_sequence_offsets(real):
-    """Offsets of every [SWAP 2] LOAD_CONST None x3 [PRECALL 2] CALL 2."""
+    """Offsets of every [SWAP 2] LOAD_CONST None x3 [PRECALL 2] CALL 2 (3.14:
+    [SWAP 3; SWAP 2] LOAD_CONST None x3; CALL 3 -- LOAD_SPECIAL left __exit__
+    and its self, which the call passes as the first argument)."""
     out = set()
+    nargs = 3 if PY >= (3, 14) else 2
     for k, i in enumerate(real):
-        if i.opname != "CALL" or i.arg != 2:
+        if i.opname != "CALL" or i.arg != nargs:
             continue
         j = k - 1
         if j >= 0 and real[j].opname == "PRECALL" and real[j].arg == 2:
@@ -601,6 +622,9 @@ def exit_sequence_offsets(real):
             seq = real[j - 2:k + 1]
             if j - 3 >= 0 and real[j - 3].opname == "SWAP" and real[j - 3].arg == 2:
                 seq = real[j - 3:k + 1]
+                if PY >= (3, 14) and j - 4 >= 0 and real[j - 4].opname == "SWAP" \
+                        and real[j - 4].arg == 3:
+                    seq = real[j - 4:k + 1]
             out |= {s.offset for s in seq}
     return out
 
@@ -744,6 +768,11 @@ def main():
             if name not in byshape:
                 errors.append(f"3.13 {name}: no flagged instruction where __exit__ is "
                               f"skipped (the stdlib findings' shape)")
+    if PY == (3, 14):
+        for name in sorted(STDLIB_SHAPES_314):
+            if name not in byshape:
+                errors.append(f"3.14 {name}: no flagged instruction where __exit__ is "
+                              f"skipped (the compiler's uncovered instructions)")
     if PY == (3, 12):
         for name in sorted(STDLIB_SHAPES_312):
             if name not in byshape:
