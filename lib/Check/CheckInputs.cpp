@@ -42,6 +42,7 @@ CheckInput pyverify::getCheckInput(CheckId Id) {
   case CheckId::LocalUnbound:
   case CheckId::ExceptionSlotType:
   case CheckId::ValueKindMismatch:
+  case CheckId::BorrowOutlivesLocal:
     return CheckInput::Values;
   case CheckId::BlockNesting:
   case CheckId::ContextNotExited:

@@ -2,6 +2,7 @@
 
 #include "pyverify/Check/Verifier.h"
 
+#include "pyverify/Check/BorrowChecks.h"
 #include "pyverify/Check/CheckInputs.h"
 #include "pyverify/Check/OperandChecks.h"
 #include "pyverify/Check/StackChecks.h"
@@ -70,6 +71,13 @@ static void checkDataflow(const CodeAnalysis &A, const CFG &G,
   else if (llvm::Error E = checkValueKinds(G, All))
     notRun(O, All, {CheckInput::Values},
            "value-kind analysis: " + llvm::toString(std::move(E)));
+  else if (O.isEnabled(CheckId::BorrowOutlivesLocal)) {
+    if (llvm::Error E = checkBorrows(G, All))
+      if (auto F = notRunFinding(O, {CheckId::BorrowOutlivesLocal},
+                                 "borrowed-reference analysis: " +
+                                     llvm::toString(std::move(E))))
+        All.push_back(std::move(*F));
+  }
   auto Balance = A.contexts();
   if (!Balance) {
     notRun(O, All, {CheckInput::Contexts},

@@ -1,0 +1,344 @@
+//===- BorrowedRefs.cpp - Borrowed references that outlive their local ----===//
+
+#include "pyverify/Analysis/BorrowedRefs.h"
+#include "pyverify/Analysis/CFGFixpointGraph.h"
+#include "pyverify/Analysis/MicroOps.h"
+#include "pyverify/Analysis/StackDepth.h"
+#include "pyverify/Bytecode/OperandRules.h"
+#include "pyverify/Fixpoint/FixpointIterator.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <algorithm>
+#include <tuple>
+
+using namespace pyverify;
+
+bool BorrowAfterKill::operator<(const BorrowAfterKill &O) const {
+  return std::tie(Kill, Load, Local, Use, Possible) <
+         std::tie(O.Kill, O.Load, O.Local, O.Use, O.Possible);
+}
+bool BorrowAfterKill::operator==(const BorrowAfterKill &O) const {
+  return std::tie(Kill, Load, Local, Use, Possible) ==
+         std::tie(O.Kill, O.Load, O.Local, O.Use, O.Possible);
+}
+
+namespace {
+
+constexpr uint32_t Live = ~uint32_t(0);
+
+/// A borrow: from Local, pushed by Load, and the kill of Local since (Live:
+/// none).
+struct Origin {
+  uint32_t Local, Load, Kill;
+  bool operator<(const Origin &O) const {
+    return std::tie(Local, Load, Kill) < std::tie(O.Local, O.Load, O.Kill);
+  }
+  bool operator==(const Origin &O) const {
+    return std::tie(Local, Load, Kill) == std::tie(O.Local, O.Load, O.Kill);
+  }
+};
+
+/// What a slot or a local may hold: borrows (sorted, unique), and whether it
+/// may hold something else (an owned value).
+struct Holds {
+  llvm::SmallVector<Origin, 1> Borrows;
+  bool MayOwn = true;
+
+  static Holds owned() { return Holds(); }
+  bool join(const Holds &O) {
+    bool Changed = O.MayOwn && !MayOwn;
+    MayOwn |= O.MayOwn;
+    size_t Before = Borrows.size();
+    Borrows.append(O.Borrows.begin(), O.Borrows.end());
+    llvm::sort(Borrows);
+    Borrows.erase(std::unique(Borrows.begin(), Borrows.end()), Borrows.end());
+    return Changed || Borrows.size() != Before;
+  }
+  bool operator==(const Holds &O) const {
+    return MayOwn == O.MayOwn && Borrows == O.Borrows;
+  }
+};
+
+/// The state at a program point.
+struct BorrowState {
+  bool Bottom = true;
+  std::vector<Holds> Stack;
+  std::vector<Holds> Locals;
+
+  explicit BorrowState(bool Bottom) : Bottom(Bottom) {}
+  bool isBottom() const { return Bottom; }
+  bool join(const BorrowState &O) {
+    if (O.Bottom)
+      return false;
+    if (Bottom) {
+      *this = O;
+      return true;
+    }
+    bool Changed = false;
+    // Depths agree (the pass runs on consistent depths); keep the shorter.
+    if (O.Stack.size() < Stack.size())
+      Stack.resize(O.Stack.size()), Changed = true;
+    for (size_t I = 0; I < Stack.size(); ++I)
+      Changed |= Stack[I].join(O.Stack[I]);
+    for (size_t I = 0; I < Locals.size() && I < O.Locals.size(); ++I)
+      Changed |= Locals[I].join(O.Locals[I]);
+    return Changed;
+  }
+  bool widen(const BorrowState &O) { return join(O); } // finite height
+  bool operator==(const BorrowState &O) const {
+    return Bottom == O.Bottom && Stack == O.Stack && Locals == O.Locals;
+  }
+};
+
+/// The locals a borrowing load pushes, in push order (none: not one).
+llvm::SmallVector<uint32_t, 2> borrowedLocals(const Instruction &I) {
+  llvm::SmallVector<uint32_t, 2> Out;
+  if (!I.is(Opcode::LOAD_FAST_BORROW) &&
+      !I.is(Opcode::LOAD_FAST_BORROW_LOAD_FAST_BORROW))
+    return Out;
+  for (const OperandRule &R : getOperandRules(I.Ver, I.op()))
+    if (R.Bound == OperandBound::LocalsPlus)
+      Out.push_back(R.value(I.Arg));
+  return Out;
+}
+
+using UseSink = std::vector<BorrowAfterKill>;
+
+/// Runs instructions on a state; records uses into Sink when given.
+class Machine {
+public:
+  Machine(const InstructionStream &Insts, BorrowState &S, UseSink *Sink)
+      : Insts(Insts), S(S), Sink(Sink) {}
+
+  void run(uint32_t Idx, bool JumpEdge) {
+    const Instruction &I = Insts[Idx];
+    Cur = Idx;
+    llvm::SmallVector<uint32_t, 2> Borrowed = borrowedLocals(I);
+    StackIO IO;
+    MicroOps Ops = lowerInstruction(I, JumpEdge, &IO);
+    if (!Borrowed.empty() && IO.Pops == 0 &&
+        IO.Pushes == int64_t(Borrowed.size())) {
+      for (uint32_t L : Borrowed)
+        pushBorrow(L);
+      return;
+    }
+    bool OnlyMoves = llvm::all_of(Ops, [](const MicroOp &Op) {
+      return std::holds_alternative<uop::Copy>(Op) ||
+             std::holds_alternative<uop::Swap>(Op);
+    });
+    // Values read in place below the pops (LIST_APPEND's list).
+    if (!OnlyMoves)
+      for (int64_t K = IO.Pops; K < IO.Reads; ++K)
+        if (size_t(K) < S.Stack.size())
+          use(S.Stack[S.Stack.size() - 1 - K]);
+    for (const MicroOp &Op : Ops)
+      step(Op);
+  }
+
+private:
+  const InstructionStream &Insts;
+  BorrowState &S;
+  UseSink *Sink;
+  uint32_t Cur = 0;
+
+  Holds &local(uint32_t L) {
+    if (L >= S.Locals.size())
+      S.Locals.resize(L + 1);
+    return S.Locals[L];
+  }
+  void pushBorrow(uint32_t L) {
+    Holds H = local(L);
+    H.MayOwn = false;
+    Holds Own;
+    Own.MayOwn = false;
+    Own.Borrows.push_back({L, Cur, Live});
+    H.join(Own);
+    S.Stack.push_back(std::move(H));
+  }
+  Holds pop() {
+    if (S.Stack.empty())
+      return Holds::owned();
+    Holds H = std::move(S.Stack.back());
+    S.Stack.pop_back();
+    return H;
+  }
+  void use(const Holds &H) {
+    if (!Sink)
+      return;
+    bool Possible = H.MayOwn || H.Borrows.size() > 1;
+    for (const Origin &O : H.Borrows)
+      if (O.Kill != Live)
+        Sink->push_back({O.Load, O.Local, O.Kill, Cur, Possible});
+  }
+  void kill(uint32_t L) {
+    auto KillIn = [&](Holds &H) {
+      bool Any = false;
+      for (Origin &O : H.Borrows)
+        if (O.Local == L && O.Kill == Live)
+          O.Kill = Cur, Any = true;
+      if (Any) {
+        llvm::sort(H.Borrows);
+        H.Borrows.erase(std::unique(H.Borrows.begin(), H.Borrows.end()),
+                        H.Borrows.end());
+      }
+    };
+    for (Holds &H : S.Stack)
+      KillIn(H);
+    for (Holds &H : S.Locals)
+      KillIn(H);
+  }
+  void copy(uint32_t N) {
+    if (N >= 1 && N <= S.Stack.size())
+      S.Stack.push_back(S.Stack[S.Stack.size() - N]);
+    else
+      S.Stack.push_back(Holds::owned());
+  }
+  void swap(uint32_t N) {
+    if (N >= 1 && N <= S.Stack.size())
+      std::swap(S.Stack.back(), S.Stack[S.Stack.size() - N]);
+  }
+  void loadMethod(const uop::LoadMethod &M) {
+    Holds Self = pop();
+    use(Self);
+    Self.MayOwn = true; // or NULL
+    if (M.nullSlot() == 0) {
+      S.Stack.push_back(std::move(Self));
+      S.Stack.push_back(Holds::owned());
+    } else {
+      S.Stack.push_back(Holds::owned());
+      S.Stack.push_back(std::move(Self));
+    }
+  }
+  void effect(const uop::Effect &E) {
+    Holds Passed = Holds::owned();
+    for (int64_t K = 0; K < E.Pops; ++K) {
+      Holds H = pop();
+      use(H);
+      Passed.join(H);
+    }
+    for (int64_t K = 0; K < E.Pushes; ++K)
+      S.Stack.push_back((E.NullOut >> K) & 1 ? Passed : Holds::owned());
+  }
+  void step(const MicroOp &Op) {
+    std::visit(
+        Overloaded{
+            [&](const uop::LoadLocal &L) { S.Stack.push_back(local(L.Local)); },
+            [&](const uop::StoreLocal &L) {
+              local(L.Local) = pop();
+              kill(L.Local);
+            },
+            [&](const uop::DeleteLocal &L) {
+              kill(L.Local);
+              local(L.Local) = Holds::owned();
+            },
+            [&](const uop::MakeCell &L) {
+              kill(L.Local);
+              local(L.Local) = Holds::owned();
+            },
+            [&](const uop::Copy &C) { copy(C.N); },
+            [&](const uop::Swap &W) { swap(W.N); },
+            [&](const uop::LoadMethod &M) { loadMethod(M); },
+            [&](const auto &Other) { effect(movementOf(Other)); },
+        },
+        Op);
+  }
+};
+
+/// The analysis for the fixpoint engine: a block's out state is the state
+/// before its last instruction, which each normal edge runs on its side.
+class BorrowAnalysis {
+public:
+  using Domain = BorrowState;
+  explicit BorrowAnalysis(const CFG &G) : G(G), Insts(G.code().Insts) {}
+
+  Domain bottom() const { return BorrowState(true); }
+  Domain entryState() const {
+    BorrowState S(false);
+    S.Stack.assign(
+        size_t(std::max<int64_t>(0, entryStackDepth(*G.code().Code))),
+        Holds::owned());
+    S.Locals.assign(G.code().Code->LocalsPlusNames.size(), Holds::owned());
+    return S;
+  }
+  Domain transferNode(unsigned B, const Domain &In) const {
+    BorrowState S = In;
+    const BasicBlock &BB = G.block(B);
+    Machine M(Insts, S, nullptr);
+    for (uint32_t I = BB.Begin; I < BB.last(); ++I)
+      M.run(I, false);
+    return S;
+  }
+  Domain transferEdge(unsigned E, const Domain &In, const Domain &Out) const {
+    const CFGEdge &Edge = G.edge(E);
+    if (Edge.isException())
+      return handlerState(Edge, In);
+    BorrowState S = Out;
+    bool Jump =
+        Edge.Kind == EdgeKind::Jump || Edge.Kind == EdgeKind::BranchTaken;
+    Machine(Insts, S, nullptr).run(G.block(Edge.Source).last(), Jump);
+    return S;
+  }
+
+  /// Replays block \p B from \p In, recording every use into \p Sink.
+  void replay(unsigned B, const Domain &In, UseSink &Sink) const {
+    const BasicBlock &BB = G.block(B);
+    BorrowState S = In;
+    Machine M(Insts, S, &Sink);
+    for (uint32_t I = BB.Begin; I < BB.last(); ++I)
+      M.run(I, false);
+    const Instruction &Last = Insts[BB.last()];
+    if (Last.Valid && Last.info().isJump()) {
+      BorrowState J = S;
+      Machine(Insts, J, &Sink).run(BB.last(), true);
+    }
+    M.run(BB.last(), false);
+  }
+
+private:
+  const CFG &G;
+  const InstructionStream &Insts;
+
+  Domain handlerState(const CFGEdge &Edge, const Domain &In) const {
+    const BasicBlock &BB = G.block(Edge.Source);
+    BorrowState S = In, Joined = In;
+    Machine M(Insts, S, nullptr);
+    for (uint32_t I = BB.Begin; I < BB.last(); ++I) {
+      M.run(I, false);
+      Joined.join(S);
+    }
+    const ExceptionTableEntry &T = G.code().Table[size_t(Edge.Entry)];
+    Joined.Stack.resize(T.Depth, Holds::owned());
+    if (T.Lasti)
+      Joined.Stack.push_back(Holds::owned());
+    Joined.Stack.push_back(Holds::owned());
+    return Joined;
+  }
+};
+
+} // namespace
+
+llvm::Expected<BorrowResult>
+pyverify::findBorrowsOutlivingLocals(const CFG &G) {
+  BorrowResult R;
+  const InstructionStream &Insts = G.code().Insts;
+  for (uint32_t I = 0; I < Insts.size(); ++I)
+    if (!borrowedLocals(Insts[I]).empty())
+      ++R.BorrowLoads;
+  if (!R.BorrowLoads)
+    return R;
+  BorrowAnalysis A(G);
+  UseSink Sink;
+  auto Fix = runForwardFixpoint(
+      CFGFixpointGraph(G), A, {},
+      [&](unsigned B, const BorrowState &In, llvm::ArrayRef<BorrowState>) {
+        A.replay(B, In, Sink);
+      });
+  if (!Fix)
+    return Fix.takeError();
+  llvm::sort(Sink);
+  Sink.erase(std::unique(Sink.begin(), Sink.end()), Sink.end());
+  R.Uses = std::move(Sink);
+  return R;
+}
