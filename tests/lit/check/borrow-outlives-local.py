@@ -17,8 +17,8 @@ def f(x, y):
     pass
 
 
-def code(body, table=""):
-    return rawcode.code(body, table, consts=(None,), stacksize=4,
+def code(body, table="", names=()):
+    return rawcode.code(body, table, consts=(None,), stacksize=4, names=names,
                         template=f.__code__)
 
 
@@ -55,6 +55,16 @@ if __name__ == "mkcode":
     # before every instruction the entry covers, the store's too.
     HANDLER = code("8000" "5600" "5200" "7000" "6800" "1f00" "2300",
                    "82030502")
+    # A borrow stored into another local stays borrowed (STORE_FAST keeps
+    # the stack reference): LOAD_FAST_BORROW x; STORE_FAST y; LOAD_CONST
+    # None; STORE_FAST x; LOAD_FAST y; RETURN_VALUE (3.14.2 returns the
+    # finalized object).
+    STORED = code("8000" "5600" "7001" "5200" "7000" "5401" "2300")
+    # A method load's self is the borrowed object itself: LOAD_FAST_BORROW
+    # x; LOAD_ATTR m (method); LOAD_CONST None; STORE_FAST x; CALL 0 (3.14.2
+    # calls m on the finalized object).
+    METHOD = code("8000" "5600" "5001" + "0000" * 9 + "5200" "7000" "3400"
+                  + "0000" * 3 + "2300", names=("m",))
     # The compiler's own borrow: LOAD_FAST_BORROW x; RETURN_VALUE; and a
     # store after the borrow is consumed: LOAD_FAST_BORROW x; POP_TOP;
     # LOAD_CONST None; STORE_FAST x; LOAD_CONST None; RETURN_VALUE.
@@ -102,6 +112,14 @@ if __name__ == "mkcode":
 # RUN: %mkcode marshal %s %t.handler --object HANDLER
 # RUN: %not --code 1 %pyverify check --python-version=3.14 %t.handler | FileCheck %s --check-prefix=HANDLER
 # HANDLER: error: possibly: 6 STORE_FAST overwrites local 'x' while the value 2 LOAD_FAST_BORROW borrowed from it {{.*}} and 12 RETURN_VALUE takes that value after: {{.*}} [borrow-outlives-local]
+
+# RUN: %mkcode marshal %s %t.stored --object STORED
+# RUN: %not --code 1 %pyverify check --python-version=3.14 %t.stored | FileCheck %s --check-prefix=STORED
+# STORED: error: 8 STORE_FAST overwrites local 'x' while the value 2 LOAD_FAST_BORROW borrowed from it {{.*}} and 12 RETURN_VALUE takes that value after: {{.*}} [borrow-outlives-local]
+
+# RUN: %mkcode marshal %s %t.method --object METHOD
+# RUN: %not --code 1 %pyverify check --python-version=3.14 %t.method | FileCheck %s --check-prefix=METHOD
+# METHOD: error: possibly: 26 STORE_FAST overwrites local 'x' while the value 2 LOAD_FAST_BORROW borrowed from it {{.*}} and 28 CALL takes that value after: {{.*}} [borrow-outlives-local]
 
 # RUN: %mkcode marshal %s %t.clean --object CLEAN
 # RUN: %pyverify check --python-version=3.14 %t.clean | FileCheck %s --check-prefix=CLEAN
