@@ -11,6 +11,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
+#include <optional>
 #include <tuple>
 
 using namespace pyverify;
@@ -104,6 +105,25 @@ llvm::SmallVector<uint32_t, 2> borrowedLocals(const Instruction &I) {
   return Out;
 }
 
+/// Whether \p I may push its top input itself as its top output (CPython
+/// moves the stack reference): FORMAT_SIMPLE of an exact str, END_SEND's
+/// value, SET_FUNCTION_ATTRIBUTE's function, PUSH_EXC_INFO's exception --
+/// the opcodes CPython's own optimize_load_fast passes a reference through,
+/// but GET_ITER, which a later version adds (3.14.2's compiler borrows
+/// across GET_ITER: unittest/case.py's `for x in cls`). The opcode tables
+/// have no such column yet.
+bool passesTopThrough(const Instruction &I) {
+  switch (I.op()) {
+  case Opcode::FORMAT_SIMPLE:
+  case Opcode::END_SEND:
+  case Opcode::SET_FUNCTION_ATTRIBUTE:
+  case Opcode::PUSH_EXC_INFO:
+    return true;
+  default:
+    return false;
+  }
+}
+
 using UseSink = std::vector<BorrowAfterKill>;
 
 /// Runs instructions on a state; records uses into Sink when given.
@@ -133,8 +153,13 @@ public:
       for (int64_t K = IO.Pops; K < IO.Reads; ++K)
         if (size_t(K) < S.Stack.size())
           use(S.Stack[S.Stack.size() - 1 - K]);
+    std::optional<Holds> Top;
+    if (IO.Pops >= 1 && !S.Stack.empty() && passesTopThrough(I))
+      Top = S.Stack.back();
     for (const MicroOp &Op : Ops)
       step(Op);
+    if (Top && IO.Pushes >= 1 && !S.Stack.empty())
+      S.Stack.back().join(*Top);
   }
 
 private:
@@ -219,10 +244,9 @@ private:
       Passed.join(H);
     }
     // An output the table marks possibly NULL is a self passed through
-    // (LOAD_SPECIAL, LOAD_SUPER_ATTR). Other pass-throughs (FORMAT_SIMPLE
-    // of an exact str, SET_FUNCTION_ATTRIBUTE, END_SEND) are not in the
-    // table and are taken as owned (BorrowedRefs.h; taking every output as
-    // possibly any input gives 1390 false alarms on the 3.14 stdlib).
+    // (LOAD_SPECIAL, LOAD_SUPER_ATTR); the other pass-throughs are
+    // passesTopThrough()'s. Every other output is owned (taking every output
+    // as possibly any input gives 1390 false alarms on the 3.14 stdlib).
     for (int64_t K = 0; K < E.Pushes; ++K)
       S.Stack.push_back((E.NullOut >> K) & 1 ? Passed : Holds::owned());
   }

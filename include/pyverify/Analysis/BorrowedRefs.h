@@ -33,9 +33,11 @@
 // A use: a micro-operation that pops a slot (StoreLocal, COPY and SWAP move
 // it and are not uses) or an instruction that reads a slot in place below
 // its pops (getStackIO's Reads: LIST_APPEND's list, FOR_ITER's iterator).
-// Known gap: other instructions that push an input itself (FORMAT_SIMPLE of
-// an exact str, SET_FUNCTION_ATTRIBUTE, END_SEND) are not marked in the
-// table; their output is taken as owned, so a borrow through them is missed.
+// The instructions that push their top input itself as their top output
+// (FORMAT_SIMPLE of an exact str, END_SEND, SET_FUNCTION_ATTRIBUTE,
+// PUSH_EXC_INFO: CPython's optimize_load_fast's list as it holds in 3.14;
+// the opcode tables have no such column yet) give that output the input's
+// borrows too.
 // The pass runs only on code whose stack depths are consistent (no
 // underflow or conflict); code without a borrowing load is not walked.
 // Deterministic: the uses sorted by kill, load, use.
