@@ -1,6 +1,7 @@
 //===- BlockStack.cpp - Rebuilding the 3.11 block stack -------------------===//
 
 #include "pyverify/Analysis/BlockStack.h"
+#include "pyverify/Analysis/ContextEvents.h"
 #include "pyverify/Bytecode/ExceptionTableText.h"
 
 #include "llvm/ADT/BitVector.h"
@@ -185,27 +186,29 @@ void BlockStack::computeEffectiveCover() {
   }
 }
 
-/// The with sites: each reachable BEFORE_WITH / BEFORE_ASYNC_WITH, its body,
+/// The with sites: each reachable with enter (withEnterAt: BEFORE_WITH /
+/// BEFORE_ASYNC_WITH, 3.14's CALL 0 of LOAD_SPECIAL __enter__), its body,
 /// exit slot and handler, in code order.
 void BlockStack::findWithSites(const StackDepthResult &Depth) {
   const CFG &G = *this->G;
   const DecodedCode &D = G.code();
   const InstructionStream &Insts = D.Insts;
   for (uint32_t I = 0; I < Insts.size(); ++I) {
-    const Instruction &In = Insts[I];
-    bool Async = In.is(Opcode::BEFORE_ASYNC_WITH);
-    if (!In.is(Opcode::BEFORE_WITH) && !Async)
+    std::optional<WithEnter> Enter = withEnterAt(Insts, I);
+    if (!Enter)
       continue;
     if (!G.reachable().test(G.blockOf(I)))
       continue;
+    bool Async = Enter->Async;
     WithSite W;
     W.EnterInst = I;
     W.Async = Async;
+    W.ExitSlots = traits(Insts[I].Ver).WithExitSlots;
     uint32_t First = I + 1;
     if (Async) {
-      // BEFORE_ASYNC_WITH; GET_AWAITABLE 1; LOAD_CONST None; SEND done; ...
-      // The body starts at the SEND's jump target (from 3.12: after the
-      // END_SEND there).
+      // BEFORE_ASYNC_WITH (3.14: CALL 0); GET_AWAITABLE 1; LOAD_CONST None;
+      // SEND done; ... The body starts at the SEND's jump target (from 3.12:
+      // after the END_SEND there).
       for (uint32_t K = I + 1; K < Insts.size() && K <= I + 4; ++K)
         if (Insts[K].is(Opcode::SEND)) {
           int64_t T = Insts.indexAtStart(uint64_t(Insts[K].Target));
@@ -218,8 +221,8 @@ void BlockStack::findWithSites(const StackDepthResult &Depth) {
     if (First >= Insts.size())
       continue;
     W.FirstProtected = First;
-    if (Depth.Before[I] && *Depth.Before[I] >= 1)
-      W.ExitSlot = *Depth.Before[I] - 1;
+    if (Depth.Before[I] && *Depth.Before[I] >= int64_t(Enter->ExitPeek))
+      W.ExitSlot = *Depth.Before[I] - Enter->ExitPeek;
     W.BodyEntry = G.coverOf(First);
     if (W.BodyEntry >= 0)
       W.Handler = D.Table[W.BodyEntry].Target;

@@ -80,6 +80,13 @@ void reportRejoins(const ContextTransfer &T, const BasicBlock &B,
 /// slot), on some merged paths only (a Mixed slot naming a context), or not.
 enum class ExitSlotState { Entered, Maybe, Absent };
 
+/// The name of the with enter at byte offset \p Off (BEFORE_WITH, 3.14's
+/// CALL).
+llvm::StringRef enterName(const InstructionStream &Insts, uint32_t Off) {
+  int64_t K = Insts.indexAtOffset(Off);
+  return K >= 0 ? Insts[K].name() : llvm::StringRef("(enter)");
+}
+
 /// The state of with block \p Blk's __exit__ slot in \p S, and why not
 /// entered in \p Why. The with's enters are the BEFORE_WITHs whose body
 /// entry leads to the block's handler; its slot is theirs (the depth before
@@ -176,9 +183,7 @@ void reportBodyEntries(const ContextTransfer &T, const BasicBlock &B,
           std::string With =
               Blk.Enter
                   ? llvm::formatv("the with entered at {0} {1}", *Blk.Enter,
-                                  Blk.Kind == BlockKind::With
-                                      ? "BEFORE_WITH"
-                                      : "BEFORE_ASYNC_WITH")
+                                  enterName(T.Insts, *Blk.Enter))
                         .str()
                   : llvm::formatv("the with whose handler is at {0}",
                                   Blk.Handler)

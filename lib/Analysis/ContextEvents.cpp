@@ -19,15 +19,39 @@ bool pyverify::isContextProtocolName(llvm::StringRef Name) {
   return isEnterName(Name) || isExitName(Name);
 }
 
+std::optional<WithEnter> pyverify::withEnterAt(const InstructionStream &Insts,
+                                               uint32_t I) {
+  if (I >= Insts.size() || !Insts[I].Valid)
+    return std::nullopt;
+  MicroOps Ops = lowerInstruction(Insts[I]);
+  if (Ops.size() == 1)
+    if (const auto *E = std::get_if<uop::EnterWith>(&Ops[0]))
+      return WithEnter{E->Async, 1};
+  const auto *C = Ops.size() == 1 ? std::get_if<uop::Call>(&Ops[0]) : nullptr;
+  if (!C || C->NArgs != 0 || C->KwNamesOnTop || I == 0 || !Insts[I - 1].Valid)
+    return std::nullopt;
+  MicroOps Load = lowerInstruction(Insts[I - 1]);
+  const auto *L =
+      Load.size() == 1 ? std::get_if<uop::LoadSpecial>(&Load[0]) : nullptr;
+  if (!L || (L->Method != uop::SpecialMethod::Enter &&
+             L->Method != uop::SpecialMethod::AEnter))
+    return std::nullopt;
+  return WithEnter{L->Method == uop::SpecialMethod::AEnter,
+                   2u + traits(Insts[I].Ver).WithExitSlots};
+}
+
 bool pyverify::isExitCallSequence(const DecodedCode &D, uint32_t I) {
   const auto &Insts = D.Insts;
-  if (I >= Insts.size() || !Insts[I].is(Opcode::CALL) || Insts[I].Arg != 2)
+  if (I >= Insts.size() || !Insts[I].is(Opcode::CALL))
     return false;
-  // PRECALL 2; CALL 2 where the version calls through PRECALL, else CALL 2,
+  const uint32_t N = 1u + traits(Insts[I].Ver).WithExitSlots;
+  if (Insts[I].Arg != N)
+    return false;
+  // PRECALL n; CALL n where the version calls through PRECALL, else CALL n,
   // follows the constants.
   uint32_t Consts = I;
   if (traits(Insts[I].Ver).PrecallBeforeCall) {
-    if (I == 0 || !Insts[I - 1].is(Opcode::PRECALL) || Insts[I - 1].Arg != 2)
+    if (I == 0 || !Insts[I - 1].is(Opcode::PRECALL) || Insts[I - 1].Arg != N)
       return false;
     Consts = I - 1;
   }
@@ -58,24 +82,32 @@ bool pyverify::isOutsideCompiledWithBody(const DecodedCode &D, uint32_t I,
   default:
     break;
   }
-  // [SWAP 2] LOAD_CONST None x3 [PRECALL 2] CALL 2 of this with: I is one of
-  // them, and the slot the sequence calls is ExitSlot.
-  for (uint32_t K = I; K < Insts.size() && K <= I + 5; ++K) {
+  // [SWAP 2] LOAD_CONST None x3 [PRECALL 2] CALL 2 of this with (3.14:
+  // [SWAP 3; SWAP 2] ... CALL 3, its exit two slots): I is one of them, and
+  // the slot the sequence calls is ExitSlot.
+  for (uint32_t K = I; K < Insts.size() && K <= I + 6; ++K) {
     if (!isExitCallSequence(D, K))
       continue;
+    const int64_t Slots = traits(Insts[K].Ver).WithExitSlots;
     uint32_t Consts = K - 3 - (traits(Insts[K].Ver).PrecallBeforeCall ? 1 : 0);
+    // The swaps that put a return value under the exit: SWAP Slots + 1, ...,
+    // SWAP 2, all or none.
     uint32_t First = Consts;
-    if (First > 0 && Insts[First - 1].is(Opcode::SWAP) &&
-        Insts[First - 1].Arg == 2)
-      --First;
+    bool Swapped = Consts >= uint32_t(Slots);
+    for (int64_t W = 0; Swapped && W < Slots; ++W) {
+      const Instruction &Sw = Insts[Consts - 1 - W];
+      Swapped = Sw.is(Opcode::SWAP) && int64_t(Sw.Arg) == 2 + W;
+    }
+    if (Swapped)
+      First = Consts - uint32_t(Slots);
     if (I < First)
       return false;
-    // The depth before the first constant: the exit is just below it, and
-    // was one slot lower before a SWAP 2 put the return value under it.
-    int64_t AtConsts = I < Consts       ? DepthBefore // the SWAP
+    // The depth before the first constant: the exit's slots are just below
+    // it, and one slot lower before the swaps put the return value under.
+    int64_t AtConsts = I < Consts       ? DepthBefore // the swaps
                        : I < Consts + 3 ? DepthBefore - (I - Consts)
                                         : DepthBefore - 3; // PRECALL, CALL
-    return AtConsts - (First < Consts ? 2 : 1) == ExitSlot;
+    return AtConsts - Slots - (Swapped ? 1 : 0) == ExitSlot;
   }
   return false;
 }
@@ -193,6 +225,13 @@ static ContextEvent callEvent(const SlotFacts &F, ExitVia Via) {
       return ctxev::ModeReplay{
           F.NumArgs == 1 && F.FirstArg == ArgRole::GraphOutput, std::nullopt};
     }
+    break;
+  case SlotRole::WithEnter:
+  case SlotRole::AsyncWithEnter:
+    if (Via == ExitVia::ExceptStart || F.NumArgs != 0)
+      break;
+    return ctxev::EnterWith{F.Callee == SlotRole::AsyncWithEnter};
+  case SlotRole::LoadedExit: // an __exit__ of a with never entered
     break;
   case SlotRole::EnvGlobal:
     if (Via == ExitVia::ExceptStart || !F.Global)

@@ -126,6 +126,7 @@ struct ContextTransfer::Stepper {
   void operator()(uop::LoadMethod M) {
     T.stepLoadAttr(S, I, M.Name, /*Method=*/true, R);
   }
+  void operator()(uop::LoadSpecial M) { T.stepLoadSpecial(S, I, M, R); }
   void operator()(const uop::Call &C) { T.stepCall(S, I, C, R); }
   void operator()(uop::Copy C) { T.stepCopy(S, C.N); }
   void operator()(uop::Swap W) {
@@ -172,6 +173,27 @@ void ContextTransfer::step(ContextState &S, uint32_t I, bool Jump,
     St.run(ops(I));
   else if (Insts[I].Valid)
     St.run(lowerInstruction(Insts[I], /*JumpEdge=*/true));
+}
+
+void ContextTransfer::stepLoadSpecial(ContextState &S, uint32_t I,
+                                      uop::LoadSpecial M,
+                                      ContextReport *R) const {
+  dropped(S, pop(S), I, R);
+  switch (M.Method) {
+  case uop::SpecialMethod::Exit:
+  case uop::SpecialMethod::AExit:
+    push(S, ContextSlot{SlotTag::LoadedExit, I});
+    break;
+  case uop::SpecialMethod::Enter:
+  case uop::SpecialMethod::AEnter:
+    push(S, ContextSlot{SlotTag::WithEnter,
+                        M.Method == uop::SpecialMethod::AEnter ? 1u : 0u});
+    break;
+  case uop::SpecialMethod::Other:
+    push(S);
+    break;
+  }
+  push(S); // its self, or NULL
 }
 
 void ContextTransfer::stepLoadAttr(ContextState &S, uint32_t I, uint32_t Name,
@@ -552,8 +574,7 @@ std::string ContextTransfer::describe(uint32_t I) const {
 
 std::string ContextTransfer::ctxName(uint32_t Ctx) const {
   const Instruction &In = Insts[Ctx];
-  llvm::ArrayRef<MicroOp> Ops = ops(Ctx);
-  if (Ops.size() == 1 && std::holds_alternative<uop::EnterWith>(Ops[0]))
+  if (withEnterAt(Insts, Ctx))
     return llvm::formatv("the context entered at {0} {1}", In.Offset, In.name())
         .str();
   return llvm::formatv("the context entered at {0} (__enter__ call)", In.Offset)

@@ -154,14 +154,23 @@ private:
     uint32_t Local = 0;
     bool ExitSequence = false;
     bool Handled = false;
+    /// A call's event: the index of its deepest call slot (3.14's with
+    /// enter finds the with's __exit__ below it).
+    std::optional<size_t> CallBase;
   };
   /// Applies one event of the recogniser (ContextEvents.h); every kind is
   /// handled, so a new kind does not compile until it is here.
   void onEvent(const ContextEvent &E, EventSite &At) const;
+  /// EnterWith by a call (3.14's CALL 0 of LOAD_SPECIAL __enter__).
+  void enterByCall(EventSite &At, bool Async) const;
   enum class Fault { Again, Maybe, Unbound };
   /// An exit where no bound, uncalled __exit__ is (ExitAgain, ExitMaybe,
   /// ExitUnbound).
   void exitFault(EventSite &At, ExitVia Via, Fault K) const;
+  /// 3.14's LOAD_SPECIAL: a with's __exit__ (not yet entered) or its
+  /// __enter__, tagged for the call that enters it.
+  void stepLoadSpecial(ContextState &S, uint32_t I, uop::LoadSpecial M,
+                       ContextReport *R) const;
   /// A LoadAttr (\p Method false) or LoadMethod of co_names[\p Name].
   void stepLoadAttr(ContextState &S, uint32_t I, uint32_t Name, bool Method,
                     ContextReport *R) const;

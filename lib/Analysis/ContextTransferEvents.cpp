@@ -30,6 +30,10 @@ static SlotRole roleOf(const ContextSlot &X) {
     return SlotRole::EnterMethod;
   case SlotTag::ExitMethod:
     return SlotRole::ExitMethod;
+  case SlotTag::LoadedExit:
+    return SlotRole::LoadedExit;
+  case SlotTag::WithEnter:
+    return X.Id ? SlotRole::AsyncWithEnter : SlotRole::WithEnter;
   default:
     return SlotRole::Other;
   }
@@ -66,6 +70,9 @@ void ContextTransfer::exitFault(EventSite &At, ExitVia Via, Fault K) const {
     return;
   At.Handled = true;
   bool Handler = Via == ExitVia::ExceptStart;
+  // WITH_EXCEPT_START's __exit__: below lasti, the previous exception and
+  // the exception, and the exit's other slots.
+  unsigned Peek = 3 + traits(Insts[I].Ver).WithExitSlots;
   switch (K) {
   case Fault::Again:
     report(R, CheckId::ContextExitedTwice, Certainty::Definite, I, At.Slot->Id,
@@ -76,9 +83,9 @@ void ContextTransfer::exitFault(EventSite &At, ExitVia Via, Fault K) const {
   case Fault::Maybe:
     if (Handler)
       report(R, CheckId::WithHandlerMismatch, Certainty::Possible, I, {},
-             llvm::formatv("{0} finds a bound __exit__ at PEEK(4) on some "
+             llvm::formatv("{0} finds a bound __exit__ at PEEK({1}) on some "
                            "paths to here and not on others",
-                           describe(I)));
+                           describe(I), Peek));
     else
       report(R, CheckId::ContextExitWithoutEnter, Certainty::Possible, I, {},
              llvm::formatv("{0} calls __exit__(None, None, None) on a slot "
@@ -88,10 +95,10 @@ void ContextTransfer::exitFault(EventSite &At, ExitVia Via, Fault K) const {
   case Fault::Unbound:
     if (Handler)
       report(R, CheckId::WithHandlerMismatch, Certainty::Definite, I, {},
-             llvm::formatv("{0} finds no bound __exit__ at PEEK(4): the "
+             llvm::formatv("{0} finds no bound __exit__ at PEEK({1}): the "
                            "handler is entered at a depth that does not "
                            "match any active with",
-                           describe(I)));
+                           describe(I), Peek));
     else
       report(R, CheckId::ContextExitWithoutEnter, Certainty::Definite, I, {},
              llvm::formatv("{0} is an __exit__(None, None, None) call but "
@@ -110,6 +117,10 @@ void ContextTransfer::onEvent(const ContextEvent &E, EventSite &At) const {
       Overloaded{
           [&](ctxev::NoEvent) {},
           [&](ctxev::EnterWith W) {
+            if (At.CallBase) {
+              enterByCall(At, W.Async);
+              return;
+            }
             dropped(S, pop(S), I, R);
             push(S, ContextSlot{W.Async ? SlotTag::Pending : SlotTag::Exit, I});
             push(S);
@@ -118,10 +129,12 @@ void ContextTransfer::onEvent(const ContextEvent &E, EventSite &At) const {
           },
           [&](ctxev::AsyncEnterDone) {
             // The awaited __aenter__ returned: the pending __aexit__ is live.
+            // It is below the result and the exit's other slots.
             size_t M = S.Stack.size();
-            if (M >= 2 && S.Stack[M - 2].T == SlotTag::Pending) {
-              S.Stack[M - 2].T = SlotTag::Exit;
-              enter(S, S.Stack[M - 2].Id, I, R);
+            size_t Below = 1 + traits(Insts[I].Ver).WithExitSlots;
+            if (M >= Below && S.Stack[M - Below].T == SlotTag::Pending) {
+              S.Stack[M - Below].T = SlotTag::Exit;
+              enter(S, S.Stack[M - Below].Id, I, R);
             }
           },
           [&](ctxev::ExitBound X) {
@@ -170,6 +183,23 @@ void ContextTransfer::onEvent(const ContextEvent &E, EventSite &At) const {
           [&](ctxev::GraphCall) {},
       },
       E);
+}
+
+void ContextTransfer::enterByCall(EventSite &At, bool Async) const {
+  // 3.14: CALL 0 of the __enter__ LOAD_SPECIAL loaded enters the with whose
+  // __exit__ LOAD_SPECIAL loaded just below the call's two slots (withEnterAt:
+  // the compiler's COPY 1; LOAD_SPECIAL __exit__; SWAP 2; SWAP 3;
+  // LOAD_SPECIAL __enter__; CALL 0). Without it there, the context is entered
+  // all the same, with no __exit__ to leave it by.
+  ContextState &S = At.S;
+  At.Handled = true;
+  size_t K = traits(Insts[At.I].Ver).WithExitSlots;
+  size_t Base = *At.CallBase;
+  if (Base >= K && S.Stack[Base - K].T == SlotTag::LoadedExit)
+    S.Stack[Base - K] =
+        ContextSlot{Async ? SlotTag::Pending : SlotTag::Exit, At.I};
+  if (!Async)
+    enter(S, At.I, At.I, At.R);
 }
 
 void ContextTransfer::stepEnterWith(ContextState &S, uint32_t I,
@@ -234,6 +264,7 @@ void ContextTransfer::stepCall(ContextState &S, uint32_t I, const uop::Call &C,
   EventSite At{S, I, R};
   At.Slot = &Callee;
   At.ExitSequence = F.ExitSequence;
+  At.CallBase = Base;
   if (F.Callee == SlotRole::EnterMethod || F.Callee == SlotRole::ExitMethod)
     At.Local = Callee.Id;
   onEvent(recogniseContextEvent(Insts[I], F), At);

@@ -101,6 +101,9 @@ uop::Effect pyverify::movementOf(const MicroOp &Op) {
           [](LoadMethod M) {
             return E{1, 2, 0, uint64_t(1) << M.nullSlot()};
           },
+          [](LoadSpecial M) {
+            return E{1, 2, 0, uint64_t(1) << M.nullSlot()};
+          },
           [](const Call &C) {
             int64_t Pops = int64_t(C.NArgs) + 2 + (C.KwNamesOnTop ? 1 : 0);
             return E{Pops, 1, uint64_t(1) << C.nullSlot(), 0};
@@ -149,6 +152,7 @@ enum class LowerKind : uint8_t {
   LoadGlobal,
   LoadAttr,
   LoadMethod,
+  LoadSpecial,
   CallPrepare,
   Call,
   CallKw,
@@ -269,6 +273,8 @@ LowerKind classify(const OpcodeInfo &Info) {
     return LowerKind::LoadAttr;
   case Opcode::LOAD_METHOD:
     return LowerKind::LoadMethod;
+  case Opcode::LOAD_SPECIAL:
+    return LowerKind::LoadSpecial;
   case Opcode::PRECALL:
   case Opcode::KW_NAMES:
     return LowerKind::CallPrepare;
@@ -322,6 +328,18 @@ LowerKind kindOf(const Instruction &I) {
 /// the high one first.
 std::pair<uint32_t, uint32_t> localPair(uint32_t Arg) {
   return {Arg >> 4, Arg & 15};
+}
+
+/// The special method LOAD_SPECIAL \p I names, by the version's own text
+/// of its argument (the SpecialMethod table of its opcode table).
+uop::SpecialMethod specialMethod(const Instruction &I) {
+  const char *Name = getArgText(I.Ver, ArgTextTable::SpecialMethod, I.Arg);
+  llvm::StringRef N = Name ? Name : "";
+  return N == "__enter__"    ? uop::SpecialMethod::Enter
+         : N == "__exit__"   ? uop::SpecialMethod::Exit
+         : N == "__aenter__" ? uop::SpecialMethod::AEnter
+         : N == "__aexit__"  ? uop::SpecialMethod::AExit
+                             : uop::SpecialMethod::Other;
 }
 
 /// Whether the K-th value \p I pops may be NULL (its row's NullIn column).
@@ -518,6 +536,9 @@ MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge,
     return Out;
   case LowerKind::LoadMethod:
     Out.push_back(uop::LoadMethod{I.nameIndex(), T.NullAfterCallable});
+    return Out;
+  case LowerKind::LoadSpecial:
+    Out.push_back(uop::LoadSpecial{specialMethod(I)});
     return Out;
   case LowerKind::CallPrepare:
     Out.push_back(uop::CallPrepare{});

@@ -517,6 +517,11 @@ private:
       pushNew(M.nullSlot() == 0 ? Either : Obj);
       pushNew(M.nullSlot() == 1 ? Either : Obj);
     }
+    void operator()(uop::LoadSpecial M) {
+      popChecked(1, 0);
+      pushNew(M.nullSlot() == 0 ? Either : Obj);
+      pushNew(M.nullSlot() == 1 ? Either : Obj);
+    }
     void operator()(uop::CallPrepare) {}
     void operator()(const uop::Call &C) {
       // The pops, deepest first: the two call slots, the arguments, the

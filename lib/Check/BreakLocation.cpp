@@ -255,7 +255,7 @@ private:
               W.Stack.push_back(Slot::Other);
               return false;
             },
-            [&](uop::LoadMethod) {
+            [&](const OneOf<uop::LoadMethod, uop::LoadSpecial> auto &) {
               pop(W);
               W.Stack.insert(W.Stack.end(), 2, Slot::Other);
               return false;

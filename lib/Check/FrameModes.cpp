@@ -161,6 +161,10 @@ private:
                 S.Stack.push_back(attributeTag(Obj, M.Name));
                 S.Stack.push_back(Obj);
               },
+              [&](uop::LoadSpecial) { // a with's method: no mode operation
+                S.pop();
+                S.pushOther(2);
+              },
               [&](uop::CallPrepare) {},
               [&](const uop::Call &C) { call(Pc, C, S); },
               [&](uop::Copy C) { S.Stack.push_back(S.peek(C.N)); },

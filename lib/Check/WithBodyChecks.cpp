@@ -91,16 +91,15 @@ void pyverify::checkWithBodyCoverage(const DecodedCode &D,
     std::optional<Run> Lost;
     bool Innermost = true;
     for (size_t K = Active.size(); K-- > 0 && !Offs.empty() && !Lost;) {
-      const Instruction &Enter = Insts[Active[K]];
-      if (!Enter.is(Opcode::BEFORE_WITH) &&
-          !Enter.is(Opcode::BEFORE_ASYNC_WITH))
+      std::optional<WithEnter> Enter = withEnterAt(Insts, Active[K]);
+      if (!Enter)
         continue;
       const std::optional<int64_t> &Dp = Depth.Before[Active[K]];
       bool Inner = Innermost;
       Innermost = false;
-      if (!Dp || *Dp < 1 || !R.definitelyActive(I, K))
+      if (!Dp || *Dp < int64_t(Enter->ExitPeek) || !R.definitelyActive(I, K))
         continue;
-      int64_t Slot = *Dp - 1;
+      int64_t Slot = *Dp - Enter->ExitPeek;
       if (isOutsideCompiledWithBody(D, I, *Depth.Before[I], Slot, Inner))
         continue;
       for (uint32_t Off : Offs) {

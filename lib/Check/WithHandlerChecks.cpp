@@ -27,10 +27,11 @@ std::vector<std::string> wrongWithBodyEntry(const BlockStack &BS,
                                             const ExceptionTableEntry &T) {
   const Block &Blk = BS.blockOf(uint32_t(W.BodyEntry));
   std::vector<std::string> Wrong;
-  if (W.ExitSlot >= 0 && int64_t(T.Depth) != W.ExitSlot + 1)
+  const int64_t Keep = W.handlerDepth();
+  if (W.ExitSlot >= 0 && int64_t(T.Depth) != Keep)
     Wrong.push_back(llvm::formatv("depth {0} (the bound __exit__ is slot "
                                   "{1}, so the depth must be {2})",
-                                  T.Depth, W.ExitSlot, W.ExitSlot + 1));
+                                  T.Depth, W.ExitSlot, Keep));
   if (!T.Lasti)
     Wrong.push_back("no lasti");
   if (!isWithKind(Blk.Kind))
@@ -239,7 +240,7 @@ void checkHandlerEntryDepths(const CFG &G, const BlockStack &BS,
   for (size_t E = 0; E < D.Table.size(); ++E) {
     const ExceptionTableEntry &T = D.Table[E];
     const WithSite *W = BS.siteForHandler(T.Target);
-    if (!W || W->ExitSlot < 0 || int64_t(T.Depth) == W->ExitSlot + 1 ||
+    if (!W || W->ExitSlot < 0 || int64_t(T.Depth) == W->handlerDepth() ||
         int32_t(E) == W->BodyEntry)
       continue;
     // Judge only entries that cover reachable code.
@@ -257,7 +258,7 @@ void checkHandlerEntryDepths(const CFG &G, const BlockStack &BS,
                             "instead of {7}",
                             T.Start, T.End - 2, T.Target, T.Depth,
                             T.Lasti ? " lasti" : "", Insts[W->EnterInst].Offset,
-                            W->ExitSlot, W->ExitSlot + 1));
+                            W->ExitSlot, W->handlerDepth()));
     F.note(Insts[W->EnterInst].Offset, "the context is entered here");
     F.note(T.Target, "the with handler");
     Out.push_back(std::move(F));

@@ -37,11 +37,13 @@ static bool raisesThroughCode(const MicroOp &Op) {
                          uop::Copy, uop::Swap, uop::Raise, uop::PushExcInfo,
                          uop::ExcMatch, uop::Nop> auto &) { return false; },
           [](const OneOf<uop::LoadGlobal, uop::LoadAttr, uop::LoadMethod,
-                         uop::Call, uop::UnpackSequence, uop::Subscript,
-                         uop::BuildSequence, uop::Test, uop::Next, uop::Return,
-                         uop::EnterWith, uop::ExitCallStart, uop::Not,
-                         uop::ToBool, uop::LoadCell, uop::StoreCell,
-                         uop::Effect> auto &) { return true; },
+                         uop::LoadSpecial, uop::Call, uop::UnpackSequence,
+                         uop::Subscript, uop::BuildSequence, uop::Test,
+                         uop::Next, uop::Return, uop::EnterWith,
+                         uop::ExitCallStart, uop::Not, uop::ToBool,
+                         uop::LoadCell, uop::StoreCell, uop::Effect> auto &) {
+            return true;
+          },
       },
       Op);
 }
@@ -245,7 +247,7 @@ bool Side::mayRaiseHere() const {
                             uop::Return, uop::Raise, uop::EnterWith,
                             uop::ExitCallStart, uop::PushExcInfo, uop::ExcMatch,
                             uop::Not, uop::LoadCell, uop::StoreCell, uop::Nop,
-                            uop::Effect> auto &) {},
+                            uop::LoadSpecial, uop::Effect> auto &) {},
         },
         Op);
   return mayRaiseGiven(I, F);

@@ -15,9 +15,11 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.pyverify_obj_root, "tests", "lit-out")
 
 config.substitutions.append(("%pyverify", config.pyverify_tool))
-# %python312 / %python313 and the features of the same names, where the build
-# found those interpreters; before %python, which is a prefix of them.
-for name in ("python312", "python313"):
+# %python312 / %python313 / %python314 / %python315 and the features of the
+# same names, where the build found those interpreters (3.14 / 3.15: Pyodide
+# under Node, cmake/pyverifyPyodide.cmake); before %python, which is a prefix
+# of them.
+for name in ("python312", "python313", "python314", "python315"):
     exe = getattr(config, name, "")
     if exe and not exe.endswith("NOTFOUND"):
         config.available_features.add(name)

@@ -74,7 +74,7 @@ Movement simulate(const MicroOps &Ops) {
               Pop(false);
               Push(false);
             },
-            [&](uop::LoadMethod M) {
+            [&](const OneOf<uop::LoadMethod, uop::LoadSpecial> auto &M) {
               Pop(false);
               Push(M.nullSlot() == 0);
               Push(M.nullSlot() == 1);

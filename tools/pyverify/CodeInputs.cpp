@@ -33,7 +33,7 @@ cl::opt<std::string>
 
 cl::opt<std::string> PythonVersionOpt(
     "python-version",
-    cl::desc("3.11, 3.12 or 3.13: the bytecode of raw marshal inputs and "
+    cl::desc("3.11, 3.12, 3.13 or 3.14: the bytecode of raw marshal inputs and "
              "of bundles that do not name theirs (a .pyc's magic says its "
              "own; default: 3.11; dis: the table --list-opcodes lists)"),
     cl::init(""), cl::sub(DisCmd), cl::sub(CheckCmd), cl::sub(AnalyzeCmd),
@@ -199,16 +199,20 @@ Expected<CodeFile> loadInput(const std::string &Path,
   StringRef Bytes = (*Buf)->getBuffer();
   // A .pyc of another CPython version: its magic number, then "\r\n".
   if (Bytes.size() >= 4 && Bytes.substr(2, 2) == "\r\n" &&
-      !hasPyc311Magic(Bytes) && !(Versions.AnyPyc && pycVersion(Bytes)))
-    return createStringError(
-        inconvertibleErrorCode(),
-        Versions.AnyPyc
-            ? "%s: at byte 0: not a CPython 3.11, 3.12 or 3.13 .pyc: %s; "
-              "pyverify reads those (magic 3495, 3531, 3571)"
-            : "%s: at byte 0: not a CPython 3.11 .pyc: %s; pyverify reads "
-              "3.11 (magic 3495)",
-        Name.c_str(),
-        describeMagic(support::endian::read16le(Bytes.data())).c_str());
+      !hasPyc311Magic(Bytes) && !(Versions.AnyPyc && pycVersion(Bytes))) {
+    std::string Magic = describeMagic(support::endian::read16le(Bytes.data()));
+    if (Versions.AnyPyc)
+      return createStringError(inconvertibleErrorCode(),
+                               "%s: at byte 0: not a .pyc pyverify reads: "
+                               "%s; pyverify reads CPython %s (magic %s)",
+                               Name.c_str(), Magic.c_str(),
+                               pythonVersionList().c_str(),
+                               releaseMagicList().c_str());
+    return createStringError(inconvertibleErrorCode(),
+                             "%s: at byte 0: not a CPython 3.11 .pyc: %s; "
+                             "pyverify reads 3.11 (magic 3495)",
+                             Name.c_str(), Magic.c_str());
+  }
   Expected<CodeFile> F =
       parseCodeFile(Name, Bytes, Versions.AnyPyc, Versions.Marshal);
   if (F && !F->IsPyc && !Versions.MarshalGiven)

@@ -103,21 +103,6 @@ bool pyverify::tool::useColor(llvm::raw_ostream &OS) {
   return *ColorOption == llvm::cl::BOU_TRUE;
 }
 
-/// "3495, 3531 and 3571": each version's release .pyc magic (PycMagic.h).
-static std::string releaseMagics() {
-  std::string S;
-  for (size_t K = 0; K < NumPythonVersions; ++K) {
-    const VersionTraits &T = traits(AllPythonVersions[K]);
-    for (const PythonMagicRange &R : PythonMagicRanges)
-      if (R.Major == T.Major && R.Minor == T.Minor)
-        S += (K == 0                       ? ""
-              : K + 1 == NumPythonVersions ? " and "
-                                           : ", ") +
-             std::to_string(R.Release);
-  }
-  return S;
-}
-
 /// Whether the first argument names a subcommand (subcommandFirst() has put
 /// it there): its --help then shows its own options without the overview of
 /// every subcommand.
@@ -131,7 +116,7 @@ int main(int Argc, char **Argv) {
   subcommandFirst(Argc, Argv);
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
     OS << "pyverify 0.1.0 (CPython " << pythonVersionList()
-       << " bytecode; .pyc magic " << releaseMagics() << ")\n";
+       << " bytecode; .pyc magic " << releaseMagicList() << ")\n";
   });
   std::string Overview =
       "pyverify: static verifier for CPython " + pythonVersionList() +

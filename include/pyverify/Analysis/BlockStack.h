@@ -71,12 +71,17 @@ struct Block {
 };
 
 struct WithSite {
-  uint32_t EnterInst; ///< Index of BEFORE_WITH / BEFORE_ASYNC_WITH.
+  uint32_t EnterInst; ///< Index of its enter (withEnterAt, ContextEvents.h).
   bool Async = false;
   uint32_t FirstProtected; ///< Index of the first instruction of the body.
   int64_t ExitSlot = -1;   ///< Stack index of the bound __exit__ (-1: unknown).
-  int32_t BodyEntry = -1;  ///< Entry covering FirstProtected, or -1.
+  /// The slots the __exit__ takes from ExitSlot up
+  /// (VersionTraits::WithExitSlots).
+  uint8_t ExitSlots = 1;
+  int32_t BodyEntry = -1;          ///< Entry covering FirstProtected, or -1.
   std::optional<uint32_t> Handler; ///< Byte offset of the body's handler.
+  /// The depth the body's handler entry must keep: the __exit__'s slots.
+  int64_t handlerDepth() const { return ExitSlot + ExitSlots; }
 };
 
 class BlockStack {

@@ -13,6 +13,10 @@
 //
 //   BEFORE_WITH / BEFORE_ASYNC_WITH   EnterWith (the async one completes on
 //                                     SEND's jump edge: AsyncEnterDone)
+//   CALL 0 of LOAD_SPECIAL __enter__  EnterWith (3.14: the callable slot holds
+//     / __aenter__                    the special method, SlotRole::WithEnter;
+//                                     the __exit__ LOAD_SPECIAL loaded before
+//                                     is the with's, withEnterAt())
 //   WITH_EXCEPT_START                 the slot at PEEK(4) called as __exit__
 //   CALL n, CALL_KW n                 by its callable slot: a bound __exit__
 //                                     (ExitBound, ...), m.__enter__() /
@@ -62,6 +66,10 @@ enum class SlotRole : uint8_t {
   ExitMethod,     ///< m.__exit__ of a tracked manager m.
   ModeOp,         ///< A mode-stack operation (SlotFacts::Mode says which).
   EnvGlobal,      ///< A global of Environment.def (SlotFacts::Global).
+  WithEnter,      ///< 3.14: __enter__ loaded by LOAD_SPECIAL.
+  AsyncWithEnter, ///< 3.14: __aenter__ loaded by LOAD_SPECIAL.
+  LoadedExit,     ///< 3.14: __exit__ / __aexit__ loaded by LOAD_SPECIAL, its
+                  ///< with not entered (yet).
 };
 
 /// What the first argument of a call is, where it matters (set_stack).
@@ -148,10 +156,28 @@ using ContextEvent =
                  ctxev::ModeRestore, ctxev::ModeReplay, ctxev::HandOver,
                  ctxev::GraphCall>;
 
-/// LOAD_CONST None x3; PRECALL 2; CALL 2 ending at index \p I of \p D: the
-/// compiler's __exit__(None, None, None) sequence (SlotFacts::ExitSequence),
-/// which calls the with's bound __exit__ whatever its slot holds.
+/// LOAD_CONST None x3; [PRECALL n;] CALL n ending at index \p I of \p D,
+/// n = 1 + VersionTraits::WithExitSlots: the compiler's
+/// __exit__(None, None, None) sequence (SlotFacts::ExitSequence), which
+/// calls the with's __exit__ whatever its slot holds.
 bool isExitCallSequence(const DecodedCode &D, uint32_t I);
+
+/// A with statement's enter, as each version's compiler emits it.
+struct WithEnter {
+  bool Async;
+  /// The with's __exit__ function is at PEEK(ExitPeek) before the enter
+  /// runs: the manager BEFORE_WITH replaces with it (1), or, in 3.14, the
+  /// function LOAD_SPECIAL loaded below its self and the two slots of the
+  /// __enter__ call (4).
+  unsigned ExitPeek;
+};
+/// Whether instruction \p I enters a with statement: BEFORE_WITH /
+/// BEFORE_ASYNC_WITH, or (3.14) CALL 0 right after LOAD_SPECIAL __enter__ /
+/// __aenter__ -- the instructions the with's context is named by (its
+/// site, BlockStack.h). Where the __exit__ really is at that point is the
+/// slot-tracking passes' to check (with-handler-mismatch and the rest).
+std::optional<WithEnter> withEnterAt(const InstructionStream &Insts,
+                                     uint32_t I);
 
 /// Whether CPython's compiler leaves a trace function's exception at
 /// instruction \p I outside the handler of a with whose context is entered,

@@ -95,6 +95,17 @@ struct LoadMethod {
   /// The pushed slot that may be NULL (0: the deeper one).
   unsigned nullSlot() const { return NullAfterCallable ? 1 : 0; }
 };
+/// Which special method LOAD_SPECIAL looks up (3.14; its argument, as the
+/// version's SpecialMethod texts name it).
+enum class SpecialMethod : uint8_t { Enter, Exit, AEnter, AExit, Other };
+/// Pop an object, push its special method Method, looked up on its type,
+/// and the self it is called with (or NULL when the lookup bound it), in
+/// the version's call layout: [method, self-or-NULL].
+struct LoadSpecial {
+  SpecialMethod Method;
+  /// The pushed slot that may be NULL (0: the deeper one).
+  unsigned nullSlot() const { return 1; }
+};
 /// Part of the next call: moves nothing (3.11's PRECALL and KW_NAMES).
 struct CallPrepare {};
 /// Pop the keyword-names tuple when KwNamesOnTop, then NArgs arguments, then
@@ -203,16 +214,15 @@ struct Effect {
 };
 } // namespace uop
 
-using MicroOp =
-    std::variant<uop::PushNull, uop::LoadLocal, uop::StoreLocal,
-                 uop::DeleteLocal, uop::LoadConst, uop::MakeCell,
-                 uop::CopyFreeVars, uop::PopExcept, uop::LoadGlobal,
-                 uop::LoadAttr, uop::LoadMethod, uop::CallPrepare, uop::Call,
-                 uop::Copy, uop::Swap, uop::UnpackSequence, uop::Subscript,
-                 uop::BuildSequence, uop::Test, uop::Next, uop::Return,
-                 uop::Raise, uop::EnterWith, uop::ExitCallStart,
-                 uop::PushExcInfo, uop::ExcMatch, uop::Not, uop::ToBool,
-                 uop::LoadCell, uop::StoreCell, uop::Nop, uop::Effect>;
+using MicroOp = std::variant<
+    uop::PushNull, uop::LoadLocal, uop::StoreLocal, uop::DeleteLocal,
+    uop::LoadConst, uop::MakeCell, uop::CopyFreeVars, uop::PopExcept,
+    uop::LoadGlobal, uop::LoadAttr, uop::LoadMethod, uop::LoadSpecial,
+    uop::CallPrepare, uop::Call, uop::Copy, uop::Swap, uop::UnpackSequence,
+    uop::Subscript, uop::BuildSequence, uop::Test, uop::Next, uop::Return,
+    uop::Raise, uop::EnterWith, uop::ExitCallStart, uop::PushExcInfo,
+    uop::ExcMatch, uop::Not, uop::ToBool, uop::LoadCell, uop::StoreCell,
+    uop::Nop, uop::Effect>;
 using MicroOps = llvm::SmallVector<MicroOp, 2>;
 
 /// \p I's micro-operations on its fall-through edge (\p JumpEdge false) or

@@ -54,17 +54,18 @@ struct VersionTraits {
   uint32_t ResumeWhereMask;
   uint8_t GeneratorEntryDepth;
   bool SendJumpCompletesAwait;
+  uint8_t WithExitSlots;
 };
 
 namespace detail {
 inline constexpr VersionTraits TheVersionTraits[] = {
 #define PYV_VERSION(Id, Maj, Min, Precall, NullAfter, MethodBit, FastChecks,   \
                     BreakerAtTarget, PrefixEvents, ResumeMask, GenDepth,       \
-                    SendCompletes)                                             \
+                    SendCompletes, ExitSlots)                                  \
   VersionTraits{PythonVersion::Id, #Maj "." #Min, Maj,        Min,             \
                 Precall,           NullAfter,     MethodBit,  FastChecks,      \
                 BreakerAtTarget,   PrefixEvents,  ResumeMask, GenDepth,        \
-                SendCompletes},
+                SendCompletes,     ExitSlots},
 #include "pyverify/Bytecode/VersionTraits.def"
 };
 
@@ -101,6 +102,22 @@ pythonVersionList(llvm::ArrayRef<PythonVersion> Vs = AllPythonVersions,
           : K + 1 == Vs.size() ? " and "
                                : ", ") +
          pythonVersionName(Vs[K]).str() + Suffix.str();
+  return S;
+}
+
+/// "3495, 3531, 3571 and 3627": each version's release .pyc magic
+/// (PycMagic.h), in version order.
+inline std::string releaseMagicList() {
+  std::string S;
+  for (size_t K = 0; K < NumPythonVersions; ++K) {
+    const VersionTraits &T = traits(AllPythonVersions[K]);
+    for (const PythonMagicRange &R : PythonMagicRanges)
+      if (R.Major == T.Major && R.Minor == T.Minor)
+        S += (K == 0                       ? ""
+              : K + 1 == NumPythonVersions ? " and "
+                                           : ", ") +
+             std::to_string(R.Release);
+  }
   return S;
 }
 

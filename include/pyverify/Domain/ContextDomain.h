@@ -76,6 +76,10 @@ enum class SlotTag : uint8_t {
   LocalRef,    ///< The value of local Id.
   EnterMethod, ///< Bound __enter__ of the manager in local Id.
   ExitMethod,  ///< Bound __exit__ of the manager in local Id.
+  LoadedExit,  ///< 3.14: __exit__ / __aexit__ LOAD_SPECIAL loaded at Id,
+               ///< its with not entered yet.
+  WithEnter,   ///< 3.14: __enter__ (Id 0) / __aenter__ (Id 1) LOAD_SPECIAL
+               ///< loaded.
 };
 
 struct ContextSlot {

@@ -27,7 +27,7 @@
 # PYC36: magic 3379 is Python 3.6's;
 # RUN: %mkcode raw 100e0d0a0000000000000000000000004e %t.py314
 # RUN: %not --code 2 %pyverify check %t.py314 2>&1 | FileCheck %s --check-prefix=PYC314
-# PYC314: magic 3600 is Python 3.14's;
+# PYC314: magic 3600 is Python 3.14's (a 3.14 pre-release);
 # RUN: %mkcode raw c40d0d0a0000000000000000000000004e %t.py312a
 # RUN: %not --code 2 %pyverify check %t.py312a 2>&1 | FileCheck %s --check-prefix=PRE
 # PRE: magic 3524 is Python 3.12's (a 3.12 pre-release);

@@ -12,7 +12,10 @@
 # RUN: %pyverify dis --list-opcodes --python-version=3.13 --format=json | FileCheck %s --check-prefix=V313
 # V313: "name": "LOAD_FAST_LOAD_FAST"
 # V313: "python_version": "3.13"
-# RUN: %not --code 2 %pyverify dis --list-opcodes --python-version=3.14 2>&1 | FileCheck %s --check-prefix=BAD
-# BAD: error: --python-version=3.14: pyverify has opcode tables for 3.11, 3.12 and 3.13
+# RUN: %pyverify dis --list-opcodes --python-version=3.14 | FileCheck %s --check-prefix=V314
+# V314: {{^}} 95 LOAD_SPECIAL                     caches 0, arg{{$}}
+# V314-NOT: BEFORE_WITH
+# RUN: %not --code 2 %pyverify dis --list-opcodes --python-version=3.15 2>&1 | FileCheck %s --check-prefix=BAD
+# BAD: error: --python-version=3.15: pyverify has opcode tables for 3.11, 3.12, 3.13 and 3.14
 # RUN: %not --code 2 %pyverify dis 2>&1 | FileCheck %s --check-prefix=NONE
 # NONE: error: dis: no input
