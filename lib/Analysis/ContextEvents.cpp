@@ -63,6 +63,18 @@ bool pyverify::isExitCallSequence(const DecodedCode &D, uint32_t I) {
         !D.Code->Consts[C.Arg].is<NoneValue>())
       return false;
   }
+  // The sequence calls slots that were on the stack before it: a callable
+  // the instruction falling into the constants pushes is an ordinary call
+  // of three Nones (3.14's `m.__exit__(None, None, None)` is LOAD_ATTR;
+  // LOAD_CONST None x3; CALL 3, the with's own exit sequence to the byte).
+  if (Consts > 3) {
+    const Instruction &P = Insts[Consts - 4];
+    if (P.Valid && !P.info().Terminator && !P.info().isJump()) {
+      StackIO IO = getStackIO(P.info(), P.Arg, /*Jump=*/false);
+      if (IO.Pushes > IO.Pops)
+        return false;
+    }
+  }
   return true;
 }
 

@@ -250,7 +250,8 @@ Expected<std::optional<Value>> MarshalReader::beginObject(StringRef What) {
   case ')':
   case '[':
   case '<':
-  case '>': {
+  case '>':
+  case ':': {
     std::optional<size_t> Slot = reserve(Flag);
     auto N = readContainerSize(Type);
     if (!N)
@@ -329,6 +330,7 @@ Expected<bool> MarshalReader::advance(std::optional<Value> &Done,
   SequenceKind Kind = F.Type == '['   ? SequenceKind::List
                       : F.Type == '<' ? SequenceKind::Set
                       : F.Type == '>' ? SequenceKind::FrozenSet
+                      : F.Type == ':' ? SequenceKind::Slice
                                       : SequenceKind::Tuple;
   std::optional<size_t> Slot = F.Slot;
   Stack.pop_back();
@@ -424,6 +426,8 @@ Expected<StringRef> MarshalReader::readStrPayload(uint8_t Type) {
 
 /// The item count of a container (after the type byte).
 Expected<size_t> MarshalReader::readContainerSize(uint8_t Type) {
+  if (Type == ':') // a slice: start, stop and step, no size (3.14's marshal)
+    return size_t(3);
   if (Type == ')') {
     auto L = readByte("small tuple size");
     if (!L)

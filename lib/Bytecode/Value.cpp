@@ -214,6 +214,7 @@ void Value::printRepr(llvm::raw_ostream &OS) const {
         OS << (S->Kind == SequenceKind::List        ? "["
                : S->Kind == SequenceKind::Set       ? "{"
                : S->Kind == SequenceKind::FrozenSet ? "frozenset({"
+               : S->Kind == SequenceKind::Slice     ? "slice("
                                                     : "(");
         Stack.push_back({&X});
       }
@@ -250,7 +251,7 @@ void Value::printRepr(llvm::raw_ostream &OS) const {
       OS << (S.Kind == SequenceKind::List        ? "]"
              : S.Kind == SequenceKind::Set       ? "}"
              : S.Kind == SequenceKind::FrozenSet ? "})"
-                                                 : ")");
+                                                 : ")"); // tuple, slice
       Stack.pop_back();
       continue;
     }

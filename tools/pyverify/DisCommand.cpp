@@ -180,10 +180,11 @@ json::Value canonicalValue(const Value &V, unsigned Depth = 0) {
       Array Items;
       for (const Value &X : *S.Items)
         Items.push_back(canonicalValue(X, Depth + 1));
-      const char *Kind = S.Kind == SequenceKind::Tuple  ? "tuple"
-                         : S.Kind == SequenceKind::List ? "list"
-                         : S.Kind == SequenceKind::Set  ? "set"
-                                                        : "frozenset";
+      const char *Kind = S.Kind == SequenceKind::Tuple       ? "tuple"
+                         : S.Kind == SequenceKind::List      ? "list"
+                         : S.Kind == SequenceKind::Set       ? "set"
+                         : S.Kind == SequenceKind::FrozenSet ? "frozenset"
+                                                             : "slice";
       return Array{Kind, std::move(Items)};
     }
     json::Value operator()(const DictValue &D) {

@@ -62,7 +62,9 @@ struct StrValue {
   std::shared_ptr<const std::string> Utf8;
 };
 
-enum class SequenceKind : uint8_t { Tuple, List, Set, FrozenSet };
+/// Slice: a constant slice(start, stop, step), three items (3.14's marshal
+/// type ':', which the compiler's constant slices need).
+enum class SequenceKind : uint8_t { Tuple, List, Set, FrozenSet, Slice };
 
 struct SequenceValue {
   SequenceKind Kind;

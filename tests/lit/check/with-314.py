@@ -13,7 +13,7 @@
 # RUN: rm -rf %t && mkdir -p %t
 # RUN: env PYTHONDONTWRITEBYTECODE=1 %python314 %s %t
 # RUN: %pyverify check %t/clean.pyc | FileCheck %s --check-prefix=CLEAN
-# CLEAN: pyverify: 1 file(s), 6 code object(s): 0 error(s), 0 warning(s), 0 remark(s)
+# CLEAN: pyverify: 1 file(s), 8 code object(s): 0 error(s), 0 warning(s), 0 remark(s)
 #
 # The normal exit call dropped (its four slots popped instead):
 # RUN: %not --code 1 %pyverify check %t/no_exit.pyc | FileCheck %s --check-prefix=NOEXIT
@@ -56,6 +56,12 @@ def loop(ms):
 async def aw(m):
     async with m as x:
         return x
+
+class Stack:
+    # contextlib.ExitStack.close's shape: an ordinary call of three Nones,
+    # byte for byte the with's exit sequence but for the method load before.
+    def close(self):
+        self.__exit__(None, None, None)
 '''
 
 
