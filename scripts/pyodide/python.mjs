@@ -305,6 +305,12 @@ def _pyv_main(b):
 _pyv_main(_b)
 `);
 } catch (e) {
+  // os._exit(n): Emscripten's ExitStatus, an exit, not a fault.
+  if (e && (e.name === 'ExitStatus' || /exit\((\d+)\)/.test(String(e.message))) &&
+      !(e instanceof WebAssembly.RuntimeError)) {
+    const m = /exit\((\d+)\)/.exec(String(e.message));
+    process.exit(e.status ?? (m ? Number(m[1]) : 1));
+  }
   // A fault inside the interpreter (WebAssembly's "memory access out of
   // bounds", an unreachable trap): what a native CPython dies of by SIGSEGV.
   // Die the same way, so a caller sees a crash, not an error exit.
