@@ -382,11 +382,16 @@ int Reader::readValue(PyObject *Obj, unsigned Depth,
     Seen.try_emplace(Obj, *Out);
     return 1;
   }
-  if (Type == &PyTuple_Type || Type == &PyFrozenSet_Type) {
+  if (Type == &PyTuple_Type || Type == &PyFrozenSet_Type ||
+      Type == &PySlice_Type) {
     Frame F{Obj};
     if (Type == &PyTuple_Type) {
       auto *T = reinterpret_cast<PyTupleObject *>(Obj);
       F.Elems.assign(T->ob_item, T->ob_item + PyTuple_GET_SIZE(Obj));
+    } else if (Type == &PySlice_Type) { // 3.14's constant slices
+      auto *S = reinterpret_cast<PySliceObject *>(Obj);
+      F.Kind = SequenceKind::Slice;
+      F.Elems = {S->start, S->stop, S->step};
     } else {
       F.Kind = SequenceKind::FrozenSet;
       if (!frozenSetInMarshalOrder(Obj, F.Elems))
@@ -427,10 +432,12 @@ bool Reader::fillCode(PyObject *Obj, CodeObject &C, unsigned Depth) {
 bool Reader::beginCode(PyObject *Obj, CodeObject &C,
                        std::shared_ptr<CodeObject> Owned, unsigned ConstDepth) {
   // A live code object is the running interpreter's bytecode. The fields
-  // read here are PyCodeObject members in 3.11, 3.12 and 3.13 alike.
+  // read here are PyCodeObject members in 3.11, 3.12 and 3.13 alike, and in
+  // 3.14's Include/cpython/code.h (not built here: no native 3.14 and its
+  // headers, docs/python.md).
   static_assert(PY_MAJOR_VERSION == 3 && PY_MINOR_VERSION >= 11 &&
-                    PY_MINOR_VERSION <= 13,
-                "the live-code reader knows the PyCodeObject of 3.11-3.13");
+                    PY_MINOR_VERSION <= 14,
+                "the live-code reader knows the PyCodeObject of 3.11-3.14");
   static constexpr std::optional<PythonVersion> Running =
       pythonVersionOf(PY_MAJOR_VERSION, PY_MINOR_VERSION);
   static_assert(Running, "the running version has no traits row");
