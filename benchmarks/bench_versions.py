@@ -1,10 +1,12 @@
-"""Reading, decoding and checking 3.11, 3.12 and 3.13 bytecode, as ratios to
-that version's own marshal.loads, measured in one run (issue 15).
+"""Reading, decoding and checking 3.11, 3.12, 3.13 and 3.14 bytecode, as
+ratios to that version's own marshal.loads, measured in one run (issues 15,
+28).
 
 For each version whose interpreter is found (python3.11, pyenv's python3.12
-and python3.13), on that version's standard library compiled by it
-(build/corpus/stdlib for 3.11, build/corpus/stdlib-3.X, compiled here when
-missing):
+and python3.13, Pyodide's 3.14 through the build's shim
+build/pyodide/bin/python3.14), on that version's standard library compiled
+by it (build/corpus/stdlib for 3.11, build/corpus/stdlib-3.X, compiled here
+when missing; 3.14's by ctest corpus-compile-stdlib-3.14):
 
   marshal   python3.X: marshal.loads of every .pyc's payload, the bytes read
             into memory first (the peer);
@@ -17,9 +19,15 @@ missing):
 
 Times are medians of --repeat rounds of process CPU time; the ratios are
 marshal / read, marshal / pipeline and marshal / check (above 1: pyverify
-is faster). Nothing is asserted.
+is faster); check's CPU time per instruction is printed too. 3.14's
+marshal.loads runs in WebAssembly: its ratios are printed but are no fair
+comparison, so the per-instruction figures (and, with --callgrind, the
+full check's Ir per instruction, valgrind --tool=callgrind as
+bench_callgrind.py counts it) are the ones to set beside 3.13's. Nothing is
+asserted.
 
-    python3.11 benchmarks/bench_versions.py --build build [--repeat 5] [--json F]
+    python3.11 benchmarks/bench_versions.py --build build [--repeat 5] \
+        [--callgrind] [--json F]
 """
 
 import argparse
@@ -52,9 +60,12 @@ print(json.dumps({"files": len(data), "cpu_seconds_median": cpu[len(cpu) // 2]})
 """
 
 
-def find_python(minor):
+def find_python(minor, build):
     if minor == 11:
         return sys.executable if sys.version_info[:2] == (3, 11) else None
+    if minor >= 14:  # Pyodide under Node (cmake/pyverifyPyodide.cmake)
+        shim = os.path.join(build, "pyodide", "bin", "python3.%d" % minor)
+        return shim if os.path.exists(shim) else None
     for p in sorted(glob.glob(os.path.expanduser(
             "~/.pyenv/versions/3.%d.*/bin/python3.%d" % (minor, minor)))):
         return p
@@ -66,11 +77,13 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--json")
+    ap.add_argument("--callgrind", action="store_true",
+                    help="also count the full check's Ir per instruction")
     a = ap.parse_args()
     bench = os.path.join(a.build, "benchmarks", "pyverify-corpus-bench")
     results = {}
-    for minor in (11, 12, 13):
-        py = find_python(minor)
+    for minor in (11, 12, 13, 14):
+        py = find_python(minor, a.build)
         name = "3.%d" % minor
         if not py:
             print(f"bench_versions: {name}: no python{name} found (pyenv); "
@@ -82,7 +95,11 @@ def main():
             [py, "-c", "import sysconfig; "
              "print(sysconfig.get_paths()['stdlib'])"],
             capture_output=True, text=True, check=True).stdout.strip()
-        if minor != 11:  # 3.11's corpus is `make corpus`'s
+        if minor == 14 and not os.path.isdir(corpus):
+            print(f"bench_versions: {name}: {corpus} missing (ctest -R "
+                  "corpus-compile-stdlib-3.14 makes it); skipped")
+            continue
+        if minor in (12, 13):  # 3.11's is `make corpus`'s, 3.14's ctest's
             subprocess.run([py, os.path.join(ROOT, "tests", "corpus",
                                              "compile_corpus.py"), stdlib,
                             corpus], check=True, capture_output=True)
@@ -101,12 +118,30 @@ def main():
         r["marshal/read"] = m / r["read_cpu_s"]
         r["marshal/pipeline"] = m / r["pipeline_cpu_s"]
         r["marshal/check"] = m / r["check_cpu_s"]
+        r["instructions"] = mine["instructions"]
+        r["check_ns_per_instruction"] = 1e9 * r["check_cpu_s"] / max(
+            1, mine["instructions"])
+        if a.callgrind:
+            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+            import bench_callgrind
+            if bench_callgrind.have_valgrind():
+                out_dir = os.path.join(a.build, "bench", "callgrind-" + name)
+                os.makedirs(out_dir, exist_ok=True)
+                ir, _ = bench_callgrind.bench_pass_ir(
+                    bench, corpus, "check", os.path.join(out_dir, "check.out"))
+                r["check_ir"] = ir
+                r["check_ir_per_instruction"] = ir / max(1, mine["instructions"])
         results[name] = r
         print(f"bench_versions: {name}: {r['files']} files; CPU medians of "
               f"{a.repeat}: marshal.loads {m:.3f} s, read {r['read_cpu_s']:.3f}"
               f" s ({r['marshal/read']:.2f}x), read+decode "
               f"{r['pipeline_cpu_s']:.3f} s ({r['marshal/pipeline']:.2f}x), "
-              f"check {r['check_cpu_s']:.3f} s ({r['marshal/check']:.2f}x)")
+              f"check {r['check_cpu_s']:.3f} s ({r['marshal/check']:.2f}x)"
+              f"{' [WebAssembly peer]' if minor >= 14 else ''}; "
+              f"{r['instructions']} instructions, check "
+              f"{r['check_ns_per_instruction']:.1f} ns/instruction" +
+              (f", {r['check_ir_per_instruction']:.0f} Ir/instruction"
+               if "check_ir_per_instruction" in r else ""))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(results, f, indent=1)

@@ -156,7 +156,7 @@ private:
     bool Handled = false;
     /// A call's event: the index of its deepest call slot (3.14's with
     /// enter finds the with's __exit__ below it).
-    std::optional<size_t> CallBase;
+    std::optional<size_t> CallBase = std::nullopt;
   };
   /// Applies one event of the recogniser (ContextEvents.h); every kind is
   /// handled, so a new kind does not compile until it is here.
