@@ -246,12 +246,19 @@ Expected<std::optional<Value>> MarshalReader::beginObject(StringRef What) {
     return readLeaf(*TypeByte, At);
 
   switch (Type) {
+  case ':': // a constant slice: marshal version 5 (3.14) on
+    if (traits(Version).MarshalVersion < 5)
+      return err(At, "unknown marshal type code " + describeTypeCode(Type) +
+                         " where " + What + " was expected (marshal version " +
+                         std::to_string(traits(Version).MarshalVersion) + ", " +
+                         pythonVersionName(Version).str() +
+                         "'s, has no slices)");
+    [[fallthrough]];
   case '(':
   case ')':
   case '[':
   case '<':
-  case '>':
-  case ':': {
+  case '>': {
     std::optional<size_t> Slot = reserve(Flag);
     auto N = readContainerSize(Type);
     if (!N)

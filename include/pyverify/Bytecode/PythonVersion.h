@@ -55,17 +55,18 @@ struct VersionTraits {
   uint8_t GeneratorEntryDepth;
   bool SendJumpCompletesAwait;
   uint8_t WithExitSlots;
+  uint8_t MarshalVersion;
 };
 
 namespace detail {
 inline constexpr VersionTraits TheVersionTraits[] = {
 #define PYV_VERSION(Id, Maj, Min, Precall, NullAfter, MethodBit, FastChecks,   \
                     BreakerAtTarget, PrefixEvents, ResumeMask, GenDepth,       \
-                    SendCompletes, ExitSlots)                                  \
+                    SendCompletes, ExitSlots, MarshalVer)                      \
   VersionTraits{PythonVersion::Id, #Maj "." #Min, Maj,        Min,             \
                 Precall,           NullAfter,     MethodBit,  FastChecks,      \
                 BreakerAtTarget,   PrefixEvents,  ResumeMask, GenDepth,        \
-                SendCompletes,     ExitSlots},
+                SendCompletes,     ExitSlots,     MarshalVer},
 #include "pyverify/Bytecode/VersionTraits.def"
 };
 

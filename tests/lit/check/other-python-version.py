@@ -28,12 +28,15 @@
 # RUN: %mkcode raw 100e0d0a0000000000000000000000004e %t.py314
 # RUN: %not --code 2 %pyverify check %t.py314 2>&1 | FileCheck %s --check-prefix=PYC314
 # PYC314: magic 3600 is Python 3.14's (a 3.14 pre-release);
+# RUN: %mkcode raw 520e0d0a0000000000000000000000004e %t.py315
+# RUN: %not --code 2 %pyverify check %t.py315 2>&1 | FileCheck %s --check-prefix=PYC315
+# PYC315: magic 3666 is Python 3.15's;
 # RUN: %mkcode raw c40d0d0a0000000000000000000000004e %t.py312a
 # RUN: %not --code 2 %pyverify check %t.py312a 2>&1 | FileCheck %s --check-prefix=PRE
 # PRE: magic 3524 is Python 3.12's (a 3.12 pre-release);
 # RUN: %mkcode raw d2040d0a0000000000000000000000004e %t.unknown
 # RUN: %not --code 2 %pyverify check %t.unknown 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-# UNKNOWN: magic 1234 is not a CPython 3.6 to 3.14 magic number;
+# UNKNOWN: magic 1234 is not a CPython 3.6 to 3.15 magic number;
 
 import marshal
 import sys
