@@ -27,7 +27,7 @@ bench_callgrind.py counts it) are the ones to set beside 3.13's. Nothing is
 asserted.
 
     python3.11 benchmarks/bench_versions.py --build build [--repeat 5] \
-        [--callgrind] [--json F]
+        [--callgrind] [--versions 3.13,3.14] [--json F]
 """
 
 import argparse
@@ -79,10 +79,14 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--callgrind", action="store_true",
                     help="also count the full check's Ir per instruction")
+    ap.add_argument("--versions", default="3.11,3.12,3.13,3.14",
+                    help="which versions, comma-separated")
     a = ap.parse_args()
     bench = os.path.join(a.build, "benchmarks", "pyverify-corpus-bench")
     results = {}
     for minor in (11, 12, 13, 14):
+        if "3.%d" % minor not in a.versions.split(","):
+            continue
         py = find_python(minor, a.build)
         name = "3.%d" % minor
         if not py:
