@@ -74,10 +74,10 @@ enum class EffectKind : uint8_t {
   MakeFunction,
   BuildSlice,
   FormatValue,
-  ArgBit0,       ///< arg & 1 (LOAD_ATTR's method bit)
-  LoadSuperAttr, ///< -2 + (arg & 1)
-  CallN,         ///< -1 - arg (CALL without PRECALL)
-  CallKw,        ///< -2 - arg (3.13's CALL_KW)
+  ArgBit0,            ///< arg & 1 (LOAD_ATTR's method bit)
+  LoadSuperAttr,      ///< -2 + (arg & 1)
+  CallN,              ///< -1 - arg (CALL without PRECALL)
+  CallKw,             ///< -2 - arg (3.13's CALL_KW)
   BuildInterpolation, ///< -1 - (arg & 1) (3.14's BUILD_INTERPOLATION)
 };
 
@@ -134,31 +134,31 @@ struct StackCount {
 /// field is the opcode's rule in OperandRules.def; the texts of enumerated
 /// arguments are the version's ArgTextTable rows (VersionOpcodes.h).
 enum class OperandKind : uint8_t {
-  None,         ///< No argument.
-  Const,        ///< co_consts index: the constant's repr.
-  Name,         ///< co_names index.
-  GlobalName,   ///< A name and bit 0: push NULL (NullFormat).
-  AttrName,     ///< A name and bit 0: push NULL or self (NullSelfFormat).
-  Local,        ///< localsplus index of a fast local.
-  Free,         ///< localsplus index of a cell or free variable.
-  LocalPair,    ///< Two localsplus indices (arg >> 4, arg & 15): "a, b".
-  Jump,         ///< Relative jump distance in units: "to TARGET".
-  Compare,      ///< A CompareOp index.
-  CompareBool,  ///< A CompareOp index; bit 4 converts to bool
-                ///< (CompareBoolFormat).
-  FormatValue,  ///< Conversion (bits 0-1) and has-spec (bit 2).
-  Conversion,   ///< A Conversion index.
-  MakeFunction, ///< FunctionFlag bits.
-  BinaryOp,     ///< A BinaryOp index.
-  Intrinsic1,   ///< An Intrinsic1 index.
-  Intrinsic2,   ///< An Intrinsic2 index.
-  IsOp,         ///< 0 or not: IsOp text 0 or 1 ("is" / "is not").
-  ContainsOp,   ///< 0 or not: ContainsOp text 0 or 1 ("in" / "not in").
+  None,           ///< No argument.
+  Const,          ///< co_consts index: the constant's repr.
+  Name,           ///< co_names index.
+  GlobalName,     ///< A name and bit 0: push NULL (NullFormat).
+  AttrName,       ///< A name and bit 0: push NULL or self (NullSelfFormat).
+  Local,          ///< localsplus index of a fast local.
+  Free,           ///< localsplus index of a cell or free variable.
+  LocalPair,      ///< Two localsplus indices (arg >> 4, arg & 15): "a, b".
+  Jump,           ///< Relative jump distance in units: "to TARGET".
+  Compare,        ///< A CompareOp index.
+  CompareBool,    ///< A CompareOp index; bit 4 converts to bool
+                  ///< (CompareBoolFormat).
+  FormatValue,    ///< Conversion (bits 0-1) and has-spec (bit 2).
+  Conversion,     ///< A Conversion index.
+  MakeFunction,   ///< FunctionFlag bits.
+  BinaryOp,       ///< A BinaryOp index.
+  Intrinsic1,     ///< An Intrinsic1 index.
+  Intrinsic2,     ///< An Intrinsic2 index.
+  IsOp,           ///< 0 or not: IsOp text 0 or 1 ("is" / "is not").
+  ContainsOp,     ///< 0 or not: ContainsOp text 0 or 1 ("in" / "not in").
   SpecialMethod,  ///< A SpecialMethod index (LOAD_SPECIAL).
   CommonConstant, ///< A CommonConstant index (LOAD_COMMON_CONSTANT).
   BackwardLabel,  ///< "to TARGET" counted backwards, for an instruction that
                   ///< never jumps (3.14's END_ASYNC_FOR: its loop's SEND).
-  Raw,          ///< A count or enum dis shows as nothing.
+  Raw,            ///< A count or enum dis shows as nothing.
 };
 
 /// One version's facts about one base opcode.
