@@ -1,11 +1,12 @@
 #!/usr/bin/python3.11
 """Mutation corpus: plant context-balance bugs into stdlib code objects.
 
-Runs under python3.11, 3.12 or 3.13 and mutates that interpreter's bytecode
-(its stdlib corpus; pyverify gets --python-version for 3.12 / 3.13).
+Runs under python3.11, 3.12, 3.13 or 3.14 (the Pyodide oracle) and mutates
+that interpreter's bytecode (its stdlib corpus; pyverify gets --python-version).
 
 For every code object of every .pyc under --pyc-dir, find the with sites
-(BEFORE_WITH / BEFORE_ASYNC_WITH), their body entries, handlers and normal
+(the version's enter: BEFORE_WITH / BEFORE_ASYNC_WITH, 3.14's CALL 0 of
+LOAD_SPECIAL __enter__ / __aenter__), their body entries, handlers and normal
 exits, and apply each mutation class of README.md through CodeType.replace.
 Each mutant is written as a marshal file and checked with
 `pyverify check --format=json`; a mutant is detected iff pyverify reports the
@@ -32,9 +33,9 @@ import time
 import types
 
 PY = sys.version_info[:2]
-if PY not in ((3, 11), (3, 12), (3, 13)):
-    sys.exit("mutate_stdlib.py needs python3.11, 3.12 or 3.13 (it mutates the "
-             "bytecode of the interpreter it runs under)")
+if PY not in ((3, 11), (3, 12), (3, 13), (3, 14)):
+    sys.exit("mutate_stdlib.py needs python3.11, 3.12, 3.13 or 3.14 (it "
+             "mutates the bytecode of the interpreter it runs under)")
 
 # pyverify's own tables, as python/pyverify_rewriter/_tables.py has them
 # (generated from the C++ .def files by scripts/gen-python-tables.py), and the
@@ -187,6 +188,61 @@ GENERATOR_FLAGS = 0x20 | 0x80 | 0x200
 # (VersionTraits.def: GeneratorEntryDepth).
 GEN_ENTRY_DEPTH = TRAITS["generator_entry_depth"]
 
+# --- The with statement's shape ----------------------------------------------
+# The one place that says what a version's with looks like; the tags, the
+# site finder and the mutation classes ask here.
+#
+# * 3.11 - 3.13: BEFORE_WITH (BEFORE_ASYNC_WITH) pops the manager and pushes
+#   its bound __exit__ (one slot) under the enter result.
+# * 3.14: COPY 1; LOAD_SPECIAL __exit__; SWAP 2; SWAP 3; LOAD_SPECIAL
+#   __enter__; CALL 0 (async: __aexit__, __aenter__): the context is two
+#   slots, the __exit__ function and its self (NULL if LOAD_SPECIAL found a
+#   plain attribute), and the CALL 0 enters it (pyverify's withEnterAt()).
+#
+# The normal exit is LOAD_CONST None x3; [PRECALL n;] CALL n with n = 1 +
+# the exit slots (2 up to 3.13, 3 in 3.14): the __exit__ is the callable
+# slot, PEEK(n + 2); a with handler's WITH_EXCEPT_START calls PEEK(3 + the
+# exit slots) (4, 5) and its body entry keeps the depth of the exit slots'
+# top. (VersionTraits.def: WithExitSlots.) Measured on each interpreter.
+WITH_SLOTS = TRAITS["with_exit_slots"]
+EXIT_CALL_ARG = 1 + WITH_SLOTS
+HANDLER_EXIT_PEEK = 3 + WITH_SLOTS
+LOAD_SPECIAL = _op("LOAD_SPECIAL")        # 3.14+
+SPECIAL_NAMES = getattr(dis, "_special_method_names", [])
+# Opcodes one of which a code object with a with site holds (a fast filter).
+ENTER_OPS = [op for op in (BEFORE_WITH, BEFORE_ASYNC_WITH, LOAD_SPECIAL)
+             if op >= 0]
+
+
+def special_name(ins):
+    """The method a LOAD_SPECIAL loads, or None."""
+    if ins.op != LOAD_SPECIAL or ins.arg >= len(SPECIAL_NAMES):
+        return None
+    return SPECIAL_NAMES[ins.arg]
+
+
+def enter_tag(insts, k):
+    """'X' if insts[k] enters a with, 'P' an async with (its __aexit__ is
+    pending until the await of __aenter__ ends), else None."""
+    ins = insts[k]
+    if LOAD_SPECIAL < 0:
+        return {BEFORE_WITH: "X", BEFORE_ASYNC_WITH: "P"}.get(ins.op)
+    if ins.op != CALL or ins.arg != 0 or k == 0:
+        return None
+    return {"__enter__": "X", "__aenter__": "P"}.get(special_name(insts[k - 1]))
+
+
+def compiler_enter(insts, k):
+    """Whether the enter at insts[k] is the compiler's whole sequence (3.14:
+    the five instructions before the CALL 0; before: BEFORE_WITH alone)."""
+    if LOAD_SPECIAL < 0:
+        return True
+    seq = insts[k - 5:k] if k >= 5 else []
+    exit_name = "__exit__" if enter_tag(insts, k) == "X" else "__aexit__"
+    return ([(i.op, i.arg) for i in seq[:1] + seq[2:4]] ==
+            [(COPY, 1), (SWAP, 2), (SWAP, 3)] and
+            special_name(seq[1]) == exit_name)
+
 
 class Inst:
     __slots__ = ("idx", "start", "off", "op", "arg", "end")
@@ -335,6 +391,8 @@ class Flow:
         self.table = table
         self.insts = insts if insts is not None else decode(code)
         self.at = {ins.start: ins.idx for ins in self.insts}
+        self.enters = {i: t for i in range(len(self.insts))
+                       for t in [enter_tag(self.insts, i)] if t}
         self.by_off = {ins.off: ins.idx for ins in self.insts}
         nunits = len(code) // 2
         self.cover = [-1] * nunits
@@ -371,20 +429,17 @@ class Flow:
 
     # Transfer on the fall-through (jump=False) or jump edge.
     def step(self, s, ins, jump):
-        """The with protocol's tags (BEFORE_WITH / BEFORE_ASYNC_WITH push the
-        bound exit under the enter result, WITH_EXCEPT_START calls it, COPY
-        does not copy a tag, SWAP moves it) in every version; the other
-        instructions by the version's own stack model (step_311 or
+        """The with protocol's tags (an enter leaves the bound exit under the
+        enter result: X, 3.14's self above it: S; WITH_EXCEPT_START calls it,
+        COPY does not copy a tag, SWAP moves it) in every version; the
+        instructions' stacks by the version's own model (step_311 or
         step_io)."""
         s = list(s)
         op, arg = ins.op, ins.arg
-        if op in (BEFORE_WITH, BEFORE_ASYNC_WITH):
-            pop_n(s, 1)
-            s.append(("X" if op == BEFORE_WITH else "P", ins.off))
-            s.append(None)
-        elif op == WITH_EXCEPT_START:
-            if len(s) >= 4 and is_x(s[-4]):
-                s[-4] = ("C", s[-4][1])
+        if op == WITH_EXCEPT_START:
+            k = HANDLER_EXIT_PEEK
+            if len(s) >= k and is_x(s[-k]):
+                s[-k] = ("C", s[-k][1])
             s.append(None)
         elif op == COPY:
             v = s[-arg] if 1 <= arg <= len(s) else None
@@ -396,6 +451,12 @@ class Flow:
             self.step_io(s, ins, jump)
         else:
             self.step_311(s, ins, jump)
+        tag = self.enters.get(ins.idx)
+        if tag and len(s) > WITH_SLOTS:
+            slot = len(s) - 1 - WITH_SLOTS
+            s[slot] = (tag, ins.off)
+            for j in range(1, WITH_SLOTS):
+                s[slot + j] = ("S", ins.off)
         return tuple(s)
 
     @staticmethod
@@ -446,11 +507,12 @@ class Flow:
         throw())."""
         op, arg = ins.op, ins.arg
         if op == END_SEND:
-            pending = len(s) >= 3 and isinstance(s[-3], tuple) and s[-3][0] == "P"
+            k = 2 + WITH_SLOTS  # receiver, value above the exit slots
+            pending = len(s) >= k and isinstance(s[-k], tuple) and s[-k][0] == "P"
             pop_n(s, 2)
             s.append(None)
             if pending:
-                s[-2] = ("X", s[-2][1])
+                s[1 - k] = ("X", s[1 - k][1])
         else:
             e = STACK_IO[op]
             a = arg or 0
@@ -462,8 +524,9 @@ class Flow:
         """State seen by a handler when ins raises: an exit call that raised
         was still called."""
         s = list(s)
-        if ins.op == WITH_EXCEPT_START and len(s) >= 4 and is_x(s[-4]):
-            s[-4] = ("C", s[-4][1])
+        k = HANDLER_EXIT_PEEK
+        if ins.op == WITH_EXCEPT_START and len(s) >= k and is_x(s[-k]):
+            s[-k] = ("C", s[-k][1])
         elif ins.op == CALL and len(s) >= ins.arg + 2 and is_x(s[-(ins.arg + 2)]):
             k = -(ins.arg + 2)
             s[k] = ("C", s[k][1])
@@ -587,13 +650,17 @@ def find_sites(flow, skipped):
     consts = co.co_consts
     sites = []
     for ins in insts:
-        if ins.op not in (BEFORE_WITH, BEFORE_ASYNC_WITH):
+        tag = flow.enters.get(ins.idx)
+        if not tag:
             continue
         s = flow.state[ins.idx]
         if s is None:
             skipped["unreachable enter"] += 1
             continue
-        is_async = ins.op == BEFORE_ASYNC_WITH
+        if not compiler_enter(insts, ins.idx):
+            skipped["enter not of the compiler's shape"] += 1
+            continue
+        is_async = tag == "P"
         i = ins.idx + 1
         if is_async:
             seq = insts[i:i + 3]
@@ -618,23 +685,26 @@ def find_sites(flow, skipped):
             continue
         _, _, target, depth, lasti = table[e]
         h = flow.at.get(target)
+        slot = len(flow.step(s, ins, False)) - 1 - WITH_SLOTS
         if (h is None or h + 1 >= len(insts) or insts[h].op != PUSH_EXC_INFO or
                 insts[h + 1].op != WITH_EXCEPT_START or not lasti or
-                depth != len(s)):
+                depth != slot + WITH_SLOTS):
             skipped["body entry not a with-handler entry"] += 1
             continue
-        site = Site(ins, first, e, target, len(s) - 1, is_async)
+        site = Site(ins, first, e, target, slot, is_async)
         site.entries = [k for k, t in enumerate(table) if t[2] == target]
         sites.append(site)
     by_enter = {st.enter.off: st for st in sites}
     # Normal exits: LOAD_CONST None x3; PRECALL 2; CALL 2 on X(site)
-    # (3.12+: LOAD_CONST None x3; CALL 2).
+    # (3.12, 3.13: LOAD_CONST None x3; CALL 2; 3.14: CALL 3, the X below
+    # its self).
     npre = 1 if HAS_PRECALL else 0
+    callee = -(EXIT_CALL_ARG + 2)
     for ins in insts:
-        if ins.op != CALL or ins.arg != 2 or ins.idx < 3 + npre:
+        if ins.op != CALL or ins.arg != EXIT_CALL_ARG or ins.idx < 3 + npre:
             continue
         s = flow.state[ins.idx]
-        if s is None or len(s) < 4 or not is_x(s[-4]):
+        if s is None or len(s) < -callee or not is_x(s[callee]):
             continue
         j = ins.idx
         pre = insts[j - 1]
@@ -642,7 +712,7 @@ def find_sites(flow, skipped):
         if (HAS_PRECALL and (pre.op != PRECALL or pre.arg != 2)) or any(
                 c.op != LOAD_CONST or consts[c.arg] is not None for c in lcs):
             continue
-        site = by_enter.get(s[-4][1])
+        site = by_enter.get(s[callee][1])
         if site is None:
             continue
         if site.is_async:
@@ -722,23 +792,29 @@ def back_edge_faults(flow, sites):
         if t[3] > len(st):
             out.append("%s: lookup key %d finds entry %s, deeper than the "
                        "stack (%d)" % (ins.text(), key, fmt_entry(t), len(st)))
-        elif t[2] in handlers and not (t[3] and is_x(st[t[3] - 1])):
+        elif t[2] in handlers and not (t[3] >= WITH_SLOTS and
+                                       is_x(st[t[3] - WITH_SLOTS])):
             out.append("%s: lookup key %d finds with-handler entry %s, no "
                        "live __exit__ at depth %d" % (ins.text(), key,
                                                       fmt_entry(t), t[3]))
     return out
 
 
-# The jumps 3.12.1 and 3.13.0 leave outside a with's entry while its
+# The jumps 3.12.1, 3.13.0 and 3.14.2 leave outside a with's entry while its
 # __exit__ is live: 3.12's JUMP_BACKWARD closing a loop, 3.13's conditional
-# jump before it and JUMP_BACKWARD_NO_INTERRUPT after CLEANUP_THROW. A trace
-# function's exception there skips __exit__ (measured:
+# jump before it and JUMP_BACKWARD_NO_INTERRUPT after CLEANUP_THROW; 3.14
+# also the NOT_TAKEN after a conditional jump and a loop's JUMP_BACKWARD
+# (the exemptions of corpus-block-stack-ast-3.14). A trace function's
+# exception there skips __exit__ (measured:
 # tests/versions/check_with_body_coverage.py); pyverify reports
 # with-body-uncovered.
+_COND_JUMPS = {"POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_NONE",
+               "POP_JUMP_IF_NOT_NONE"}
 UNCOVERED_JUMPS = {(3, 12): {"JUMP_BACKWARD"},
-                   (3, 13): {"POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE",
-                             "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
-                             "JUMP_BACKWARD_NO_INTERRUPT"}}.get(PY, set())
+                   (3, 13): _COND_JUMPS | {"JUMP_BACKWARD_NO_INTERRUPT"},
+                   (3, 14): _COND_JUMPS | {"JUMP_BACKWARD_NO_INTERRUPT",
+                                           "NOT_TAKEN", "JUMP_BACKWARD"},
+                   }.get(PY, set())
 
 
 def uncovered_jump_faults(flow):
@@ -753,7 +829,7 @@ def uncovered_jump_faults(flow):
             continue
         e = flow.lookup(ins.off)
         depth = flow.table[e][3] if e >= 0 else 0
-        if depth <= live[-1]:
+        if depth < live[-1] + WITH_SLOTS:  # the entry keeps the exit slots
             out.append("%s: no entry keeps the live __exit__ at depth %d"
                        % (ins.text(), live[-1]))
     return out
@@ -838,6 +914,14 @@ EXPECTED = {
     "shrink-entry": "context-not-exited",
     "jump-into-with": "with-body-entered-without-enter",
 }
+if WITH_SLOTS > 1:
+    # 3.14's two-slot context and six-instruction enter (README.md).
+    EXPECTED.update({
+        "drop-load-exit": "context-not-exited",
+        "drop-enter-call": "with-body-entered-without-enter",
+        "swap-exit-self": "context-not-exited",
+        "swap-self": "context-exit-order",
+    })
 CLASSES = list(EXPECTED)
 # What a mutant whose change leaves a with's BEFORE_WITH unreachable must get
 # instead: the remark naming the dead range that holds it (pyverify judges
@@ -936,6 +1020,11 @@ class Mutator:
             self.swap_exits(site)
             self.shrink_entry(site)
             self.jump_into_with(site)
+            if WITH_SLOTS > 1:
+                self.drop_load_exit(site)
+                self.drop_enter_call(site)
+                self.swap_exit_self(site)
+                self.swap_self(site)
         return self.out
 
     # -- classes --
@@ -948,7 +1037,11 @@ class Mutator:
             if pre.start != pre.off:
                 continue
             units = (hi - lo) // 2
-            code = patch(self.code, lo, [(POP_TOP, 0)] * 4 + [(NOP, 0)] * (units - 4))
+            npop = EXIT_CALL_ARG + 2  # the exit slots and the three Nones
+            if units < npop:
+                continue
+            code = patch(self.code, lo, [(POP_TOP, 0)] * npop +
+                         [(NOP, 0)] * (units - npop))
             table, extra = None, ""
             outside = self.flow.jump_targets_from_outside(lo, hi)
             if site.is_async and not HAS_PRECALL:
@@ -970,9 +1063,9 @@ class Mutator:
             elif outside:
                 continue
             self.emit("drop-exit", "exit%d" % n, site,
-                      "exit of with@%d at %d: %s..%s -> POP_TOP x4 + NOP x%d%s" % (
+                      "exit of with@%d at %d: %s..%s -> POP_TOP x%d + NOP x%d%s" % (
                           site.enter.off, self.insts[lc].off, pre.text(),
-                          self.insts[end].text(), units - 4, extra),
+                          self.insts[end].text(), npop, units - npop, extra),
                       code=code, table=table, region=(self.insts[lc].start, hi))
 
     def retarget(self, site):
@@ -998,13 +1091,15 @@ class Mutator:
 
     def entry_depth(self, site):
         t = self.table[site.body_entry]
-        for delta in (-1, +1):
+        # 3.14 also: both exit slots dropped on unwind (minus2).
+        for delta in (-1, +1) + ((-WITH_SLOTS,) if WITH_SLOTS > 1 else ()):
             d = t[3] + delta
             if d < 0:
                 continue
             table = list(self.table)
             table[site.body_entry] = (t[0], t[1], t[2], d, t[4])
-            self.emit("entry-depth", "minus1" if delta < 0 else "plus1", site,
+            self.emit("entry-depth", "%s%d" % ("minus" if delta < 0 else "plus",
+                                               abs(delta)), site,
                       "body entry %s of with@%d: depth %d -> %d" % (
                           fmt_entry(t), site.enter.off, t[3], d),
                       table=table, region=(t[0], t[1]),
@@ -1021,7 +1116,9 @@ class Mutator:
                       harmless_fn=self.uncovered_reason(t[0], t[1]))
 
     def dup_enter(self, site):
-        if site.is_async:
+        # 3.14's enter is six instructions (nine code units): no spare
+        # room after an enter holds a second one.
+        if site.is_async or BEFORE_WITH < 0:
             return
         nxt = self.insts[site.enter.idx + 1]
         if (nxt.op not in ONE_UNIT_STORES or nxt.start != nxt.off or
@@ -1131,6 +1228,87 @@ class Mutator:
                       table=table, region=(last.start, t[1]),
                       harmless_fn=self.uncovered_reason(last.start, t[1]))
 
+
+    # -- 3.14: the enter sequence and the two-slot context --
+
+    def enter_units(self, site, k, units, cls, what):
+        """Plant `units` at the k-th instruction of the site's enter (COPY 1;
+        LOAD_SPECIAL __exit__; SWAP 2; SWAP 3; LOAD_SPECIAL __enter__;
+        CALL 0), which must have no prefix."""
+        ins = self.insts[site.enter.idx - 5 + k]
+        if ins.start != ins.off:
+            return
+        self.emit(cls, "", site, "%s of with@%d -> %s: %s" % (
+                      ins.text(), site.enter.off,
+                      "; ".join(OPNAME[op] + ("" if op not in HASARG else
+                                              " %d" % a) for op, a in units),
+                      what),
+                  code=patch(self.code, ins.off, units),
+                  region=(self.insts[site.enter.idx - 5].start, site.enter.end))
+
+    def drop_load_exit(self, site):
+        """LOAD_SPECIAL __exit__ becomes COPY 1 (same depth): the manager
+        takes both exit slots and its __exit__ is never called (the exit
+        calls the manager; measured on 3.14.2)."""
+        self.enter_units(site, 1, [(COPY, 1)], "drop-load-exit",
+                         "the manager in the exit slots, __exit__ never loaded")
+
+    def drop_enter_call(self, site):
+        """The CALL 0 of __enter__ and its caches become POP_TOP and NOPs
+        (same depth): the body runs, and its exits call __exit__, without
+        __enter__ (measured on 3.14.2): the body is entered without the
+        enter, with-body-entered-without-enter (context-exit-without-enter
+        too where a normal exit runs). Sync only: an async with's await then
+        fails on the unentered __aenter__ function, outside the body."""
+        if site.is_async:
+            return
+        n = (site.enter.end - site.enter.off) // 2
+        self.enter_units(site, 5, [(POP_TOP, 0)] + [(NOP, 0)] * (n - 1),
+                         "drop-enter-call", "__enter__ never called")
+
+    def swap_exit_self(self, site):
+        """The enter's SWAP 2 becomes a NOP: the exit's function and self
+        slots are exchanged, so every exit calls the manager (with the
+        __exit__ function as its argument) and never __exit__ (measured on
+        3.14.2)."""
+        self.enter_units(site, 2, [(NOP, 0)], "swap-exit-self",
+                         "the exit's function and self slots exchanged")
+
+    def swap_self(self, site):
+        """A NOP with this with's self on top (right after its first
+        protected instruction, or right before one of its normal exits not
+        jumped to) becomes SWAP k with the self of the nearest enclosing
+        live with: each exit calls its own __exit__ function on the other's
+        manager, so the inner exit exits the outer context first (measured
+        on 3.14.2: enter a, enter b, exit a, exit b). The pair of slots of a
+        context cannot be moved by one SWAP: 3.14 has no swap-exits."""
+        targets = self.jump_targets()
+        mine = ("S", site.enter.off)
+        cands = []
+        if site.first.idx + 1 < len(self.insts):
+            cands.append(("body-nop", self.insts[site.first.idx + 1]))
+        for n, (lc, call, end) in enumerate(site.exits):
+            if lc >= 1 and self.insts[lc].start not in targets:
+                cands.append(("nop%d" % n, self.insts[lc - 1]))
+        done = set()
+        for variant, nop in cands:
+            s = self.flow.state[nop.idx]
+            if (nop.op != NOP or nop.start != nop.off or nop.start in targets or
+                    nop.off in done or not s or s[-1] != mine):
+                continue
+            below = [q for q in range(1, len(s) - 1) if is_x(s[q - 1]) and
+                     s[q] == ("S", s[q - 1][1])]
+            if not below:
+                continue
+            done.add(nop.off)
+            q = below[-1]
+            k = len(s) - q
+            self.emit("swap-self", variant, site,
+                      "NOP at %d in the body of with@%d becomes SWAP %d: its "
+                      "self and the self of with@%d (slot %d) are exchanged" % (
+                          nop.off, site.enter.off, k, s[q][1], q),
+                      code=patch(self.code, nop.off, [(SWAP, k)]),
+                      region=(nop.start, nop.end))
 
     # -- jump-into-with --
 
@@ -1384,10 +1562,10 @@ def main():
         for co in walk_code(top):
             n_code += 1
             code = co.co_code
-            if BEFORE_WITH not in code[::2] and BEFORE_ASYNC_WITH not in code[::2]:
+            if not any(op in code[::2] for op in ENTER_OPS):
                 continue
             insts = decode(code)
-            if not any(i.op in (BEFORE_WITH, BEFORE_ASYNC_WITH) for i in insts):
+            if not any(enter_tag(insts, k) for k in range(len(insts))):
                 continue
             table = parse_table(co.co_exceptiontable)
             theirs = [(e.start, e.end, e.target, e.depth, int(e.lasti))
