@@ -207,47 +207,101 @@ static llvm::json::Value optInt(std::optional<int32_t> V) {
   return nullptr;
 }
 
+static constexpr llvm::StringLiteral RowKeyNames[NumRowKeys] = {
+    "offset", "opname", "opcode", "arg",      "argrepr",
+    "target", "line",   "col",    "end_line", "end_col"};
+
+llvm::StringRef pyverify::getRowKeyName(RowKey K) {
+  return RowKeyNames[unsigned(K)];
+}
+
+std::optional<RowKey> pyverify::getRowKeyByName(llvm::StringRef Name) {
+  for (unsigned K = 0; K < NumRowKeys; ++K)
+    if (RowKeyNames[K] == Name)
+      return RowKey(K);
+  return std::nullopt;
+}
+
+namespace {
+/// One JSON instruction row, with the keys of a ListingAnnotator's RowKeys.
+class RowWriter {
+  unsigned Keys;
+  llvm::json::Object &O;
+
+public:
+  RowWriter(unsigned Keys, llvm::json::Object &O) : Keys(Keys), O(O) {}
+  bool wants(RowKey K) const { return Keys & rowKeyBit(K); }
+  void set(RowKey K, llvm::json::Value V) {
+    if (wants(K))
+      O[getRowKeyName(K)] = std::move(V);
+  }
+};
+} // namespace
+
+static llvm::json::Value optArg(const Instruction &I) {
+  if (I.hasArg())
+    return int64_t(I.Arg);
+  return nullptr;
+}
+
+static llvm::json::Value optTarget(const Instruction &I) {
+  if (I.Target >= 0)
+    return I.Target;
+  return nullptr;
+}
+
 llvm::json::Object pyverify::listingToJSON(const DecodedCode &D,
                                            const ListingAnnotator *A) {
   const CodeObject &C = *D.Code;
+  unsigned Keys = A ? A->RowKeys : AllRowKeys;
+  constexpr unsigned PositionKeys =
+      rowKeyBit(RowKey::Line) | rowKeyBit(RowKey::Col) |
+      rowKeyBit(RowKey::EndLine) | rowKeyBit(RowKey::EndCol);
+  // llvm::json::Value's move constructor is not noexcept, so a growing
+  // json::Array copies every row it holds, deeply, at each reallocation
+  // (half the CPU of `analyze --format=json`): reserve the rows first.
+  size_t NumRows = 0;
+  for (size_t Idx = 0; Idx < D.Insts.size(); ++Idx)
+    NumRows += D.Insts[Idx].NumPrefixes + 1;
   llvm::json::Array Insts;
+  Insts.reserve(NumRows);
   for (size_t Idx = 0; Idx < D.Insts.size(); ++Idx) {
     const Instruction &I = D.Insts[Idx];
     for (unsigned P = 0; P <= I.NumPrefixes; ++P) {
       bool IsPrefix = P < I.NumPrefixes;
       uint32_t Off = I.Start + 2 * P;
-      Position Pos = D.positionAt(Off);
       llvm::json::Object O;
-      O["offset"] = Off;
+      RowWriter W(Keys, O);
+      W.set(RowKey::Offset, Off);
       if (IsPrefix) {
-        O["opname"] = "EXTENDED_ARG";
-        O["opcode"] = unsigned(extendedArgByte(I.Ver));
-        O["arg"] = int64_t(I.prefixRowArg(P));
-        O["argrepr"] = "";
-        O["target"] = nullptr;
+        W.set(RowKey::Opname, "EXTENDED_ARG");
+        W.set(RowKey::Opcode, unsigned(extendedArgByte(I.Ver)));
+        W.set(RowKey::Arg, int64_t(I.prefixRowArg(P)));
+        W.set(RowKey::Argrepr, "");
+        W.set(RowKey::Target, nullptr);
       } else {
-        O["opname"] = I.name();
-        O["opcode"] = unsigned(I.OpByte);
-        if (I.hasArg())
-          O["arg"] = int64_t(I.Arg);
-        else
-          O["arg"] = nullptr;
-        O["argrepr"] = jsonSafe(I.hasArg() ? describeArgument(C, I) : "");
-        if (I.Target >= 0)
-          O["target"] = I.Target;
-        else
-          O["target"] = nullptr;
+        W.set(RowKey::Opname, I.name());
+        W.set(RowKey::Opcode, unsigned(I.OpByte));
+        W.set(RowKey::Arg, optArg(I));
+        if (W.wants(RowKey::Argrepr))
+          W.set(RowKey::Argrepr,
+                jsonSafe(I.hasArg() ? describeArgument(C, I) : ""));
+        W.set(RowKey::Target, optTarget(I));
       }
-      O["line"] = optInt(Pos.Line);
-      O["col"] = optInt(Pos.Col);
-      O["end_line"] = optInt(Pos.EndLine);
-      O["end_col"] = optInt(Pos.EndCol);
+      if (Keys & PositionKeys) {
+        Position Pos = D.positionAt(Off);
+        W.set(RowKey::Line, optInt(Pos.Line));
+        W.set(RowKey::Col, optInt(Pos.Col));
+        W.set(RowKey::EndLine, optInt(Pos.EndLine));
+        W.set(RowKey::EndCol, optInt(Pos.EndCol));
+      }
       if (A && A->Json)
         A->Json(Idx, O);
       Insts.push_back(std::move(O));
     }
   }
   llvm::json::Array Table;
+  Table.reserve(D.Table.size());
   for (const ExceptionTableEntry &E : D.Table)
     Table.push_back(llvm::json::Object{{"start", E.Start},
                                        {"end", E.End},
@@ -282,8 +336,10 @@ codeTreeImpl(const CodeObject &C,
                               {"exception_table", llvm::json::Array()},
                               {"children", llvm::json::Array()}};
   llvm::json::Object O = One(C);
-  llvm::json::Array Kids;
-  for (const CodeObject *K : C.children())
+  std::vector<const CodeObject *> Children = C.children();
+  llvm::json::Array Kids; // reserved, as listingToJSON's rows
+  Kids.reserve(Children.size());
+  for (const CodeObject *K : Children)
     Kids.push_back(codeTreeImpl(*K, One, Seen, Depth + 1));
   O["children"] = std::move(Kids);
   return O;

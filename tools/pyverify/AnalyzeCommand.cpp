@@ -56,6 +56,12 @@ cl::opt<Format> AnalyzeFormat(
                           "the analysis keys")),
     cl::sub(AnalyzeCmd));
 
+cl::list<std::string> AnalyzeKeys(
+    "keys", cl::CommaSeparated, cl::value_desc("key,..."),
+    cl::desc("JSON: keep only these keys of each instruction row (the dis "
+             "row keys and --print's key: depth, blocks or contexts)"),
+    cl::sub(AnalyzeCmd));
+
 cl::opt<bool> AnalyzeNoFastPath(
     "no-context-fast-path",
     cl::desc("Interpret code objects without contexts too (testing)"),
@@ -141,6 +147,58 @@ json::Value blocksJSON(const Analyzed &A, size_t I) {
   return Out;
 }
 
+/// The instruction-row key --print adds.
+StringRef printKey() {
+  switch (Print) {
+  case PrintWhat::StackDepth:
+    return "depth";
+  case PrintWhat::BlockStack:
+    return "blocks";
+  case PrintWhat::Contexts:
+    return "contexts";
+  }
+  llvm_unreachable("unknown --print");
+}
+
+/// The dis row keys --keys keeps (all without it) and whether it keeps
+/// printKey(); set by runAnalyze.
+unsigned RowKeys = AllRowKeys;
+bool KeepPrintKey = true;
+
+/// "offset, opname, ..., end_col".
+std::string rowKeyNames() {
+  std::string S;
+  for (unsigned K = 0; K < NumRowKeys; ++K)
+    S += (K ? ", " : "") + getRowKeyName(RowKey(K)).str();
+  return S;
+}
+
+/// Reads --keys into RowKeys and KeepPrintKey; an error names a key that
+/// is neither a row key nor printKey(), or --keys without JSON.
+Error readKeys() {
+  if (!AnalyzeKeys.getNumOccurrences())
+    return Error::success();
+  if (AnalyzeFormat != Format::Json)
+    return createStringError(inconvertibleErrorCode(),
+                             "--keys selects keys of the JSON output: give "
+                             "--format=json");
+  RowKeys = 0;
+  KeepPrintKey = false;
+  for (const std::string &K : AnalyzeKeys) {
+    if (K == printKey())
+      KeepPrintKey = true;
+    else if (std::optional<RowKey> R = getRowKeyByName(K))
+      RowKeys |= rowKeyBit(*R);
+    else
+      return createStringError(
+          inconvertibleErrorCode(),
+          formatv("--keys: '{0}' is not a key of an instruction row (the dis "
+                  "row keys: {1}; and {2})",
+                  K, rowKeyNames(), printKey()));
+  }
+  return Error::success();
+}
+
 json::Value depthJSON(const std::optional<int64_t> &V) {
   if (V)
     return *V;
@@ -151,6 +209,8 @@ json::Object analyzeOneJSON(const CodeObject &C) {
   Analyzed A(C);
   ListingAnnotator Ann;
   auto Rows = [&](size_t I, json::Object &O) {
+    if (!KeepPrintKey)
+      return;
     if (Print == PrintWhat::Contexts) {
       if (!A.Contexts || !A.reachable(I)) {
         O["contexts"] = nullptr;
@@ -174,6 +234,7 @@ json::Object analyzeOneJSON(const CodeObject &C) {
   };
   Ann.Json = Rows;
   Ann.CodeJson = Code;
+  Ann.RowKeys = RowKeys;
   json::Object O = listingToJSON(A.D, &Ann);
   return O;
 }
@@ -241,6 +302,8 @@ int runAnalyze() {
                                  "--print=block-stack or --print=contexts");
   if (AnalyzeInputs.empty())
     return usageError("analyze", "no input (give files or directories)");
+  if (Error E = readKeys())
+    return usageError("analyze", toString(std::move(E)));
   Expected<InputVersions> Versions = versionsFromOptions();
   if (!Versions) {
     WithColor::error(errs(), "pyverify")

@@ -25,6 +25,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/JSON.h"
 
+#include <optional>
 #include <string>
 
 namespace llvm {
@@ -33,8 +34,36 @@ class raw_ostream;
 
 namespace pyverify {
 
+/// The keys of a JSON instruction row (docs/json.md), in row order; their
+/// names are getRowKeyName's, the one table of them.
+enum class RowKey : unsigned {
+  Offset,
+  Opname,
+  Opcode,
+  Arg,
+  Argrepr,
+  Target,
+  Line,
+  Col,
+  EndLine,
+  EndCol,
+};
+constexpr unsigned NumRowKeys = unsigned(RowKey::EndCol) + 1;
+/// The set of every row key.
+constexpr unsigned AllRowKeys = (1u << NumRowKeys) - 1;
+constexpr unsigned rowKeyBit(RowKey K) { return 1u << unsigned(K); }
+
+/// "offset", "opname", ..., "end_col".
+llvm::StringRef getRowKeyName(RowKey K);
+/// The key named \p Name, if there is one.
+std::optional<RowKey> getRowKeyByName(llvm::StringRef Name);
+
 /// Optional per-instruction annotations.
 struct ListingAnnotator {
+  /// The row keys listingToJSON writes (rowKeyBit of each): a consumer
+  /// that reads a few of them (`pyverify analyze --keys=`) is spared
+  /// building, printing and parsing the others.
+  unsigned RowKeys = AllRowKeys;
   /// Text appended to the row of instruction \p Index (the opcode row).
   llvm::function_ref<std::string(size_t Index)> Text;
   /// Keys added to the JSON object of every row of instruction \p Index
