@@ -13,7 +13,8 @@ Read (docs/versions.md, "The tables"):
     include/pyverify/Bytecode/VersionTraits.def     TRAITS: one row per version;
                                                     its Major, Minor are the key
     include/pyverify/Bytecode/Opcodes<Major><Minor>.def
-                                                    OPCODES, SPECIALIZED
+                                                    OPCODES, SPECIALIZED,
+                                                    ARG_TEXT
     include/pyverify/Bytecode/OperandRules.def      OPERAND_RULES
     include/pyverify/Analysis/Environment.def       ENVIRONMENT (and ReplayMain's
                                                     MODESTACKS, MODE_OPS,
@@ -180,13 +181,16 @@ def read_tables(cpp):
     if not traits:
         sys.exit("gen-python-tables.py: no PYV_VERSION row in " + TRAITS_DEF)
 
-    opcodes, specialized = {}, {}
+    opcodes, specialized, arg_text = {}, {}, {}
     for key in traits:
         got = read_def(cpp, opcodes_def(*key),
-                       ["PYV_VERSION_OPCODE", "PYV_SPECIALIZED"])
+                       ["PYV_VERSION_OPCODE", "PYV_SPECIALIZED", "PYV_ARG_TEXT"])
         opcodes[key] = {r.pop("name"): r for r in got["PYV_VERSION_OPCODE"]}
         specialized[key] = {r["name"]: (r["number"], r["base"])
                             for r in got["PYV_SPECIALIZED"]}
+        arg_text[key] = {}
+        for r in got["PYV_ARG_TEXT"]:
+            arg_text[key].setdefault(r["table"], {})[r["index"]] = r["text"]
 
     rules = {key: {} for key in traits}
     for r in read_def(cpp, RULES_DEF, ["PYV_OPERAND_RULE"])["PYV_OPERAND_RULE"]:
@@ -205,7 +209,7 @@ def read_tables(cpp):
     environment = {"globals": env["PYV_ENV_GLOBAL"],
                    "mode_ops": env["PYV_ENV_MODE_OP"],
                    "classes": env["PYV_ENV_CLASS"]}
-    return traits, opcodes, specialized, rules, environment
+    return traits, opcodes, specialized, rules, environment, arg_text
 
 
 def fmt(v):
@@ -236,7 +240,7 @@ def wrapped(head, v, tail, indent, width=99):
     return "\n".join(lines) + "\n"
 
 
-def tables_py(traits, opcodes, specialized, rules, environment):
+def tables_py(traits, opcodes, specialized, rules, environment, arg_text):
     versions = list(traits)
     defs = ", ".join(os.path.basename(opcodes_def(*k)) for k in versions)
     w = []
@@ -272,6 +276,24 @@ def tables_py(traits, opcodes, specialized, rules, environment):
         w.append("    %s: {\n" % fmt(k))
         for name, row in specialized[k].items():
             w.append("        %s: %s,\n" % (fmt(name), fmt(row)))
+        w.append("    },\n")
+    w.append("}\n\n")
+    w.append("# PYV_ARG_TEXT rows: table -> {argument: what the version's dis shows}\n"
+             "# (SpecialMethod: LOAD_SPECIAL's argument; BinaryOp: BINARY_OP's).\n")
+    w.append("ARG_TEXT = {\n")
+    for k in versions:
+        w.append("    %s: {\n" % fmt(k))
+        for table, texts in arg_text[k].items():
+            items = ["%s: %s" % (fmt(i), fmt(t)) for i, t in texts.items()]
+            cur = "        %s: {" % fmt(table)
+            for n, item in enumerate(items):
+                piece = item + ("," if n + 1 < len(items) else "},")
+                if len(cur) + 1 + len(piece) > 99 and not cur.endswith("{"):
+                    w.append(cur + "\n")
+                    cur = " " * 12 + piece
+                else:
+                    cur += ("" if cur.endswith("{") else " ") + piece
+            w.append(cur + "\n")
         w.append("    },\n")
     w.append("}\n\n")
     w.append("# PYV_OPERAND_RULE rows (macros expanded): opcode -> [(Field, Bound, Lo,\n"
