@@ -90,14 +90,14 @@ llvm::StringRef enterName(const InstructionStream &Insts, uint32_t Off) {
 /// The state of with block \p Blk's __exit__ slot in \p S, and why not
 /// entered in \p Why. The with's enters are the BEFORE_WITHs whose body
 /// entry leads to the block's handler; its slot is theirs (the depth before
-/// the enter - 1) or, without a reachable enter, the entry's depth - 1,
-/// which a well-formed with body entry keeps. Any bound __exit__ in the
-/// slot counts, as in the domain's join, where two contexts in one slot are
-/// one: a resume function's prologue re-enters a with and jumps into the
-/// copied body, whose entries may still lead to the copy of the original's
-/// handler (docs/rewriter.md, entries-not-redirected). So do this with's
-/// own contexts in another slot (a SWAP moved them; the exit checks judge
-/// that).
+/// the enter - 1) or, without a reachable enter, the entry's depth - the
+/// version's WithExitSlots, which a well-formed with body entry keeps. Any
+/// bound __exit__ in the slot counts, as in the domain's join, where two
+/// contexts in one slot are one: a resume function's prologue re-enters a with
+/// and jumps into the copied body, whose entries may still lead to the copy of
+/// the original's handler (docs/rewriter.md, entries-not-redirected). So do
+/// this with's own contexts in another slot (a SWAP moved them; the exit checks
+/// judge that).
 ExitSlotState exitSlotState(const ContextTransfer &T, const Block &Blk,
                             const ContextState &S, std::string &Why) {
   llvm::SmallVector<uint64_t, 2> Slots;
@@ -108,8 +108,12 @@ ExitSlotState exitSlotState(const ContextTransfer &T, const Block &Blk,
     if (W.ExitSlot >= 0)
       Slots.push_back(uint64_t(W.ExitSlot));
   }
-  if (uint32_t Depth = T.D.Table[Blk.Entry].Depth; Depth >= 1)
-    Slots.push_back(Depth - 1);
+  // The entry keeps the exit slots (3.14: the __exit__ function and its
+  // self) below its depth; the bound __exit__ is the first of them.
+  int64_t H = T.Insts.indexAtOffset(Blk.Handler);
+  const uint32_t ExitSlots = H >= 0 ? traits(T.Insts[H].Ver).WithExitSlots : 1u;
+  if (uint32_t Depth = T.D.Table[Blk.Entry].Depth; Depth >= ExitSlots)
+    Slots.push_back(Depth - ExitSlots);
   llvm::sort(Slots);
   Slots.erase(std::unique(Slots.begin(), Slots.end()), Slots.end());
   if (Slots.empty())
