@@ -1,5 +1,6 @@
 """pyverify_rewriter: a graph-break rewriter for CPython 3.11 bytecode (and,
-run under python3.12 / python3.13, that version's bytecode; bundles are 3.11's).
+run under python3.12 / python3.13 / the 3.14 oracle, that version's bytecode;
+each bundle says its python_version).
 
 It reproduces the shapes TorchDynamo emits when it splits a function at an
 unsupported CALL inside ``with`` blocks (docs/emitted-code.md): the rewritten

@@ -7,15 +7,16 @@
   does (emitted-code section 9.2).
 * ``simulate``: an abstract interpretation with the *real* stack model
   (section 4.5) that tags every slot: NULL, bound ``__exit__`` of a
-  ``BEFORE_WITH`` (X), the two halves of a ``LOAD_METHOD`` pair, or a value
+  ``BEFORE_WITH`` (X; 3.14: the ``__exit__`` of ``LOAD_SPECIAL`` and its
+  self-or-NULL, X and XS), the two halves of a ``LOAD_METHOD`` pair, or a value
   with the instruction that produced it (provenance).
 * ``block_chain``: the static block stack from the exception table
   (section 7.1).
 * ``liveness`` / ``definitely_assigned``: fast locals.
 """
 
-from .opcodes import (CALL_OPS, HASJREL, LOCAL_READS, NULL_AFTER_CALLABLE,
-                      OP, TERMINATORS, UNCONDITIONAL_JUMPS, call_kw_names,
+from .opcodes import (CALL_OPS, EXIT_SPECIAL_ARGS, HASJREL, LOCAL_READS,
+                      NULL_AFTER_CALLABLE, OP, TERMINATORS, UNCONDITIONAL_JUMPS, call_kw_names,
                       method_load_pops, pushed_nulls, real_pops_pushes,
                       stack_effect)
 
@@ -113,7 +114,9 @@ def stack_depths(instrs, exc_edges=True, start_depth=0, limit=100000):
 
 class Slot:
     __slots__ = ("kind", "prov")
-    # kinds: "V" value, "N" NULL, "X" bound __exit__ (prov = BEFORE_WITH index),
+    # kinds: "V" value, "N" NULL, "X" bound __exit__ (prov = BEFORE_WITH index;
+    # 3.14: the __exit__ LOAD_SPECIAL loaded, prov = its index), "XS" the
+    # self-or-NULL LOAD_SPECIAL pushed with it (3.14; may be NULL),
     # "M0"/"M1" LOAD_METHOD halves (prov = LOAD_METHOD index), "LASTI", "EXC",
     # "Q" conflicting/unknown nullness
 
@@ -147,7 +150,8 @@ class SimResult:
         self.states = {}        # index -> tuple(Slot) before the instruction
         self.conflicts = []     # (index, depth_a, depth_b)
         self.calls = {}         # CALL index -> (callable Slot, self Slot, [arg Slot], kwnames_const_index)
-        self.with_mgr = {}      # BEFORE_WITH index -> Slot of the manager
+        self.with_mgr = {}      # BEFORE_WITH (3.14: LOAD_SPECIAL __exit__)
+                                # index -> Slot of the manager
 
 
 def simulate(instrs, start_depth=0):
@@ -216,12 +220,20 @@ def _transfer(res, instrs, k, st, is_jump):
         halves = ("M1", "M0") if NULL_AFTER_CALLABLE else ("M0", "M1")
         st.append(Slot(halves[0], k))
         st.append(Slot(halves[1], k))
-    elif op in (OP["BEFORE_WITH"], OP["BEFORE_ASYNC_WITH"]):
+    elif op in (OP.get("BEFORE_WITH"), OP.get("BEFORE_ASYNC_WITH")):
         if not st:
             return None
         res.with_mgr[k] = st.pop()
         st.append(Slot("X", k))
         st.append(Slot("V", k))
+    elif op == OP.get("LOAD_SPECIAL") and arg in EXIT_SPECIAL_ARGS:
+        # 3.14: [mgr] -> [__exit__, self-or-NULL] (the compiler's COPY 1
+        # before it leaves the manager below, for LOAD_SPECIAL __enter__)
+        if not st:
+            return None
+        res.with_mgr[k] = st.pop()
+        st.append(Slot("X", k))
+        st.append(Slot("XS", k))
     elif op == OP["SWAP"]:
         if arg > len(st):
             return None

@@ -1,14 +1,16 @@
 """CPython opcode facts used by the rewriter (bytecode notes sections 1 and 4).
 
-The rewriter emits the bytecode of the interpreter it runs under: 3.11, 3.12
-or 3.13 (``VERSION``).  The facts about each opcode and each version's shape
+The rewriter emits the bytecode of the interpreter it runs under: 3.11, 3.12,
+3.13 or 3.14 (``VERSION``).  The facts about each opcode and each version's shape
 are read from ``_tables.py``, which scripts/gen-python-tables.py generates
 from the C++ tables pyverify itself reads (docs/versions.md, "The tables"):
 opcode numbers, inline cache sizes, arguments and jump kinds, terminators,
 the *real* pops/pushes of each instruction (section 4.5, which
 ``dis.stack_effect`` folds into a net value), which instructions cannot raise
 (1.3) and what a taken jump skips (Opcodes3NN.def); what an argument indexes
-(OperandRules.def); the call and method-load shapes (VersionTraits.def).
+(OperandRules.def); what an enumerated argument means (PYV_ARG_TEXT:
+LOAD_SPECIAL's method, BINARY_OP's operator); the call, method-load and
+with-statement shapes (VersionTraits.def).
 The running interpreter is asked only for the compiler's net stack effect
 (``dis.stack_effect``) and the comparison arguments its compiler writes
 (``COMPARE_ARGS``).
@@ -80,9 +82,37 @@ CALL_OPS = frozenset(OP[n] for n in ("CALL", "CALL_KW") if n in OP)
 POP_JUMP_FORWARD_IF_TRUE = ("POP_JUMP_FORWARD_IF_TRUE"
                             if "POP_JUMP_FORWARD_IF_TRUE" in OP
                             else "POP_JUMP_IF_TRUE")
-# the local loads an analysis of fast locals must see as reads
+# the local loads an analysis of fast locals must see as reads (3.14:
+# LOAD_FAST_BORROW, a load without a new reference)
 LOCAL_READS = frozenset(OP[n] for n in ("LOAD_FAST", "LOAD_FAST_CHECK",
-                                        "LOAD_FAST_AND_CLEAR") if n in OP)
+                                        "LOAD_FAST_AND_CLEAR",
+                                        "LOAD_FAST_BORROW") if n in OP)
+
+# What an enumerated argument means (PYV_ARG_TEXT rows): text -> argument.
+ARG = {table: {t: i for i, t in texts.items()}
+       for table, texts in _tables.ARG_TEXT[VERSION].items()}
+
+# The with statement (docs/rewriter.md, "CPython 3.14"). Up to 3.13 the
+# compiler enters a context with BEFORE_WITH, which leaves one slot below the
+# enter result: the bound __exit__. 3.14 has no BEFORE_WITH: ``COPY 1;
+# LOAD_SPECIAL __exit__; SWAP 2; SWAP 3; LOAD_SPECIAL __enter__; CALL 0``
+# leaves two (the __exit__ function and its self, or the bound __exit__ and
+# NULL). WITH_EXIT_SLOTS (the traits row) is how many: the handler's depth
+# is the exit slot + WITH_EXIT_SLOTS, the exit call is CALL 1 + slots (the
+# three Nones after the slots), and the handler's suppress path pops the
+# slots after lasti.
+WITH_EXIT_SLOTS = TRAITS["with_exit_slots"]
+HAS_BEFORE_WITH = "BEFORE_WITH" in OP
+# LOAD_SPECIAL's argument that loads a with's exit (3.14): {arg: async}
+EXIT_SPECIAL_ARGS = {ARG["SpecialMethod"][n]: n == "__aexit__"
+                     for n in ("__exit__", "__aexit__")
+                     if "SpecialMethod" in ARG}
+# 3.14's compiler follows every conditional jump with NOT_TAKEN (the
+# fall-through's branch event)
+HAS_NOT_TAKEN = "NOT_TAKEN" in OP
+# a subscript: BINARY_SUBSCR up to 3.13, BINARY_OP [] in 3.14
+SUBSCRIPT = (("BINARY_SUBSCR", None) if "BINARY_SUBSCR" in OP
+             else ("BINARY_OP", ARG["BinaryOp"]["[]"]))
 
 CO_OPTIMIZED = 0x1
 CO_NEWLOCALS = 0x2
@@ -133,12 +163,13 @@ def name_arg(op, index, low=0):
     return (index << shift) | low
 
 
-# 3.13's superinstructions: two locals packed in one argument (two rules,
+# 3.13's (and 3.14's) superinstructions: two locals packed in one argument (two rules,
 # Shr4 and Low4, in the order of the two instructions).  The decoder splits
 # them into their two plain instructions, so the locals can be renumbered
 # freely (a resume function reorders co_varnames).
 SUPERINSTRUCTIONS = {OP[n]: (OP[a], OP[b]) for n, (a, b) in {
     "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
+    "LOAD_FAST_BORROW_LOAD_FAST_BORROW": ("LOAD_FAST_BORROW", "LOAD_FAST_BORROW"),
     "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
     "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
 }.items() if n in OP}
@@ -193,6 +224,10 @@ def pushed_nulls(op, arg):
     r = _ROW[op]
     mask = count(r["null_out"], arg)
     return [bool(mask >> i & 1) for i in range(count(r["pushes"], arg))]
+
+
+# 3.14's POP_TOP takes a NULL (the NullIn mask; up to 3.13 it crashes)
+POP_TOP_TAKES_NULL = bool(count(_ROW[OP["POP_TOP"]]["null_in"], 0) & 1)
 
 
 # What a taken jump steps over at its target: JumpSkip code units, made of

@@ -8,7 +8,7 @@ import itertools
 import types
 
 from . import _tables, runtime
-from .analysis import (assigned_locals, block_chain, handler_kind,
+from .analysis import (Slot, assigned_locals, block_chain, handler_kind,
                        index_of, liveness, simulate, stack_depths,
                        successors)
 from .asm import (Entry, Instr, Local, assemble, decode,
@@ -18,6 +18,9 @@ from .opcodes import (CO_VARARGS, CO_VARKEYWORDS, GENERATOR_LIKE, OP,
                       CO_ITERABLE_COROUTINE, COMPARE_ARGS, HAS_PRECALL,
                       HAS_LOAD_METHOD, HAS_TO_BOOL, NULL_AFTER_CALLABLE,
                       CALL_OPS, POP_JUMP_FORWARD_IF_TRUE, TRAITS,
+                      ARG, EXIT_SPECIAL_ARGS, HAS_BEFORE_WITH,
+                      HAS_NOT_TAKEN, POP_TOP_TAKES_NULL, SUBSCRIPT,
+                      WITH_EXIT_SLOTS,
                       call_group_start, may_raise, name_arg, name_index)
 
 VARIANTS = (
@@ -87,6 +90,8 @@ _CMP_ARG_NEGATION = {args[i]: args[j] for args in COMPARE_ARGS
 
 
 def _flip_binary_op(a):
+    if a >= 26:         # 3.14's BINARY_OP [] (a subscript): no operator
+        return a
     base, inplace = a % 13, a // 13
     return inplace * 13 + (base + 1) % 13
 
@@ -252,8 +257,13 @@ def analyze_break(code, break_offset, modes=(), assume_bound=False):
     contexts = []
     modes = tuple(sorted(set(modes)))
     for i, ent in enumerate(chain):
-        si = ent.depth - 1
-        if not (0 <= si < m) or state[si].kind != "X":
+        # the handler keeps the with's exit slots (WITH_EXIT_SLOTS: 3.14's
+        # __exit__ and its self) below its depth; stack_index is the first
+        si = ent.depth - WITH_EXIT_SLOTS
+        if not (0 <= si and si + WITH_EXIT_SLOTS <= m) or \
+                state[si].kind != "X" or \
+                any(state[si + d] != Slot("XS", state[si].prov)
+                    for d in range(1, WITH_EXIT_SLOTS)):
             raise RewriteError("the with block %d (handler %d) has no bound "
                                "__exit__ at stack slot %d"
                                % (i, ent.handler.orig, si),
@@ -271,14 +281,18 @@ def analyze_break(code, break_offset, modes=(), assume_bound=False):
         raise RewriteError("the stack at the break holds a bound __exit__ of "
                            "a with block that is not active (a break at a "
                            "with's exit call)", reason="exit-call")
-    if callable_base < 0 or callable_base <= max(xslots, default=-1):
+    if callable_base < 0 or callable_base <= max(
+            (j + WITH_EXIT_SLOTS - 1 for j in xslots), default=-1):
         raise RewriteError("the call consumes a context's __exit__ slot",
                            reason="exit-call")
-    # NULL layout: LOAD_METHOD halves become NULL + bound attribute
+    # NULL layout: LOAD_METHOD halves become NULL + bound attribute; 3.14's
+    # exit self-or-NULL slot (XS) becomes NULL too: the graph helper loads a
+    # bound __exit__ (build_graph_helper), the frame restores a NULL there,
+    # and the resume prologue's enter pushes the slot itself
     nulls = []
     method_loads = set()
     for j, s in enumerate(state):
-        if s.kind in ("N", "M0"):
+        if s.kind in ("N", "M0", "XS"):
             nulls.append(j)
         if s.kind in ("M0", "M1"):
             method_loads.add(s.prov)
@@ -313,6 +327,7 @@ def analyze_break(code, break_offset, modes=(), assume_bound=False):
     info.state = state
     info.callable_base = callable_base
     info.nulls = set(nulls)
+    info.exit_selves = {j for j, s in enumerate(state) if s.kind == "XS"}
     info.method_loads = method_loads
     info.contexts = contexts
     info.argnames = argnames
@@ -346,9 +361,14 @@ def _static_ctor(code, instrs, sim, bw):
         return None
     vals = []
     for a in args:
-        if a.kind != "V" or a.prov is None or instrs[a.prov].op != OP["LOAD_CONST"]:
+        if a.kind != "V" or a.prov is None:
             return None
-        vals.append(code.co_consts[instrs[a.prov].arg])
+        if instrs[a.prov].op == OP["LOAD_CONST"]:
+            vals.append(code.co_consts[instrs[a.prov].arg])
+        elif instrs[a.prov].op == OP.get("LOAD_SMALL_INT"):
+            vals.append(instrs[a.prov].arg)     # 3.14: the int is the argument
+        else:
+            return None
     kwnames = code.co_consts[kw] if kw is not None else None
     return StaticCtor(code.co_names[name_index(g.op, g.arg)], tuple(vals),
                       kwnames)
@@ -447,14 +467,22 @@ def _call(n, kwnames=None):
 def _callee(load):
     """Push a callable and the NULL of its call: 3.11/3.12 ``PUSH_NULL;
     load``, 3.13 ``load; PUSH_NULL``."""
+    return _callee_seq([load])
+
+
+def _callee_seq(loads):
+    """_callee of a callable the instructions ``loads`` push."""
     if NULL_AFTER_CALLABLE:
-        return [load, I("PUSH_NULL")]
-    return [I("PUSH_NULL"), load]
+        return [*loads, I("PUSH_NULL")]
+    return [I("PUSH_NULL"), *loads]
 
 
 def _pop_null_call(pools):
     """Consume the NULL on top of the stack by calling a no-op global
-    (``POP_TOP`` of a NULL crashes): ``[NULL] -> []``."""
+    (``POP_TOP`` of a NULL crashes up to 3.13): ``[NULL] -> []``; 3.14's
+    ``POP_TOP`` takes a NULL (its NullIn: opcodes.POP_TOP_TAKES_NULL)."""
+    if POP_TOP_TAKES_NULL:
+        return [I("POP_TOP")]
     out = [load_global(pools, PREFIX + "pop_null")]
     if NULL_AFTER_CALLABLE:
         out.append(I("SWAP", 2))        # [pop_null, NULL]
@@ -524,15 +552,70 @@ def _rot_to_top(d):
 
 
 # ---------------------------------------------------------------------------
+# The with statement as the running compiler writes it (WITH_EXIT_SLOTS,
+# HAS_BEFORE_WITH: opcodes.py; docs/rewriter.md, "CPython 3.14")
+
+def _with_enter(pools):
+    """``[mgr] -> [exit slots..., mgr.__enter__()]``: ``BEFORE_WITH``
+    (3.11-3.13: the slot is the bound ``__exit__``); 3.14 ``COPY 1;
+    LOAD_SPECIAL __exit__; SWAP 2; SWAP 3; LOAD_SPECIAL __enter__; CALL 0``
+    (the slots are ``__exit__`` and its self, or the bound one and NULL)."""
+    if HAS_BEFORE_WITH:
+        return [I("BEFORE_WITH")]
+    special = ARG["SpecialMethod"]
+    return [I("COPY", 1), I("LOAD_SPECIAL", special["__exit__"]),
+            I("SWAP", 2), I("SWAP", 3),
+            I("LOAD_SPECIAL", special["__enter__"]), *_call(0)]
+
+
+def _with_exit_call(pools):
+    """``[exit slots] -> [result]``, ``__exit__(None, None, None)``:
+    ``LOAD_CONST None`` x3 and a call of 1 + WITH_EXIT_SLOTS arguments (to
+    3.13 the bound ``__exit__`` is the callable and the first None its
+    "self": ``CALL 2``; 3.14 passes the exit's self: ``CALL 3``)."""
+    none = pools.const(None)
+    return [I("LOAD_CONST", none) for _ in range(3)] + \
+        _call(1 + WITH_EXIT_SLOTS)
+
+
+def _with_suppress_test(target):
+    """After ``WITH_EXCEPT_START``: jump to ``target`` when ``__exit__``
+    returned true: 3.11 ``POP_JUMP_FORWARD_IF_TRUE``, 3.12
+    ``POP_JUMP_IF_TRUE``, 3.13 ``TO_BOOL`` first, 3.14 also ``NOT_TAKEN``
+    after it (the compiler's fall-through branch marker)."""
+    return ([I("TO_BOOL")] if HAS_TO_BOOL else []) + \
+        [I(POP_JUMP_FORWARD_IF_TRUE, target=target)] + \
+        ([I("NOT_TAKEN")] if HAS_NOT_TAKEN else [])
+
+
+def _with_suppressed(first):
+    """The suppress path: ``first`` (the exception's POP_TOP); POP_EXCEPT;
+    then lasti and the exit slots popped (3.11-3.13: 2 POP_TOPs; 3.14: 3)."""
+    return [first, I("POP_EXCEPT")] + \
+        [I("POP_TOP") for _ in range(1 + WITH_EXIT_SLOTS)]
+
+
+# ---------------------------------------------------------------------------
 # The stand-in graph
 
 def build_graph_helper(info, variant):
     code = info.code
     pools = Pools(code)
     instrs, m = copy_instrs(info.instrs)
-    # LOAD_METHOD pairs live at the break become NULL + bound attribute
-    for k in sorted(info.method_loads, reverse=True):
+    # 3.14: the exit slots of a with are __exit__ and its self (or the bound
+    # __exit__ and NULL), which no call can hand to a function; the helper
+    # keeps the compiler's enter and also stores the manager (COPY 1;
+    # STORE_FAST, right before LOAD_SPECIAL __exit__) for the capture
+    mgrs = {c.before_with: "___pyverify_mgr_%d" % c.stack_index
+            for c in info.contexts
+            if instrs[c.before_with].op == OP.get("LOAD_SPECIAL")}
+    for k in sorted(info.method_loads | set(mgrs), reverse=True):
         lm = instrs[k]
+        if k in mgrs:
+            instrs[k:k] = [I("COPY", 1, entry=lm.entry, pos=lm.pos),
+                           I("STORE_FAST", Local(mgrs[k]), entry=lm.entry,
+                             pos=lm.pos)]
+            continue
         if HAS_LOAD_METHOD:
             lm.op = OP["LOAD_ATTR"]
         else:
@@ -549,16 +632,28 @@ def build_graph_helper(info, variant):
     state = info.state
     slots = len(state)
     caps = {}
+    mgr_of = {c.stack_index: mgrs[c.before_with] for c in info.contexts
+              if c.before_with in mgrs}
     for j in range(slots - 1, -1, -1):
         if j in info.nulls:
             cap += _pop_null_call(pools)
+        elif j in mgr_of:
+            cap.append(I("POP_TOP"))    # 3.14's __exit__: the manager is stored
         else:
             caps[j] = "___pyverify_cap_%d" % j
             cap.append(I("STORE_FAST", Local(caps[j])))
+
+    def bound_exit(j):
+        """The bound __exit__ of the with at slot j."""
+        if j in mgr_of:
+            return [I("LOAD_FAST", Local(mgr_of[j])),
+                    _load_attr(pools, "__exit__")]
+        return [I("LOAD_FAST", Local(caps[j]))]
+
     ctx_by_slot = {c.stack_index: c for c in info.contexts}
     for c in reversed(info.contexts):
         if c.kind == "with":
-            cap += [*_callee(I("LOAD_FAST", Local(caps[c.stack_index]))),
+            cap += [*_callee_seq(bound_exit(c.stack_index)),
                     I("LOAD_CONST", pools.const(None)),
                     I("LOAD_CONST", pools.const(None)),
                     I("LOAD_CONST", pools.const(None)),
@@ -580,7 +675,7 @@ def build_graph_helper(info, variant):
             fn = ("exit_class" if c.kind == "with" and c.ctor is not None
                   else "exit_factory")
             cap += [load_global(pools, PREFIX + fn, True),
-                    I("LOAD_FAST", Local(caps[j])), *_call(1)]
+                    *bound_exit(j), *_call(1)]
         nout += 1
     for v in info.live_locals:
         cap.append(I("LOAD_FAST", Local(v)))
@@ -589,8 +684,7 @@ def build_graph_helper(info, variant):
         for c in info.contexts:
             if c.kind == "mode":
                 cap += [load_global(pools, PREFIX + "exit_factory", True),
-                        I("LOAD_FAST", Local(caps[c.stack_index])),
-                        *_call(1)]
+                        *bound_exit(c.stack_index), *_call(1)]
                 nout += 1
     cap += [I("BUILD_TUPLE", nout), *_call(1),
             I("RETURN_VALUE")]
@@ -599,8 +693,9 @@ def build_graph_helper(info, variant):
     first.op, first.arg, first.target, first.entry = head.op, head.arg, None, None
     first.note = "capture"
     instrs[kg:kc + 1] = [first] + cap[1:]
-    varnames = list(code.co_varnames) + sorted(set(caps.values()),
-                                               key=lambda s: int(s.rsplit("_", 1)[1]))
+    varnames = list(code.co_varnames) + sorted(
+        set(caps.values()) | set(mgr_of.values()),
+        key=lambda s: (s.split("_")[4], int(s.rsplit("_", 1)[1])))
     helper, _ = build_code(
         code, instrs, varnames=varnames, freevars=code.co_freevars,
         argcount=len(info.argnames), posonly=0, kwonly=0,
@@ -790,9 +885,9 @@ def build_frame(info, variant, graph_name, resume_name):
 
 def _graph_out(pools, k):
     """``graph_out_0[k]``: LOAD_FAST graph_out_0; LOAD_CONST k;
-    BINARY_SUBSCR."""
+    BINARY_SUBSCR (3.14: BINARY_OP [])."""
     return [I("LOAD_FAST", Local(GRAPH_OUT)), I("LOAD_CONST", pools.const(k)),
-            I("BINARY_SUBSCR")]
+            I(*SUBSCRIPT)]
 
 
 def _ordinary_epilogue(pools, start, cm, si, ranges, call_exit):
@@ -831,6 +926,8 @@ def build_resume(info, variant, name):
     ctx_by_slot = {c.stack_index: c for c in info.contexts}
     pops = {}
     for j in range(nstack_slots):
+        if j in info.exit_selves:
+            continue            # 3.14: pushed by the context's enter
         if slot_is_null[j]:
             out.append(I("PUSH_NULL"))
             continue
@@ -840,7 +937,7 @@ def build_resume(info, variant, name):
         c = ctx_by_slot.get(j)
         if c is not None:
             out += _instantiate(pools, c.ctor if c.kind == "with" else None)
-            out.append(I("BEFORE_WITH"))
+            out += _with_enter(pools)
             pops[c.index] = I("POP_TOP", note="entry start")
             out.append(pops[c.index])
     resume_target = m[id(info.instrs[info.k_resume])]
@@ -854,9 +951,7 @@ def build_resume(info, variant, name):
         sup = I("POP_TOP")
         rr2 = I("RERAISE", 2)
         cl = I("COPY", 3)
-        seq = [end, I("LOAD_CONST", pools.const(None)),
-               I("LOAD_CONST", pools.const(None)),
-               I("LOAD_CONST", pools.const(None)), *_call(2), I("POP_TOP"),
+        seq = [end, *_with_exit_call(pools), I("POP_TOP"),
                I("JUMP_FORWARD", target=done), h]
         if variant == "handler-reads-first-frame-local" and c.kind == "mode":
             seq += [load_global(pools, MODESTACK_GLOBAL),
@@ -867,14 +962,14 @@ def build_resume(info, variant, name):
                       else "LOAD_FAST_CHECK",
                       Local("___prev_torch_function_mode_stack")),
                     *_call(1), I("POP_TOP")]
-        seq += [I("WITH_EXCEPT_START")] + ([I("TO_BOOL")] if HAS_TO_BOOL else []) + [
-                I(POP_JUMP_FORWARD_IF_TRUE, target=sup),
+        seq += [I("WITH_EXCEPT_START"), *_with_suppress_test(sup),
                 rr2, cl, I("POP_EXCEPT"), I("RERAISE", 1),
-                sup, I("POP_EXCEPT"), I("POP_TOP"), I("POP_TOP"), done]
+                *_with_suppressed(sup), done]
         out += seq
-        ranges.append((pops[c.index], end, Entry(h, si + 1, True)))
-        ranges.append((h, rr2, Entry(cl, si + 3, True)))
-        ranges.append((sup, sup, Entry(cl, si + 3, True)))
+        depth = si + WITH_EXIT_SLOTS    # the exit slots stay below
+        ranges.append((pops[c.index], end, Entry(h, depth, True)))
+        ranges.append((h, rr2, Entry(cl, depth + 2, True)))
+        ranges.append((sup, sup, Entry(cl, depth + 2, True)))
         new_handlers[id(m[id(c.handler)])] = (c, h)
     if info.contexts:
         out += [I("LOAD_CONST", pools.const(None)), I("RAISE_VARARGS", 1)]
