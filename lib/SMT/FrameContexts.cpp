@@ -22,6 +22,13 @@ static SlotFacts slotFacts(const SVal &V) {
   case Tag::EnterMethod:
     F.Callee = SlotRole::EnterMethod;
     break;
+  case Tag::WithEnter:
+    F.Callee =
+        V.Name == "__aenter__" ? SlotRole::AsyncWithEnter : SlotRole::WithEnter;
+    break;
+  case Tag::LoadedExit:
+    F.Callee = SlotRole::LoadedExit;
+    break;
   case Tag::ExitMethod:
     F.Callee = SlotRole::ExitMethod;
     break;
@@ -201,7 +208,7 @@ void Side::handOver() {
 /// instruction pushes last. Every alternative is handled: a new event kind
 /// does not compile until it is.
 void Side::applyContextEvent(const ContextEvent &E, const SVal &Slot,
-                             SVal &Result) {
+                             SVal &Result, std::optional<size_t> ExitAt) {
   auto Unbound = [&](ExitVia Via) {
     event("calls a value that is no bound __exit__");
     violate("exactly-once",
@@ -216,7 +223,7 @@ void Side::applyContextEvent(const ContextEvent &E, const SVal &Slot,
           [&](ctxev::NoEvent) {},
           [&](ctxev::EnterWith W) {
             if (W.Async) {
-              Unsupported = "opcode BEFORE_ASYNC_WITH";
+              Unsupported = "an async with statement";
               return;
             }
             CtxKind K = CtxKind::With;
@@ -228,11 +235,22 @@ void Side::applyContextEvent(const ContextEvent &E, const SVal &Slot,
               reenter(Slot, K);
             }
             int32_t L = enter(K, std::nullopt, false, /*Statement=*/true);
-            SVal X = app("exit_of", {Slot}, false);
-            X.K = Tag::ExitSlot;
-            X.Ctx = L;
-            Stack.push_back(X);
             Result = app("entered", {Slot}, true);
+            if (!ExitAt) { // BEFORE_WITH pushes the bound __exit__
+              SVal X = app("exit_of", {Slot}, false);
+              X.K = Tag::ExitSlot;
+              X.Ctx = L;
+              Stack.push_back(X);
+              return;
+            }
+            // 3.14: the __exit__ LOAD_SPECIAL loaded below the call's slots
+            // becomes the context's; without it there the context is
+            // entered all the same, with no __exit__ to leave it by.
+            Ctxs.back().EnterSlot = int64_t(*ExitAt);
+            if (*ExitAt < Stack.size() && Stack[*ExitAt].K == Tag::LoadedExit) {
+              Stack[*ExitAt].K = Tag::ExitSlot;
+              Stack[*ExitAt].Ctx = L;
+            }
           },
           [&](ctxev::AsyncEnterDone) { Unsupported = "opcode SEND"; },
           [&](ctxev::ExitBound X) {
@@ -315,7 +333,18 @@ void Side::call(const uop::Call &Cl) {
   ContextEvent E = recogniseContextEvent(inst(), F);
   if (C->IsFrame && std::holds_alternative<ctxev::HandOver>(E))
     recordHandOff(Callee, Args);
-  applyContextEvent(E, Callee, Result);
+  // 3.14's with enter, CALL 0 of the __enter__ LOAD_SPECIAL loaded: its
+  // manager is the self below the call's arguments, its __exit__ the value
+  // WithExitSlots below the call (withEnterAt, ContextEvents.h).
+  if (Callee.K == Tag::WithEnter) {
+    size_t K = traits(inst().Ver).WithExitSlots;
+    applyContextEvent(E, Second, Result,
+                      Stack.size() >= K
+                          ? std::optional<size_t>(Stack.size() - K)
+                          : std::nullopt);
+  } else {
+    applyContextEvent(E, Callee, Result);
+  }
   Stack.push_back(Result);
 }
 
@@ -384,6 +413,40 @@ void Side::loadGlobal(uint32_t NameIdx) {
   V.Name = Name;
   V.Env = lookupGlobal(Name);
   Stack.push_back(V);
+}
+
+/// 3.14's LOAD_SPECIAL: the special method of the value on top, then its
+/// self. The with statement's __enter__ and __exit__ are tagged for the
+/// enter (CALL 0 of the __enter__) and the exits (the exit sequence and
+/// WITH_EXCEPT_START call the __exit__ slot once the enter made it a
+/// context's).
+void Side::loadSpecial(uop::SpecialMethod Method) {
+  SVal Obj = pop();
+  llvm::StringRef Name;
+  Tag K = Tag::Plain;
+  switch (Method) {
+  case uop::SpecialMethod::Enter:
+    Name = "__enter__", K = Tag::WithEnter;
+    break;
+  case uop::SpecialMethod::Exit:
+    Name = "__exit__", K = Tag::LoadedExit;
+    break;
+  case uop::SpecialMethod::AEnter:
+    Name = "__aenter__", K = Tag::WithEnter;
+    break;
+  case uop::SpecialMethod::AExit:
+    Name = "__aexit__", K = Tag::LoadedExit;
+    break;
+  case uop::SpecialMethod::Other:
+    Name = "?";
+    break;
+  }
+  SVal V = app(("special:" + Name).str(), {Obj}, true);
+  V.K = K;
+  V.Aux = Obj.T;
+  V.Name = Name;
+  Stack.push_back(V);
+  Stack.push_back(Obj);
 }
 
 void Side::loadAttribute(uint32_t NameIdx, bool Method) {

@@ -161,13 +161,9 @@ struct MicroStepper {
     S.loadAttribute(M.Name, /*Method=*/true);
     return true;
   }
-  bool operator()(uop::LoadSpecial) {
-    // 3.14's with statement (LOAD_SPECIAL __exit__ / __enter__, then CALL 0)
-    // is not modelled by the symbolic frame: the path is cut, and what it
-    // would prove stays unknown.
-    S.Unsupported = "3.14's LOAD_SPECIAL (the prover does not model 3.14's "
-                    "with statement yet)";
-    return false;
+  bool operator()(uop::LoadSpecial M) {
+    S.loadSpecial(M.Method);
+    return true;
   }
   bool operator()(const uop::Call &Cl) {
     S.call(Cl);

@@ -48,7 +48,11 @@ namespace pyverify::smt::prover {
 enum class Tag : uint8_t {
   Plain,
   Null,
-  ExitSlot,     ///< The bound __exit__ pushed by BEFORE_WITH (Ctx).
+  ExitSlot,     ///< The bound __exit__ pushed by BEFORE_WITH (Ctx), or
+                ///< 3.14's __exit__ its with's enter made one.
+  LoadedExit,   ///< 3.14: __exit__ LOAD_SPECIAL loaded, its with not
+                ///< entered (yet); the manager's term in Aux.
+  WithEnter,    ///< 3.14: __enter__ LOAD_SPECIAL loaded (Aux: manager).
   EnterMethod,  ///< m.__enter__ (Manager term in Aux).
   ExitMethod,   ///< m.__exit__.
   ModeOp,       ///< A mode-stack operation (Mode: what it does).
@@ -74,7 +78,8 @@ struct SVal {
   Tag K = Tag::Plain;
   int32_t Ctx = -1; ///< ExitSlot: context label.
   TermId Aux = 0;   ///< Enter/ExitMethod: the manager's term.
-  /// ModeOp / Global: the name (a view of the code object's names).
+  /// ModeOp / Global: the name (a view of the code object's names);
+  /// LoadedExit / WithEnter: the special method's.
   llvm::StringRef Name;
   const EnvGlobal *Env = nullptr; ///< Global: its Environment.def entry.
   std::optional<ModeEffect> Mode; ///< ModeOp: its effect.
@@ -101,7 +106,7 @@ struct CtxRec {
   CtxKind Kind;
   std::optional<TermId> Manager; ///< Explicit m.__enter__() contexts.
   bool FromReplay = false;       ///< A mode pushed by the side-effect replay.
-  bool Statement = false; ///< Entered by BEFORE_WITH: a with statement's.
+  bool Statement = false;        ///< A with statement's (withEnterAt).
   /// Statement: the stack slot its bound __exit__ was pushed to.
   int64_t EnterSlot = -1;
 };
@@ -457,7 +462,8 @@ public:
     auto One = [&](const SVal &V) {
       S += std::to_string(int(V.K)) + ":" +
            std::to_string(V.K == Tag::ExitSlot ? Canon(V.Ctx) : -1) + ":" +
-           (V.K == Tag::EnterMethod || V.K == Tag::ExitMethod
+           (V.K == Tag::EnterMethod || V.K == Tag::ExitMethod ||
+                    V.K == Tag::LoadedExit || V.K == Tag::WithEnter
                 ? std::to_string(V.Aux)
                 : std::string()) +
            V.Name.str() + ",";
@@ -495,10 +501,14 @@ private:
   void call(const uop::Call &Cl);
   void loadGlobal(uint32_t NameIdx);
   void loadAttribute(uint32_t NameIdx, bool Method);
+  void loadSpecial(uop::SpecialMethod Method);
   void enterWith(const Instruction &I);
   void exitCallStart(const Instruction &I, uint32_t Depth);
   // Context events (FrameContexts.cpp).
-  void applyContextEvent(const ContextEvent &E, const SVal &Slot, SVal &Result);
+  /// \p ExitAt: a with entered by a call (3.14), the stack index of the
+  /// __exit__ its LOAD_SPECIAL loaded; else the enter pushes the exit.
+  void applyContextEvent(const ContextEvent &E, const SVal &Slot, SVal &Result,
+                         std::optional<size_t> ExitAt = std::nullopt);
   void modePop();
   void explicitEnter(TermId Manager);
   void explicitExit(TermId Manager);

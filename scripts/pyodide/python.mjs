@@ -156,6 +156,12 @@ def _pyv_install_subprocess():
             self.stdin = None
             self.stdout = None
             self.stderr = None
+            # The child runs to completion synchronously (spawnSync). With no
+            # input to wait for, it runs now, as a host Popen starts it now:
+            # its output reaches files the caller may close before wait().
+            # run() defers it to communicate(), which has its input and timeout.
+            if stdin is not subprocess.PIPE and not kw.get("_defer"):
+                self._run()
 
         def _run(self, input=None, timeout=None):
             if self._ran:
@@ -239,7 +245,7 @@ def _pyv_install_subprocess():
         if capture_output:
             kwargs["stdout"] = subprocess.PIPE
             kwargs["stderr"] = subprocess.PIPE
-        p = Popen(*popenargs, **kwargs)
+        p = Popen(*popenargs, _defer=True, **kwargs)
         out, err = p.communicate(input, timeout)
         if check and p.returncode:
             raise subprocess.CalledProcessError(p.returncode, p.args, out, err)
