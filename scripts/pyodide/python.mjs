@@ -121,6 +121,11 @@ _b = _pyv_boot.copy()
 del _pyv_boot
 sys.executable = _b["shim"]
 os.chdir(_b["cwd"])
+# PYTHONPATH's folders were looked up at start-up, before the host's folders
+# were mounted: forget what the import system cached about them.
+import importlib
+sys.path_importer_cache.clear()
+importlib.invalidate_caches()
 
 def _pyv_install_subprocess():
     import subprocess, js
