@@ -13,9 +13,17 @@ with's `enter` is read as that anchor, so the oracle does not depend on
 which instruction of the sequence the recogniser reports.
 """
 
+import sys
+
 ONE_INSTRUCTION = ("BEFORE_WITH", "BEFORE_ASYNC_WITH")
 SEQUENCE_314 = ("COPY", "LOAD_SPECIAL", "SWAP", "SWAP", "LOAD_SPECIAL", "CALL")
 ENTER_NAMES = ("__enter__", "__aenter__")
+# The row keys enter_sites reads: argrepr names a LOAD_SPECIAL's method, and
+# only 3.14 code, run under its own interpreter, has LOAD_SPECIAL (an
+# analyze row without argrepr is a quarter smaller; a LOAD_SPECIAL row
+# without it would match no enter, and the oracle would fail, not pass).
+ENTER_ROW_KEYS = ("offset", "opname", "line", "col", "end_line", "end_col") \
+    + (("argrepr",) if sys.version_info >= (3, 14) else ())
 
 
 def enter_sites(insts):
