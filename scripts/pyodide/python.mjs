@@ -94,7 +94,10 @@ for (const d of readdirSync('/')) {
 // Host commands for subprocess: run(argv, cwd, env, input) -> [rc, out, err].
 globalThis.pyverifyHostSpawn = (args, cwd, envObj, input, timeoutMs) => {
   const a = args.toJs ? args.toJs() : args;
-  const e = envObj && envObj.toJs ? Object.fromEntries(envObj.toJs()) : (envObj || process.env);
+  // The environment comes as a JS Map (to_js's dict_converter): spawnSync
+  // wants a plain object (a Map's entries are no properties: none would pass).
+  const e = envObj instanceof Map ? Object.fromEntries(envObj)
+          : envObj && envObj.toJs ? Object.fromEntries(envObj.toJs()) : (envObj || process.env);
   const r = spawnSync(a[0], a.slice(1), {
     cwd: cwd || process.cwd(), env: e,
     input: input ? Buffer.from(input.toJs ? input.toJs() : input) : undefined,
