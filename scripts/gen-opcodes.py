@@ -41,7 +41,7 @@ assert VERSION in stack_io.STACK_IO, "no stack_io facts for %d.%d" % VERSION
 
 TERMINATORS = stack_io.TERMINATORS[VERSION]
 UNCONDITIONAL_JUMPS = {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"}
-EXCLUDED = {"RESERVED", "INTERPRETER_EXIT", "ENTER_EXECUTOR"}
+EXCLUDED = {"RESERVED", "INTERPRETER_EXIT", "ENTER_EXECUTOR", "TRACE_RECORD"}
 SPECIALIZED = set(getattr(opcode, "_specialized_instructions", ())) | \
     set(getattr(opcode, "_specialized_opmap", {}))
 
@@ -67,8 +67,8 @@ def base_opcodes():
 
 
 def caches_of(name, op):
-    c = opcode._inline_cache_entries
-    return c.get(name, 0) if isinstance(c, dict) else c[op]
+    c = opcode._inline_cache_entries  # a list (3.11), a dict, a frozendict (3.15)
+    return c.get(name, 0) if hasattr(c, "get") else c[op]
 
 
 def fit(name, op):
@@ -140,7 +140,10 @@ def operand_kind(name, op):
         if with_bit0 == PROBE_NAMES[1]:
             return "Name"
         # The name is in the higher bits (OperandRules.def says which); bit 0
-        # adds the NULL (LOAD_GLOBAL) or NULL|self (LOAD_ATTR, LOAD_SUPER_ATTR).
+        # adds the NULL (LOAD_GLOBAL) or NULL|self (LOAD_ATTR, LOAD_SUPER_ATTR),
+        # or makes 3.15's IMPORT_NAME lazy (bit 1: eager).
+        if with_bit0 and with_bit0.endswith(" + lazy"):
+            return "ImportName"
         return "AttrName" if "NULL|self" in with_bit0 else "GlobalName"
     if any(op in getattr(opcode, lst, ()) for lst in JUMP_LISTS):
         # A label dis shows for an instruction that never jumps (3.14's END_ASYNC_FOR:
@@ -203,6 +206,9 @@ def arg_texts():
     attr = [n for n, k in kinds.items() if k == "AttrName"]
     if attr:
         rows.append(("NullSelfFormat", 0, format_of(attr[0], 1, PROBE_NAMES[0])))
+    for name in (n for n, k in kinds.items() if k == "ImportName"):
+        rows += [("ImportFormat", i, format_of(name, (1 << 2) | i, PROBE_NAMES[1]))
+                 for i in (1, 2)]
     cmp_bool = [n for n, k in kinds.items() if k == "CompareBool"]
     if cmp_bool:
         rows.append(("CompareBoolFormat", 0,

@@ -229,7 +229,31 @@ S314["RETURN_VALUE"] = io(K(1), K(0))
 # iterator still on the stack (measured: an opcode trace goes FOR_ITER -> POP_ITER).
 S314["FOR_ITER"] = io(K(0), K(1), jpops=K(0), jpushes=K(0), reads=K(1))
 
-STACK_IO = {(3, 11): S311, (3, 12): S312, (3, 13): S313, (3, 14): S314}
+# --- 3.15 (CPython 3.15.0rc1, measured in Pyodide's build of it) ---------------------------
+# GET_YIELD_FROM_ITER is gone: GET_ITER takes an argument (0 for a loop, 3 for yield from)
+# and pushes the iterator and an index-or-NULL above it (a list or tuple is iterated in
+# place: the iterable itself and a tagged integer index, which is not an object; else the
+# iterator and NULL); the loop's slots stay two deep: FOR_ITER reads the iterator under
+# the index, POP_ITER and a break's two POP_TOPs drop both. A delegating SEND keeps its
+# receiver and a NULL (PUSH_NULL after GET_AWAITABLE / GET_ANEXT, GET_ITER 3's second
+# output) under the sent value; END_SEND drops both, CLEANUP_THROW keeps the NULL's slot.
+# TRACE_RECORD (255) is not a row: in co_code it aborts 3.15.0rc1 ("JIT instruction
+# executed in non-jit build"; measured), as ENTER_EXECUTOR would.
+S315 = copy_table(S314, drop=("GET_YIELD_FROM_ITER",))
+# (iterable -- iter, index_or_null)
+S315["GET_ITER"] = io(K(1), K(2), null_out=K(2))
+# (iter, index_or_null -- iter, index_or_null, next); exhausted: lands on POP_ITER with both.
+S315["FOR_ITER"] = io(K(0), K(1), jpops=K(0), jpushes=K(0), reads=K(2))
+# (iter, index_or_null --)
+S315["POP_ITER"] = io(K(2), K(0), null_in=K(2))
+# (receiver, null, v -- receiver, null, retval) on both edges
+S315["SEND"] = io(K(1), K(1), reads=K(3))
+# (receiver, null, value -- val)
+S315["END_SEND"] = io(K(3), K(1), null_in=K(2))
+# (sub_iter, null, last_sent_val, exc_value -- none, null, value)
+S315["CLEANUP_THROW"] = io(K(4), K(3), null_in=K(2), null_out=K(2))
+
+STACK_IO = {(3, 11): S311, (3, 12): S312, (3, 13): S313, (3, 14): S314, (3, 15): S315}
 
 # Instructions the interpreter jumps over after taking a jump (exhausted FOR_ITER: 3.12's
 # JUMPBY(oparg + 1) skips the END_FOR at the target; 3.13's JUMPBY(oparg + 2) skips END_FOR
@@ -240,25 +264,26 @@ SKIPPED_AFTER_TARGET = {
     (3, 12): {"FOR_ITER": ("END_FOR",)},
     (3, 13): {"FOR_ITER": ("END_FOR", "POP_TOP")},
     (3, 14): {"FOR_ITER": ("END_FOR",)},
+    (3, 15): {"FOR_ITER": ("END_FOR",)},
 }
 
 # Instructions whose dis.stack_effect counts the value they hand to the caller's frame as
 # pushed (3.14's bytecodes.c declares RETURN_VALUE (retval -- res)); in this frame they
 # only pop.
 RETURNS_TO_CALLER = {(3, 11): set(), (3, 12): set(), (3, 13): set(),
-                     (3, 14): {"RETURN_VALUE"}}
+                     (3, 14): {"RETURN_VALUE"}, (3, 15): {"RETURN_VALUE"}}
 
 # Opcodes in the interpreter's hasjrel whose argument is not a jump the instruction takes:
 # 3.14's END_ASYNC_FOR names the loop's SEND for the monitoring BRANCH event only; it pops
 # the awaitable and the StopAsyncIteration and falls through, or re-raises.
 NOT_TAKEN_JUMPS = {(3, 11): set(), (3, 12): set(), (3, 13): set(),
-                   (3, 14): {"END_ASYNC_FOR"}}
+                   (3, 14): {"END_ASYNC_FOR"}, (3, 15): {"END_ASYNC_FOR"}}
 
 # No fall-through successor (a return, a raise or an unconditional jump ends it).
 _TERM = {"RAISE_VARARGS", "RERAISE", "RETURN_VALUE", "JUMP_FORWARD", "JUMP_BACKWARD",
          "JUMP_BACKWARD_NO_INTERRUPT"}
 TERMINATORS = {(3, 11): _TERM, (3, 12): _TERM | {"RETURN_CONST"},
-               (3, 13): _TERM | {"RETURN_CONST"}, (3, 14): _TERM}
+               (3, 13): _TERM | {"RETURN_CONST"}, (3, 14): _TERM, (3, 15): _TERM}
 
 # Instructions that cannot raise without a tracer (3.11: the bytecode doc, section 1.3; a
 # failure to allocate is not counted, as for MAKE_CELL). RESUME raises only with argument
@@ -288,8 +313,9 @@ _NEVER313 = (_NEVER312 - {"KW_NAMES", "LOAD_CLOSURE"}) | {
 _NEVER314 = (_NEVER313 - {"RETURN_CONST", "LOAD_ASSERTION_ERROR"}) | {
     "LOAD_FAST_BORROW", "LOAD_FAST_BORROW_LOAD_FAST_BORROW", "LOAD_SMALL_INT",
     "LOAD_COMMON_CONSTANT", "NOT_TAKEN", "POP_ITER"}
+# 3.15: the same set (GET_ITER's argument does not change whether it raises).
 NEVER_RAISE = {(3, 11): _NEVER311, (3, 12): _NEVER312, (3, 13): _NEVER313,
-               (3, 14): _NEVER314}
+               (3, 14): _NEVER314, (3, 15): _NEVER314}
 ALLOCATION_ONLY = {"MAKE_CELL", "RETURN_GENERATOR"}
 # Raise points the metadata's flags do not show: YIELD_VALUE itself cannot fail, but a frame
 # suspended there is resumed by throw(), whose exception is looked up at the yield (every

@@ -2,6 +2,7 @@
 
 #include "pyverify/Analysis/ContextEvents.h"
 #include "pyverify/Analysis/MicroOps.h"
+#include "pyverify/Bytecode/VersionOpcodes.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -40,6 +41,19 @@ std::optional<WithEnter> pyverify::withEnterAt(const InstructionStream &Insts,
                    2u + traits(Insts[I].Ver).WithExitSlots};
 }
 
+/// Whether \p C loads None: LOAD_CONST of a None constant, or 3.15's
+/// LOAD_COMMON_CONSTANT whose entry in the version's table of common
+/// constants is None (its compiler's only way to load None).
+static bool loadsNone(const DecodedCode &D, const Instruction &C) {
+  if (C.is(Opcode::LOAD_CONST))
+    return C.Arg < D.Code->Consts.size() &&
+           D.Code->Consts[C.Arg].is<NoneValue>();
+  if (!C.is(Opcode::LOAD_COMMON_CONSTANT))
+    return false;
+  const char *Text = getArgText(C.Ver, ArgTextTable::CommonConstant, C.Arg);
+  return Text && llvm::StringRef(Text) == "None";
+}
+
 bool pyverify::isExitCallSequence(const DecodedCode &D, uint32_t I) {
   const auto &Insts = D.Insts;
   if (I >= Insts.size() || !Insts[I].is(Opcode::CALL))
@@ -57,12 +71,9 @@ bool pyverify::isExitCallSequence(const DecodedCode &D, uint32_t I) {
   }
   if (Consts < 3)
     return false;
-  for (uint32_t K = Consts - 3; K < Consts; ++K) {
-    const Instruction &C = Insts[K];
-    if (!C.is(Opcode::LOAD_CONST) || C.Arg >= D.Code->Consts.size() ||
-        !D.Code->Consts[C.Arg].is<NoneValue>())
+  for (uint32_t K = Consts - 3; K < Consts; ++K)
+    if (!loadsNone(D, Insts[K]))
       return false;
-  }
   // The sequence calls slots that were on the stack before it: a callable
   // the instruction falling into the constants pushes is an ordinary call
   // of three Nones (3.14's `m.__exit__(None, None, None)` is LOAD_ATTR;

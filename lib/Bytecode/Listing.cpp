@@ -30,9 +30,9 @@ std::string argText(PythonVersion V, ArgTextTable T, uint32_t Index,
 }
 
 /// \p V's pattern \p T with \p Operand in it.
-std::string withFormat(PythonVersion V, ArgTextTable T,
-                       llvm::StringRef Operand) {
-  const char *F = getArgText(V, T, 0);
+std::string withFormat(PythonVersion V, ArgTextTable T, llvm::StringRef Operand,
+                       unsigned Index = 0) {
+  const char *F = getArgText(V, T, Index);
   return F ? llvm::formatv(F, Operand).str() : Operand.str();
 }
 
@@ -87,6 +87,15 @@ std::string pyverify::describeArgument(const CodeObject &C,
                           ? ArgTextTable::NullFormat
                           : ArgTextTable::NullSelfFormat,
                       N);
+  }
+  case OperandKind::ImportName: { // dis: bit 0 lazy, else bit 1 eager
+    std::string N = Name(ruleOperand(I));
+    if (N.empty()) // `from . import x`: dis adds no flag to an empty name
+      return N;
+    return withFormat(V, ArgTextTable::ImportFormat, N,
+                      (A & 1)   ? 1
+                      : (A & 2) ? 2
+                                : 0);
   }
   case OperandKind::Local:
   case OperandKind::Free:

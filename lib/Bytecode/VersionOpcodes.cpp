@@ -76,12 +76,22 @@ constexpr VersionTable makeTable314() {
   return T;
 }
 
+constexpr VersionTable makeTable315() {
+  VersionTable T{};
+#define PYV_VERSION_OPCODE PYV_TABLE_OPCODE
+#define PYV_SPECIALIZED PYV_TABLE_SPECIALIZED
+#define PYV_ARG_TEXT PYV_TABLE_ARG_TEXT
+#include "pyverify/Bytecode/Opcodes315.def"
+  return T;
+}
+
 } // namespace
 
 /// One table per PythonVersion, in enum order; a version without one does
 /// not compile. constinit: no guard and no start-up code, so each lookup is
 /// one load.
 constinit const VersionTable pyverify::detail::TheVersionTables[] = {
-    makeTable311(), makeTable312(), makeTable313(), makeTable314()};
+    makeTable311(), makeTable312(), makeTable313(), makeTable314(),
+    makeTable315()};
 static_assert(std::size(detail::TheVersionTables) == NumPythonVersions,
               "every PythonVersion needs its opcode table");

@@ -31,8 +31,14 @@ def main():
     ap.add_argument("dir")
     a = ap.parse_args()
     if a.generate:
+        # the package's folder is put on sys.path by the command itself, not
+        # by PYTHONPATH: the 3.14 oracle (Pyodide) starts a child with the
+        # parent's environment whatever env= says
         env = dict(os.environ, PYTHONPATH=a.python_dir or "")
-        cmd = [sys.executable, "-m", "pyverify_rewriter", "gen-" + a.generate, a.dir]
+        boot = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
+                "from pyverify_rewriter.cli import main; sys.exit(main())")
+        cmd = [sys.executable, "-c", boot, a.python_dir or "",
+               "gen-" + a.generate, a.dir]
         if a.generate == "stdlib":
             cmd += ["--pyc-dir", a.pyc_dir]
         r = subprocess.run(cmd, env=env, capture_output=True, text=True)

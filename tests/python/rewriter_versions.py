@@ -43,6 +43,7 @@ sys.path.insert(0, HERE)
 
 import rewriter_oracle as ro  # noqa: E402
 import rewriter_cases as rc  # noqa: E402
+import rewriter_serial  # noqa: E402
 from pyverify_rewriter import (VARIANTS, VariantNotApplicable,  # noqa: E402
                                analysis, asm, break_points, rewrite)
 from pyverify_rewriter.opcodes import SUPERINSTRUCTIONS, VERSION  # noqa: E402
@@ -89,24 +90,37 @@ def print_variant_row(variant, row, seconds):
           "%s  %.1f s" % (variant, n, seen, crashed, hung, note, seconds), flush=True)
 
 
-def runtime_variants(failures, out_dir, report=None):
-    """Run each buggy variant at every break point (forked workers).
+def runtime_variants(failures, out_dir, report=None, sample=0):
+    """Run each buggy variant at every break point (forked workers), or,
+    where there is no fork (the 3.14 oracle) or with a ``sample`` (that many
+    points per variant, rewriter_serial.sample_plan), in one serial worker
+    (rewriter_serial.py).
 
     ``report(variant, row, seconds)`` is called as each variant finishes, so
-    a slow machine's log shows where the time went."""
+    a slow machine's log shows where the time went (serial: the total time
+    is reported with the last variant)."""
     rows = {}
-    for variant in VARIANTS:
-        if variant in ro.NOT_RUN:
-            continue
-        t0 = time.time()
-        res = ro.run_variant(variant, out_dir)
+    run = [v for v in VARIANTS if v not in ro.NOT_RUN]
+    serial = None
+    t0 = time.time()
+    plan = {v: ro.BREAKS for v in run}
+    if sample:
+        plan = rewriter_serial.sample_plan(run, sample)
+    if sample or not rewriter_serial.can_fork():
+        serial = rewriter_serial.run_variants(plan, out_dir)
+    for variant in run:
+        npoints = len(plan[variant])
+        if serial is None:
+            t0 = time.time()
+        res = serial[variant] if serial is not None else \
+            ro.run_variant(variant, out_dir)
         errors = {p: d.get("traceback", "")[-500:] for p, d in res.items()
                   if d["status"] == "error"}
         for p, tb in errors.items():
             failures.append("variant %s %s@%d: worker error %s" % (variant, p[0], p[1], tb))
-        if len(res) != len(ro.BREAKS):
+        if len(res) != npoints:
             failures.append("variant %s: %d of %d break points reported"
-                            % (variant, len(res), len(ro.BREAKS)))
+                            % (variant, len(res), npoints))
         applicable = {p: d for p, d in res.items() if d["status"] != "n/a"}
         verdict = {p: ro.classify(variant, d) for p, d in applicable.items()}
         seen = [p for p, v in verdict.items() if v == "seen"]
@@ -184,9 +198,35 @@ def static_checks(failures, pyverify, version, keep_dir=None):
     return per, expects, fps
 
 
-def assembler_roundtrip(failures, nfiles):
+def stdlib_sources(nfiles):
+    """(path, text) of the first ``nfiles`` top-level stdlib modules: from
+    the stdlib folder, or (the 3.14 oracle: Pyodide keeps its stdlib in
+    /lib/python314.zip) from the zip on sys.path that holds them."""
     files = sorted(glob.glob(os.path.join(sysconfig.get_paths()["stdlib"], "*.py")))
-    files = files[:nfiles]
+    if files:
+        for f in files[:nfiles]:
+            try:
+                with open(f, encoding="utf-8") as fh:
+                    yield f, fh.read()
+            except UnicodeDecodeError:
+                continue
+        return
+    import zipfile
+    for z in sys.path:
+        if z.endswith(".zip") and os.path.isfile(z):
+            with zipfile.ZipFile(z) as zf:
+                names = sorted(n for n in zf.namelist()
+                               if n.endswith(".py") and "/" not in n)
+                for n in names[:nfiles]:
+                    try:
+                        yield os.path.join(z, n), zf.read(n).decode("utf-8")
+                    except UnicodeDecodeError:
+                        continue
+            return
+
+
+def assembler_roundtrip(failures, nfiles):
+    files = list(stdlib_sources(nfiles))
 
     def walk(co):
         yield co
@@ -194,11 +234,10 @@ def assembler_roundtrip(failures, nfiles):
             if isinstance(c, types.CodeType):
                 yield from walk(c)
     n = same = split = depth = 0
-    for f in files:
+    for f, text in files:
         try:
-            with open(f, encoding="utf-8") as fh:
-                top = compile(fh.read(), f, "exec")
-        except (SyntaxError, UnicodeDecodeError):
+            top = compile(text, f, "exec")
+        except SyntaxError:
             continue
         for co in walk(top):
             n += 1
@@ -233,6 +272,10 @@ def main():
                     help="the pyverify binary (default: build-dev or build)")
     ap.add_argument("--no-variants-runtime", action="store_true",
                     help="skip the forked runtime runs of the buggy variants")
+    ap.add_argument("--variants-sample", type=int, default=0, metavar="N",
+                    help="run each buggy variant at run time at N break "
+                    "points where it applies only (one per case first; in "
+                    "one serial worker)")
     ap.add_argument("--keep", metavar="DIR",
                     help="also write every checked code object as DIR/<variant>/"
                          "<case>@<offset>.<frame|resume|graph>.marshal")
@@ -255,7 +298,11 @@ def main():
           % (len(ro.BREAKS), runs, raising, time.time() - t0), flush=True)
     if not a.no_variants_runtime:
         with tempfile.TemporaryDirectory() as d:
-            runtime_variants(failures, d, report=print_variant_row)
+            if a.variants_sample:
+                print("    (a sample: each variant at %d break points where "
+                      "it applies)" % a.variants_sample)
+            runtime_variants(failures, d, report=print_variant_row,
+                             sample=a.variants_sample)
     if a.pyverify and os.path.exists(a.pyverify):
         per, expects, fps = static_checks(failures, a.pyverify, version, a.keep)
         print("(b, c) pyverify check --python-version=%s (frame, resume; + graph helper "

@@ -69,12 +69,14 @@ TEST(VersionOpcodes, KnownFacts) {
       << "3.11's PRECALL is gone in 3.12";
   EXPECT_EQ(parsePythonVersion("3.13"), PythonVersion::V3_13);
   EXPECT_EQ(parsePythonVersion("3.14"), PythonVersion::V3_14);
-  EXPECT_EQ(parsePythonVersion("3.15"), std::nullopt);
+  EXPECT_EQ(parsePythonVersion("3.15"), PythonVersion::V3_15);
+  EXPECT_EQ(parsePythonVersion("3.16"), std::nullopt);
   EXPECT_EQ(pythonVersionOfPycMagic(3531), PythonVersion::V3_12);
   EXPECT_EQ(pythonVersionOfPycMagic(3524), std::nullopt) << "a pre-release";
   EXPECT_EQ(pythonVersionOfPycMagic(3600), std::nullopt) << "a 3.14 alpha";
   EXPECT_EQ(pythonVersionOfPycMagic(3627), PythonVersion::V3_14);
-  EXPECT_EQ(pythonVersionOfPycMagic(3666), std::nullopt) << "3.15";
+  EXPECT_EQ(pythonVersionOfPycMagic(3666), PythonVersion::V3_15) << "3.15.0rc1";
+  EXPECT_EQ(pythonVersionOfPycMagic(3665), std::nullopt) << "a 3.15 beta";
 }
 
 // python3.12's .pyc of "def f(xs):\n    for x in xs:\n        pass\n

@@ -53,8 +53,8 @@ def names(lst):
 
 
 def caches(name):
-    c = opcode._inline_cache_entries
-    return c.get(name, 0) if isinstance(c, dict) else c[opcode.opmap[name]]
+    c = opcode._inline_cache_entries  # a list (3.11), a dict, a frozendict (3.15)
+    return c.get(name, 0) if hasattr(c, "get") else c[opcode.opmap[name]]
 
 
 def disassemble(name, arg, consts=(), co_names=(), varnames=()):

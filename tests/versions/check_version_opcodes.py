@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import stack_io  # noqa: E402  (which hasjrel opcodes never jump: NOT_TAKEN_JUMPS)
 
 VERSION = "%d.%d" % sys.version_info[:2]
-EXCLUDED = {"RESERVED", "INTERPRETER_EXIT", "ENTER_EXECUTOR", "CACHE"}
+EXCLUDED = {"RESERVED", "INTERPRETER_EXIT", "ENTER_EXECUTOR", "TRACE_RECORD", "CACHE"}
 UNCONDITIONAL = {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"}
 
 
@@ -34,8 +34,8 @@ def has_arg(op):
 
 
 def caches(name, op):
-    c = opcode._inline_cache_entries
-    return c.get(name, 0) if isinstance(c, dict) else c[op]
+    c = opcode._inline_cache_entries  # a list (3.11), a dict, a frozendict (3.15)
+    return c.get(name, 0) if hasattr(c, "get") else c[op]
 
 
 def jump(name, op):

@@ -156,7 +156,8 @@ using ContextEvent =
                  ctxev::ModeRestore, ctxev::ModeReplay, ctxev::HandOver,
                  ctxev::GraphCall>;
 
-/// LOAD_CONST None x3; [PRECALL n;] CALL n ending at index \p I of \p D,
+/// LOAD_CONST None x3 (3.15: LOAD_COMMON_CONSTANT None x3); [PRECALL n;]
+/// CALL n ending at index \p I of \p D,
 /// n = 1 + VersionTraits::WithExitSlots: the compiler's
 /// __exit__(None, None, None) sequence (SlotFacts::ExitSequence), which
 /// calls the with's __exit__ whatever its slot holds.

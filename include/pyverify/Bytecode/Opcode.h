@@ -158,6 +158,7 @@ enum class OperandKind : uint8_t {
   CommonConstant, ///< A CommonConstant index (LOAD_COMMON_CONSTANT).
   BackwardLabel,  ///< "to TARGET" counted backwards, for an instruction that
                   ///< never jumps (3.14's END_ASYNC_FOR: its loop's SEND).
+  ImportName,     ///< name << 2 | lazy (1) / eager (2): 3.15's IMPORT_NAME.
   Raw,            ///< A count or enum dis shows as nothing.
 };
 

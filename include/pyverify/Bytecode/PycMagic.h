@@ -31,15 +31,16 @@ struct PythonMagicRange {
 /// MAGIC_NUMBER of each CPython 3.6 to 3.13, and of 3.14.2 (Pyodide's, in
 /// which importlib.util.MAGIC_NUMBER is 3627; a release's magic does not
 /// change within its series); 3.14's range from pycore_magic_number.h
-/// ("Python 3.15 will start with 3650"); 3.15's from Pyodide's 3.15.0rc1
-/// (magic 3666; the range's end is the next hundred-and-fifty's rule, not
-/// measured).
+/// ("Python 3.15 will start with 3650"); 3.15's release magic is
+/// 3.15.0rc1's (Pyodide's importlib.util.MAGIC_NUMBER, 3666: 3.15 freezes
+/// its bytecode at rc1; check the final's when a build of it appears); the
+/// range's end is the next fifty's rule, not measured.
 inline constexpr PythonMagicRange PythonMagicRanges[] = {
     {3, 6, 3360, 3390, 3379},  {3, 7, 3390, 3400, 3394},
     {3, 8, 3400, 3420, 3413},  {3, 9, 3420, 3430, 3425},
     {3, 10, 3430, 3450, 3439}, {3, 11, 3450, 3500, 3495},
     {3, 12, 3500, 3550, 3531}, {3, 13, 3550, 3600, 3571},
-    {3, 14, 3600, 3650, 3627}, {3, 15, 3650, 3700, 0},
+    {3, 14, 3600, 3650, 3627}, {3, 15, 3650, 3700, 3666},
 };
 
 inline std::optional<PythonMagicRange> pythonVersionOfMagic(uint16_t Magic) {

@@ -10,7 +10,7 @@
 // A .pyc says its version by its magic number (PycMagic.h); a marshalled
 // code object does not, and is read as defaultPythonVersion() unless the
 // caller says otherwise (--python-version); a bundle says it
-// (Bundle.h). Names are "3.11", "3.12", "3.13", "3.14".
+// (Bundle.h). Names are "3.11", "3.12", "3.13", "3.14", "3.15".
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,11 +29,11 @@
 
 namespace pyverify {
 
-enum class PythonVersion : uint8_t { V3_11, V3_12, V3_13, V3_14 };
+enum class PythonVersion : uint8_t { V3_11, V3_12, V3_13, V3_14, V3_15 };
 
 inline constexpr PythonVersion AllPythonVersions[] = {
     PythonVersion::V3_11, PythonVersion::V3_12, PythonVersion::V3_13,
-    PythonVersion::V3_14};
+    PythonVersion::V3_14, PythonVersion::V3_15};
 inline constexpr unsigned NumPythonVersions = std::size(AllPythonVersions);
 
 /// The version a marshalled code object with no other evidence is read as.

@@ -49,8 +49,9 @@ enum class ArgTextTable : uint8_t {
   ContainsOp,        ///< CONTAINS_OP's argument 0 and nonzero (3.14 on)
   SpecialMethod,     ///< opcode._special_method_names (LOAD_SPECIAL)
   CommonConstant,    ///< opcode._common_constants' reprs
+  ImportFormat,      ///< IMPORT_NAME's "+ lazy" (1) / "+ eager" (2) (3.15)
 };
-constexpr unsigned NumArgTextTables = 13;
+constexpr unsigned NumArgTextTables = 14;
 constexpr unsigned MaxArgTexts = 32;
 
 namespace detail {

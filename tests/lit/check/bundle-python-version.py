@@ -13,7 +13,7 @@
 #
 # A version without tables.
 # RUN: %not --code 2 %pyverify check %t/v310.pvb 2>&1 | FileCheck %s --check-prefix=V310
-# V310: v310.pvb: bundle key 'python_version': '3.10' has no opcode tables (pyverify reads 3.11, 3.12, 3.13 and 3.14)
+# V310: v310.pvb: bundle key 'python_version': '3.10' has no opcode tables (pyverify reads 3.11, 3.12, 3.13, 3.14 and 3.15)
 #
 # --python-version contradicting the bundle.
 # RUN: %not --code 2 %pyverify check --python-version=3.12 %t/v311.pvb 2>&1 | FileCheck %s --check-prefix=CONFLICT

@@ -1,6 +1,6 @@
 # Bytecode of another CPython version is named as such. A .pyc says its
 # version in its magic number: the error names the version (PycMagic.h, 3.6
-# to 3.14). A marshalled code object does not: when it fails to decode as
+# to 3.15). A marshalled code object does not: when it fails to decode as
 # 3.11 but every code object decodes cleanly as 3.12 (or 3.13) opcodes and
 # caches, a note says which version it looks like and which instruction
 # shows it. Before, the magic number was "another Python version" and a 3.12
@@ -28,9 +28,13 @@
 # RUN: %mkcode raw 100e0d0a0000000000000000000000004e %t.py314
 # RUN: %not --code 2 %pyverify check %t.py314 2>&1 | FileCheck %s --check-prefix=PYC314
 # PYC314: magic 3600 is Python 3.14's (a 3.14 pre-release);
+# 3.15.0rc1's magic (3666) is read as 3.15: its payload here is None.
 # RUN: %mkcode raw 520e0d0a0000000000000000000000004e %t.py315
 # RUN: %not --code 2 %pyverify check %t.py315 2>&1 | FileCheck %s --check-prefix=PYC315
-# PYC315: magic 3666 is Python 3.15's;
+# PYC315: .py315: at byte 16: .pyc payload is not a code object
+# RUN: %mkcode raw 510e0d0a0000000000000000000000004e %t.py315a
+# RUN: %not --code 2 %pyverify check %t.py315a 2>&1 | FileCheck %s --check-prefix=PYC315A
+# PYC315A: magic 3665 is Python 3.15's (a 3.15 pre-release);
 # RUN: %mkcode raw c40d0d0a0000000000000000000000004e %t.py312a
 # RUN: %not --code 2 %pyverify check %t.py312a 2>&1 | FileCheck %s --check-prefix=PRE
 # PRE: magic 3524 is Python 3.12's (a 3.12 pre-release);

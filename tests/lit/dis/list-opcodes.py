@@ -15,7 +15,14 @@
 # RUN: %pyverify dis --list-opcodes --python-version=3.14 | FileCheck %s --check-prefix=V314
 # V314: {{^}} 95 LOAD_SPECIAL                     caches 0, arg{{$}}
 # V314-NOT: BEFORE_WITH
-# RUN: %not --code 2 %pyverify dis --list-opcodes --python-version=3.15 2>&1 | FileCheck %s --check-prefix=BAD
-# BAD: error: --python-version=3.15: pyverify has opcode tables for 3.11, 3.12, 3.13 and 3.14
+# 3.15.0rc1: GET_ITER takes an argument and has a cache, GET_YIELD_FROM_ITER
+# is gone, TRACE_RECORD (a JIT instruction that aborts the interpreter in
+# co_code) is no row.
+# RUN: %pyverify dis --list-opcodes --python-version=3.15 | FileCheck %s --check-prefix=V315
+# V315: {{^}} 70 GET_ITER                         caches 1, arg{{$}}
+# V315-NOT: GET_YIELD_FROM_ITER
+# V315-NOT: TRACE_RECORD
+# RUN: %not --code 2 %pyverify dis --list-opcodes --python-version=3.16 2>&1 | FileCheck %s --check-prefix=BAD
+# BAD: error: --python-version=3.16: pyverify has opcode tables for 3.11, 3.12, 3.13, 3.14 and 3.15
 # RUN: %not --code 2 %pyverify dis 2>&1 | FileCheck %s --check-prefix=NONE
 # NONE: error: dis: no input

@@ -37,4 +37,4 @@ if __name__ == "mkcode":
 # RUN: %not --code 2 %pyverify dis %t.v312 2>&1 >/dev/null | FileCheck %s --check-prefix=NOTE
 # NOTE: this looks like CPython 3.12 bytecode
 # RUN: %not --code 2 %pyverify dis --python-version=2.7 %t.v312 2>&1 | FileCheck %s --check-prefix=BAD
-# BAD: error: --python-version=2.7: pyverify has opcode tables for 3.11, 3.12, 3.13 and 3.14
+# BAD: error: --python-version=2.7: pyverify has opcode tables for 3.11, 3.12, 3.13, 3.14 and 3.15

@@ -1,0 +1,98 @@
+# 3.15's loops and delegations: GET_ITER takes an argument (0 a loop, 3 a
+# yield from) and pushes the iterator and an index-or-NULL above it (a list
+# or tuple stays in place with a tagged integer index, not an object);
+# FOR_ITER reads the iterator under the index, POP_ITER and a break's two
+# POP_TOPs drop both; SEND keeps its receiver and a NULL (PUSH_NULL after
+# GET_AWAITABLE / GET_ANEXT) under the sent value and END_SEND drops both;
+# None is LOAD_COMMON_CONSTANT 7, also in a with's exit sequence. CPython
+# 3.15.0rc1's own output is clean; the mutant returns the index slot
+# (measured: on a list the caller gets a tagged int that is no object,
+# `type(r)` fails with SystemError; on an iterator it gets NULL).
+#
+# REQUIRES: python315
+# RUN: rm -rf %t && mkdir -p %t
+# RUN: env PYTHONDONTWRITEBYTECODE=1 %python315 %s %t
+# RUN: %pyverify check %t/clean.pyc | FileCheck %s --check-prefix=CLEAN
+# CLEAN: pyverify: 1 file(s), 7 code object(s): 0 error(s), 0 warning(s), 0 remark(s)
+#
+# RUN: %not --code 1 %pyverify check %t/return_index.pyc | FileCheck %s --check-prefix=INDEX
+# INDEX: error: {{.*}}RETURN_VALUE{{.*}}[null-stack-value]
+#
+# A generator expression: 3.15 runs GET_ITER before RETURN_GENERATOR, and
+# the entry covering the body keeps depth 2 over the POP_ITER, the
+# LOAD_COMMON_CONSTANT None and the RETURN_VALUE after the loop, at live
+# depth 0 and 1 (CPython's own exception_unwind asserts STACK_LEVEL() >=
+# level: a trace function's raise there aborts a debug build; measured on
+# the release build, the handler runs two slots low and the raise
+# propagates, no reference lost). Reported, as for any code.
+# RUN: %not --code 1 %pyverify check %t/genexpr.pyc | FileCheck %s --check-prefix=GENEXPR
+# GENEXPR: error: {{.*}}POP_ITER is covered by entry {{.*}} [2] lasti, whose depth 2 is above the live stack depth 0 here{{.*}}[handler-depth-exceeds-stack]
+import dis
+import marshal
+import opcode
+import os
+import sys
+
+SRC = '''
+def loop(xs):
+    out = []
+    for x in xs:
+        if x:
+            break
+        out.append(x)
+    return out
+
+def nested(a, b):
+    for x in a:
+        for y in b:
+            if x == y:
+                return x
+    return None
+
+def comp(xs):
+    return [x for x in xs if x], {x: 1 for x in xs}
+
+def delegate(xs):
+    yield from xs
+    r = yield 1
+    return r
+
+async def aw(m, it):
+    await m
+    async with m as x:
+        y = x
+    async for y in it:
+        pass
+    return [z async for z in it]
+
+def with_loop(m, xs):
+    with m:
+        for x in xs:
+            pass
+'''
+
+
+def write(path, code):
+    import importlib.util
+    with open(path, "wb") as f:
+        f.write(importlib.util.MAGIC_NUMBER + b"\0" * 12 + marshal.dumps(code))
+
+
+def main():
+    out = sys.argv[1]
+    mod = compile(SRC, "i315.py", "exec")
+    write(os.path.join(out, "clean.pyc"), mod)
+    write(os.path.join(out, "genexpr.pyc"),
+          compile("def gen(xs):\n    return sum(x for x in xs)\n", "g315.py", "exec"))
+    loop = next(c for c in mod.co_consts if getattr(c, "co_name", "") == "loop")
+    b = bytearray(loop.co_code)
+    k = next(i for i in dis.get_instructions(loop) if i.opname == "FOR_ITER")
+    # FOR_ITER and its cache unit -> RETURN_VALUE; NOP
+    b[k.offset:k.offset + 4] = bytes([opcode.opmap["RETURN_VALUE"], 0,
+                                      opcode.opmap["NOP"], 0])
+    consts = tuple(loop.replace(co_code=bytes(b)) if c is loop else c
+                   for c in mod.co_consts)
+    write(os.path.join(out, "return_index.pyc"), mod.replace(co_consts=consts))
+
+
+main()
