@@ -769,6 +769,7 @@ if END_SEND >= 0:
 #   model does not, so it could not tell a planted bug from the code's own.
 
 EXPLICIT_PROTOCOL = ("__enter__", "__exit__", "__aenter__", "__aexit__")
+EXPLICIT_KIND = "explicit __enter__/__exit__ calls"
 LOAD_ATTR = _op("LOAD_ATTR")
 LOAD_SUPER_ATTR = _op("LOAD_SUPER_ATTR")  # 3.12+
 
@@ -860,7 +861,7 @@ def excluded_reason(co, flow, sites):
         return ("the compiler's own uncovered jump", "; ".join(faults))
     names = explicit_protocol_calls(co, flow.insts)
     if names:
-        return ("explicit __enter__/__exit__ calls", ", ".join(names))
+        return (EXPLICIT_KIND, ", ".join(names))
     return None
 
 
@@ -871,7 +872,7 @@ class Mutant:
                  "desc", "expected", "code_obj", "region", "harmless",
                  "stacksize_note", "path", "reported", "detected", "orig_co",
                  "messages", "code", "table", "harmless_fn", "kills",
-                 "kills_fn")
+                 "kills_fn", "baseline")
 
     def __init__(self, **kw):
         for k in self.__slots__:
@@ -1533,6 +1534,12 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--min-mutants", type=int, default=1000)
     ap.add_argument("--min-rate", type=float, default=99.0)
+    ap.add_argument("--left-out-too", action="store_true",
+                    help="also mutate the code objects left out for the "
+                    "compiler's own faults; their mutants count as detected "
+                    "on an expected finding at a place (its offset or an "
+                    "'also:' note's) where the unmutated code object has "
+                    "none of that id")
     a = ap.parse_args()
     t0 = time.time()
 
@@ -1583,6 +1590,10 @@ def main():
             if why:
                 skipped["code object: " + why[0]] += 1
                 excluded.append((rel, co, why))
+                if a.left_out_too and why[0] != EXPLICIT_KIND:
+                    for m in Mutator(rel, co, flow, sites).run():
+                        m.baseline = (rel, co.co_qualname, co.co_firstlineno)
+                        mutants.append(m)
                 continue
             n_code_with += 1
             n_sites += len(sites)
@@ -1670,10 +1681,24 @@ def main():
         if bad:
             control_bad.append((p, bad))
 
+    # --left-out-too: the places of what pyverify reports on each left-out
+    # code object, (id, offset) pairs: a finding's own and those of its
+    # "also:" notes (one finding groups the places of one cause); its
+    # mutants are judged on findings with a place not among them.
+    def places(d):
+        return {(d["check"], d["offset"])} | {
+            (d["check"], n["offset"]) for n in d.get("notes", [])
+            if n["message"].startswith("also:")}
+
+    baseline = {(rel, co.co_qualname, co.co_firstlineno):
+                set().union(*map(places, in_code(ediags.get(p, []), co)))
+                for p, rel, co, _ in excluded_paths}
     for m in mutants:
         ds = in_code(diags.get(m.path, []), m.code_obj)
         dead = [d for d in ds if d["check"] == KILLED_WITH_EXPECTED]
         ds = [d for d in ds if d["severity"] in ("error", "warning")]
+        if m.baseline:
+            ds = [d for d in ds if places(d) - baseline[m.baseline]]
         m.reported = sorted({d["check"] for d in ds})
         m.messages = ["%s @%d: %s" % (d["check"], d["offset"], d["message"])
                       for d in ds]
@@ -1805,8 +1830,9 @@ def main():
             "site": m.site, "description": m.desc, "expected": m.expected,
             "harmless": m.harmless, "stacksize": m.stacksize_note,
             "reported": m.reported, "detected": m.detected,
-            "mutant": os.path.relpath(m.path, a.out)} for m in mutants],
-            f, indent=1)
+            "mutant": os.path.relpath(m.path, a.out),
+            **({"left_out": bool(m.baseline)} if a.left_out_too else {})}
+            for m in mutants], f, indent=1)
 
     print()
     print("controls: %d unmutated code objects, %d with context/with/stack/table/slot "
@@ -1831,6 +1857,15 @@ def main():
                   len(excluded_paths), lpath))
         for (kind, ids), cnt in sorted(kinds.items()):
             print("  %4d  %-36s %s" % (cnt, kind, ids))
+    lo_ms = [m for m in mutants if m.baseline and not m.harmless]
+    if a.left_out_too:
+        print()
+        print("of them in left-out code objects (--left-out-too, judged on "
+              "new findings): %d mutants in %d code objects, %d of %d "
+              "non-harmless detected" % (
+                  sum(1 for m in mutants if m.baseline),
+                  len({m.baseline for m in mutants if m.baseline}),
+                  sum(m.detected for m in lo_ms), len(lo_ms)))
     print()
     print("%d mutants, %d detected (%.2f%% of %d non-harmless), %d harmless  "
           "[%.1fs]" % (n, n_det, rate, n_live, n_h, time.time() - t0))
