@@ -103,8 +103,10 @@ def main():
     floor = 1 if sys.version_info >= (3, 13) else 0
     for i in range(0, len(files), 200):
         part = files[i:i + 200]
+        # Only max_depth and children are read: the rows keep one key
+        # (`--keys=`, docs/json.md), not the dis listing's ten.
         out = JsonLines([a.pyverify, "analyze", "--print=stack-depth",
-                         "--format=json", *part])
+                         "--format=json", "--keys=depth", *part])
         if out.returncode != 0:
             print(out.stderr)
             return 1
