@@ -32,8 +32,8 @@ def main():
     a = ap.parse_args()
     if a.generate:
         # the package's folder is put on sys.path by the command itself, not
-        # by PYTHONPATH: the 3.14 oracle (Pyodide) starts a child with the
-        # parent's environment whatever env= says
+        # only by PYTHONPATH: the 3.14 oracle's runner passed no env= to a
+        # child before 2cea9f9
         env = dict(os.environ, PYTHONPATH=a.python_dir or "")
         boot = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
                 "from pyverify_rewriter.cli import main; sys.exit(main())")

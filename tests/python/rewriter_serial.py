@@ -42,19 +42,28 @@ def sample_plan(variants, per_variant):
     at most one point per case while there are cases left."""
     plan = {}
     for variant in variants:
-        ok = []
+        pick, more = [], []
         for name, off, modes in ro.BREAKS:
+            if len(pick) == per_variant:
+                break
+            if any(p[0] == name for p in pick):
+                if len(more) < per_variant:
+                    more.append((name, off, modes))
+                continue
             try:
                 ro.rewrite(ro.rc.CASES[name][0], off, modes=modes,
                            variant=variant)
             except ro.VariantNotApplicable:
                 continue
-            ok.append((name, off, modes))
-        first = {}
-        for p in ok:
-            first.setdefault(p[0], p)
-        pick = list(first.values())[:per_variant]
-        pick += [p for p in ok if p not in pick][:per_variant - len(pick)]
+            pick.append((name, off, modes))
+        for p in more:     # fewer cases than asked for: their other points
+            if len(pick) < per_variant:
+                try:
+                    ro.rewrite(ro.rc.CASES[p[0]][0], p[1], modes=p[2],
+                               variant=variant)
+                    pick.append(p)
+                except ro.VariantNotApplicable:
+                    pass
         plan[variant] = [list(p[:2]) + [list(p[2])] for p in pick]
     return plan
 
