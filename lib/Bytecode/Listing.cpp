@@ -128,7 +128,7 @@ std::string pyverify::describeArgument(const CodeObject &C,
   case OperandKind::CommonConstant:
     return argText(V, ArgTextTable::CommonConstant, A, "common constant");
   case OperandKind::BackwardLabel:
-    return "to " + std::to_string(int64_t(I.End) - 2 * int64_t(A));
+    return "from " + std::to_string(int64_t(I.End) - 2 * int64_t(A));
   case OperandKind::MakeFunction:
     return flagNames(V, ArgTextTable::FunctionFlag, A);
   case OperandKind::FormatValue: {
