@@ -4,7 +4,6 @@
 #include "pyverify/Analysis/CFGFixpointGraph.h"
 #include "pyverify/Analysis/MicroOps.h"
 #include "pyverify/Analysis/StackDepth.h"
-#include "pyverify/Bytecode/OperandRules.h"
 #include "pyverify/Fixpoint/FixpointIterator.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -93,15 +92,13 @@ struct BorrowState {
   }
 };
 
-/// The locals a borrowing load pushes, in push order (none: not one).
+/// The locals a borrowing load pushes, in push order (none: not one): the
+/// lowering's borrowed LoadLocals (MicroOps.h).
 llvm::SmallVector<uint32_t, 2> borrowedLocals(const Instruction &I) {
   llvm::SmallVector<uint32_t, 2> Out;
-  if (!I.is(Opcode::LOAD_FAST_BORROW) &&
-      !I.is(Opcode::LOAD_FAST_BORROW_LOAD_FAST_BORROW))
-    return Out;
-  for (const OperandRule &R : getOperandRules(I.Ver, I.op()))
-    if (R.Bound == OperandBound::LocalsPlus)
-      Out.push_back(R.value(I.Arg));
+  for (const MicroOp &Op : lowerInstruction(I))
+    if (const auto *L = std::get_if<uop::LoadLocal>(&Op); L && L->Borrowed)
+      Out.push_back(L->Local);
   return Out;
 }
 

@@ -4,8 +4,8 @@
 // Contract: findBorrowsOutlivingLocals() follows, over the CFG (normal and
 // exception edges), where every operand-stack slot may have been borrowed
 // from. A borrowing load (3.14's LOAD_FAST_BORROW and
-// LOAD_FAST_BORROW_LOAD_FAST_BORROW: the opcode identities; their locals are
-// the operands of the version's OperandRules.def rows) pushes the local's
+// LOAD_FAST_BORROW_LOAD_FAST_BORROW: the lowering's LoadLocal with Borrowed
+// set, MicroOps.h) pushes the local's
 // object without a new reference: it stays alive only while the local holds
 // it. The pass reports every instruction that takes such a value after the
 // local was overwritten or deleted on some path in between -- a use of an

@@ -46,10 +46,13 @@ enum class LocalRead : uint8_t {
   Saved,     ///< Pushes the value or NULL by design (LOAD_FAST_AND_CLEAR
              ///< saving a comprehension's variable).
 };
-/// Push fast local Local.
+/// Push fast local Local. Borrowed: the pushed reference is not counted
+/// (3.14's LOAD_FAST_BORROW and its fused pair): it stays valid only while
+/// the local holds the value (BorrowedRefs.h).
 struct LoadLocal {
   uint32_t Local;
   LocalRead Read = LocalRead::Unchecked;
+  bool Borrowed = false;
 };
 /// Pop into fast local Local. NullOk: the version stores a NULL too (3.12
 /// restores a comprehension's saved variable so; its table row says it).
