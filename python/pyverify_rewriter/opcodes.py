@@ -110,6 +110,13 @@ EXIT_SPECIAL_ARGS = {ARG["SpecialMethod"][n]: n == "__aexit__"
 # 3.14's compiler follows every conditional jump with NOT_TAKEN (the
 # fall-through's branch event)
 HAS_NOT_TAKEN = "NOT_TAKEN" in OP
+# the ints 3.14's compiler loads with LOAD_SMALL_INT: its operand rule's range
+# (Lo <= arg <= Hi, what the interpreter accepts: 0..256) but Hi, which
+# 3.14.2's compiler writes as LOAD_CONST (measured: 255 -> LOAD_SMALL_INT,
+# 256 -> LOAD_CONST); empty where the opcode does not exist
+SMALL_INTS = range(0)
+for _f, _b, _lo, _hi in _RULES.get("LOAD_SMALL_INT", ()):
+    SMALL_INTS = range(_lo, _hi)
 # a subscript: BINARY_SUBSCR up to 3.13, BINARY_OP [] in 3.14
 SUBSCRIPT = (("BINARY_SUBSCR", None) if "BINARY_SUBSCR" in OP
              else ("BINARY_OP", ARG["BinaryOp"]["[]"]))

@@ -19,7 +19,7 @@ from .opcodes import (CO_VARARGS, CO_VARKEYWORDS, GENERATOR_LIKE, OP,
                       HAS_LOAD_METHOD, HAS_TO_BOOL, NULL_AFTER_CALLABLE,
                       CALL_OPS, POP_JUMP_FORWARD_IF_TRUE, TRAITS,
                       ARG, EXIT_SPECIAL_ARGS, HAS_BEFORE_WITH,
-                      HAS_NOT_TAKEN, POP_TOP_TAKES_NULL, SUBSCRIPT,
+                      HAS_NOT_TAKEN, POP_TOP_TAKES_NULL, SMALL_INTS, SUBSCRIPT,
                       WITH_EXIT_SLOTS,
                       call_group_start, may_raise, name_arg, name_index)
 
@@ -464,6 +464,15 @@ def _call(n, kwnames=None):
     return out + [I("CALL", n)]
 
 
+def _load_const(pools, value):
+    """Push a constant as the compiler does: 3.14's ``LOAD_SMALL_INT`` for
+    an int its argument can hold (OperandRules.def's range), else
+    ``LOAD_CONST``."""
+    if SMALL_INTS and type(value) is int and value in SMALL_INTS:
+        return I("LOAD_SMALL_INT", value)
+    return I("LOAD_CONST", pools.const(value))
+
+
 def _callee(load):
     """Push a callable and the NULL of its call: 3.11/3.12 ``PUSH_NULL;
     load``, 3.13 ``load; PUSH_NULL``."""
@@ -531,7 +540,7 @@ def _instantiate(pools, ctor):
     kw = None
     if ctor is not None:
         for a in ctor.args:
-            out.append(I("LOAD_CONST", pools.const(a)))
+            out.append(_load_const(pools, a))
         n = len(ctor.args)
         if ctor.kwnames:
             kw = pools.const(tuple(ctor.kwnames))
@@ -886,7 +895,7 @@ def build_frame(info, variant, graph_name, resume_name):
 def _graph_out(pools, k):
     """``graph_out_0[k]``: LOAD_FAST graph_out_0; LOAD_CONST k;
     BINARY_SUBSCR (3.14: BINARY_OP [])."""
-    return [I("LOAD_FAST", Local(GRAPH_OUT)), I("LOAD_CONST", pools.const(k)),
+    return [I("LOAD_FAST", Local(GRAPH_OUT)), _load_const(pools, k),
             I(*SUBSCRIPT)]
 
 
