@@ -16,9 +16,9 @@
 """
 
 from .opcodes import (CALL_OPS, EXIT_SPECIAL_ARGS, HASJREL, LOCAL_READS,
-                      NULL_AFTER_CALLABLE, OP, TERMINATORS, UNCONDITIONAL_JUMPS, call_kw_names,
-                      method_load_pops, pushed_nulls, real_pops_pushes,
-                      stack_effect)
+                      NULL_AFTER_CALLABLE, OP, TERMINATORS,
+                      UNCONDITIONAL_JUMPS, call_kw_names, method_load_pops,
+                      pushed_nulls, real_pops_pushes, stack_effect)
 
 
 def index_of(instrs):
