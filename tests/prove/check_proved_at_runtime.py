@@ -75,7 +75,6 @@ import gc
 import json
 import os
 import re
-import resource
 import shutil
 import signal
 import subprocess
@@ -132,6 +131,19 @@ def _alarm(signum, frame):
     raise RunTimeout("run took over %d s" % RUN_TIMEOUT)
 
 
+# The 3.14 oracle (CPython in WebAssembly, Pyodide) has no fork, no interval
+# timer and no resource module: there the bundles run one after the other in
+# this process (run_bundles), a run is not cut short (the ctest's timeout is
+# the bound), and a crash ends the whole check, naming the bundle.
+CAN_FORK = sys.platform not in ("emscripten", "wasi") and hasattr(os, "fork")
+
+
+def _timer(seconds):
+    """Arm (0: disarm) the run's timeout, where there is an interval timer."""
+    if hasattr(signal, "setitimer"):
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+
+
 # ---------------------------------------------------------------------------
 # Tracing
 
@@ -159,7 +171,7 @@ class Recorder:
 
 
 def _call(name, fn, args):
-    signal.setitimer(signal.ITIMER_REAL, RUN_TIMEOUT)
+    _timer(RUN_TIMEOUT)
     try:
         value = rc.call(name, fn, args)
         return ("return", repr(value))
@@ -168,7 +180,7 @@ def _call(name, fn, args):
     except Exception as e:  # noqa: BLE001 - the outcome is what we compare
         return ("raise", type(e).__name__, str(e))
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        _timer(0)
         _clear_handled()
 
 
@@ -210,11 +222,11 @@ def injected_run(name, fn, args, code, offset, nth, raise_at):
     """rewriter_oracle.run_injected with an op fault as well (raise_at);
     without one it is run_injected itself."""
     if raise_at is None:
-        signal.setitimer(signal.ITIMER_REAL, RUN_TIMEOUT)
+        _timer(RUN_TIMEOUT)
         try:
             return ro.run_injected(name, fn, args, code, offset, nth)
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            _timer(0)
             _clear_handled()
     ro._dry_traced_run(name, fn, args, code)
     inj = ro.Injector(code, offset, nth)
@@ -414,13 +426,13 @@ def check_bundle(m, fixtures, modes_of):
     runs = ro.oracle_runs(name, fn, inputs, g, r.frame)
     while True:
         progress(how="op-fault", after=res["op-fault runs"])
-        signal.setitimer(signal.ITIMER_REAL, 2 * RUN_TIMEOUT)
+        _timer(2 * RUN_TIMEOUT)
         try:
             args, k, e, w, _ = next(runs)
         except StopIteration:
             break
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            _timer(0)
             _clear_handled()
         res["op-fault runs"] += 1
         if w[1] != e[1] or not ro.logs_match(e[0], w[0], e[1]):
@@ -513,7 +525,9 @@ def _child(m, fixtures, modes_of, out_path, progress_path=None):
     if progress_path:
         PROGRESS = open(progress_path, "w")
     signal.signal(signal.SIGALRM, _alarm)
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if CAN_FORK:
+        import resource
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     t0 = time.monotonic()
     try:
         d = check_bundle(m, fixtures, modes_of)
@@ -536,6 +550,8 @@ def run_bundles(entries, fixtures, workers, tmp, trace_crashes=True):
     injection point before the run, and the last one is reported."""
     modes_of = {(n, o): md for n, o, md in ro.BREAKS}
     results = {}
+    if not CAN_FORK:
+        return run_bundles_in_process(entries, fixtures, modes_of, tmp)
     running = {}        # pid -> (entry, out path, start, progress path)
     todo = [(m, None) for m in entries]
     sys.stdout.flush()
@@ -585,6 +601,20 @@ def run_bundles(entries, fixtures, workers, tmp, trace_crashes=True):
                  "status": "crashed", "error": how}
         _finish(m, d, prog, results, todo, tmp, trace_crashes)
     gc.unfreeze()
+    return results
+
+
+def run_bundles_in_process(entries, fixtures, modes_of, tmp):
+    """run_bundles without fork (CAN_FORK): each bundle in this process, in
+    order; tmp/current names the bundle running, for a crash."""
+    results = {}
+    for m in entries:
+        with open(os.path.join(tmp, "current"), "w") as f:
+            f.write(m["file"] + "\n")
+        out = os.path.join(tmp, m["file"].replace("/", "__") + ".json")
+        _child(m, fixtures, modes_of, out)
+        with open(out) as f:
+            results[m["file"]] = json.load(f)
     return results
 
 
