@@ -107,6 +107,10 @@ HAS_BEFORE_WITH = "BEFORE_WITH" in OP
 EXIT_SPECIAL_ARGS = {ARG["SpecialMethod"][n]: n == "__aexit__"
                      for n in ("__exit__", "__aexit__")
                      if "SpecialMethod" in ARG}
+# ... and its enter, whose CALL 0 enters the with
+ENTER_SPECIAL_ARGS = frozenset(ARG["SpecialMethod"][n]
+                               for n in ("__enter__", "__aenter__")
+                               if "SpecialMethod" in ARG)
 # 3.14's compiler follows every conditional jump with NOT_TAKEN (the
 # fall-through's branch event)
 HAS_NOT_TAKEN = "NOT_TAKEN" in OP

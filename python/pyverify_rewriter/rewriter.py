@@ -18,7 +18,7 @@ from .opcodes import (CO_VARARGS, CO_VARKEYWORDS, GENERATOR_LIKE, OP,
                       CO_ITERABLE_COROUTINE, COMPARE_ARGS, HAS_PRECALL,
                       HAS_LOAD_METHOD, HAS_TO_BOOL, NULL_AFTER_CALLABLE,
                       CALL_OPS, POP_JUMP_FORWARD_IF_TRUE, TRAITS,
-                      ARG, EXIT_SPECIAL_ARGS, HAS_BEFORE_WITH,
+                      ARG, ENTER_SPECIAL_ARGS, HAS_BEFORE_WITH,
                       HAS_NOT_TAKEN, POP_TOP_TAKES_NULL, SMALL_INTS, SUBSCRIPT,
                       WITH_EXIT_SLOTS,
                       call_group_start, may_raise, name_arg, name_index)
@@ -277,6 +277,12 @@ def analyze_break(code, break_offset, modes=(), assume_bound=False):
             raise RewriteError("mode index %d out of range: %d active "
                                "context(s)" % (mi, len(contexts)),
                                reason="bad-mode-index")
+    if kc > 0 and instrs[kc - 1].op == OP.get("LOAD_SPECIAL") and \
+            instrs[kc - 1].arg in ENTER_SPECIAL_ARGS:
+        # 3.14: the with's own enter, CALL 0 of LOAD_SPECIAL __enter__
+        raise RewriteError("the CALL at %d is a with's enter (its __exit__ "
+                           "is on the stack, the with not yet active)"
+                           % break_offset, reason="with-enter-call")
     if xslots != {c.stack_index for c in contexts}:
         raise RewriteError("the stack at the break holds a bound __exit__ of "
                            "a with block that is not active (a break at a "
