@@ -156,6 +156,20 @@ EXPECTED = {
             "for_repeat/signal": _BACK_EDGE_ITSELF}),
     },
 }
+# Measured on 3.15.0rc1 (Pyodide, as 3.14): 3.14's facts, but RESUME and
+# CALL_FUNCTION_EX have a cache unit now (the breaker's raise is looked up at
+# it), None is LOAD_COMMON_CONSTANT in the with's exit sequence, and a
+# line event's raise at a same-line backward jump is looked up at the
+# JUMP_BACKWARD (3.12 to 3.14: no handler of the frame ran).
+EXPECTED[(3, 15)] = dict(EXPECTED[(3, 14)], **{
+    "backward_jump_line_raise": "looked up at the event's instruction",
+    "uncovered_while_entered": sorted(
+        [n for n in EXPECTED[(3, 14)]["uncovered_while_entered"] if n != "LOAD_CONST"]
+        + ["LOAD_COMMON_CONSTANT"]),
+    "breaker": dict(EXPECTED[(3, 14)]["breaker"], **{
+        "call_ex/c": ["CALL_FUNCTION_EX", "its last cache unit"],
+        "resume_after_yield/resume": ["RESUME", "its last cache unit"]}),
+})
 
 
 # --- context managers -----------------------------------------------------------------

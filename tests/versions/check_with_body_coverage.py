@@ -617,8 +617,9 @@ def exit_sequence_offsets(real):
         if j >= 0 and real[j].opname == "PRECALL" and real[j].arg == 2:
             j -= 1
         consts = real[j - 2:j + 1] if j >= 2 else []
-        if len(consts) == 3 and all(c.opname == "LOAD_CONST" and c.argval is None
-                                    for c in consts):
+        # 3.15 loads None with LOAD_COMMON_CONSTANT.
+        if len(consts) == 3 and all(c.opname in ("LOAD_CONST", "LOAD_COMMON_CONSTANT")
+                                    and c.argval is None for c in consts):
             seq = real[j - 2:k + 1]
             if j - 3 >= 0 and real[j - 3].opname == "SWAP" and real[j - 3].arg == 2:
                 seq = real[j - 3:k + 1]
@@ -768,10 +769,10 @@ def main():
             if name not in byshape:
                 errors.append(f"3.13 {name}: no flagged instruction where __exit__ is "
                               f"skipped (the stdlib findings' shape)")
-    if PY == (3, 14):
+    if PY in ((3, 14), (3, 15)):  # 3.15.0rc1 (measured): 3.14's shapes
         for name in sorted(STDLIB_SHAPES_314):
             if name not in byshape:
-                errors.append(f"3.14 {name}: no flagged instruction where __exit__ is "
+                errors.append(f"{VERSION} {name}: no flagged instruction where __exit__ is "
                               f"skipped (the compiler's uncovered instructions)")
     if PY == (3, 12):
         for name in sorted(STDLIB_SHAPES_312):
