@@ -109,7 +109,8 @@ TEST(ValueKinds, CallLayoutOfAnotherVersion) {
                                   {"CALL", 0},
                                   {"RETURN_VALUE", 0}},
                                  2));
-  EXPECT_TRUE(has(Bad12, "null-stack-value", "is 3.13's and 3.14's layout"))
+  EXPECT_TRUE(
+      has(Bad12, "null-stack-value", "is 3.13's, 3.14's and 3.15's layout"))
       << (Bad12.empty() ? "" : Bad12[0]);
 }
 
