@@ -18,6 +18,14 @@
 # RUN: %not --code 1 %pyverify check %t/return_index.pyc | FileCheck %s --check-prefix=INDEX
 # INDEX: error: {{.*}}RETURN_VALUE{{.*}}[null-stack-value]
 #
+# A tuple given to FOR_ITER with a NULL index (LOAD_CONST (1, 2);
+# PUSH_NULL instead of LOAD_FAST xs; GET_ITER 0): FOR_ITER calls the
+# tuple's tp_iternext, which is NULL (measured: 3.15.0rc1 dies, "null
+# function or function signature mismatch", SIGSEGV). The iterator is the
+# second slot from the top in 3.15 (SlotKinds.def, V315).
+# RUN: %not --code 1 %pyverify check %t/tuple_iter.pyc | FileCheck %s --check-prefix=TUPLE
+# TUPLE: error: {{.*}}FOR_ITER 3 takes the value #2 from the top, which is a tuple (pushed by LOAD_CONST at {{[0-9]+}}), where it needs an iterator{{.*}}[value-kind-mismatch]
+#
 # A generator expression: 3.15 runs GET_ITER before RETURN_GENERATOR, and
 # the entry covering the body keeps depth 2 over the POP_ITER, the
 # LOAD_COMMON_CONSTANT None and the RETURN_VALUE after the loop, at live
@@ -93,6 +101,19 @@ def main():
     consts = tuple(loop.replace(co_code=bytes(b)) if c is loop else c
                    for c in mod.co_consts)
     write(os.path.join(out, "return_index.pyc"), mod.replace(co_consts=consts))
+    # tuple_iter: LOAD_FAST xs; GET_ITER 0 (and its cache) -> LOAD_CONST (1, 2);
+    # PUSH_NULL; NOP.
+    f = compile("def f(xs):\n    for x in xs:\n        pass\n", "t315.py",
+                "exec").co_consts[0]
+    ins = list(dis.get_instructions(f))
+    load = ins[next(j for j, i in enumerate(ins) if i.opname == "GET_ITER") - 1]
+    b = bytearray(f.co_code)
+    fconsts = f.co_consts + ((1, 2),)
+    b[load.offset:load.offset + 6] = bytes([
+        opcode.opmap["LOAD_CONST"], len(fconsts) - 1, opcode.opmap["PUSH_NULL"], 0,
+        opcode.opmap["NOP"], 0])
+    write(os.path.join(out, "tuple_iter.pyc"),
+          f.replace(co_code=bytes(b), co_consts=fconsts))
 
 
 main()
