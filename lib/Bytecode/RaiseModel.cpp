@@ -92,6 +92,8 @@ bool pyverify::mayRaiseGiven(const Instruction &I, const OpcodeInfo &Info,
   case Opcode::LOAD_ATTR:
   case Opcode::LOAD_METHOD:
     return !(F.ProtocolAttribute || F.ModeStackOperation);
+  case Opcode::LOAD_SPECIAL: // 3.14's __enter__ / __exit__ of a with
+    return !F.ProtocolAttribute;
   case Opcode::LOAD_GLOBAL:
     return !F.EnvironmentGlobal;
   case Opcode::CALL:

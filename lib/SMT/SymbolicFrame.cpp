@@ -216,6 +216,9 @@ bool Side::mayRaiseHere() const {
                                      (lookupModeOp(*Stack.back().Env, Name) ||
                                       lookupEnvClass(*Stack.back().Env, Name));
             },
+            [&](uop::LoadSpecial L) {
+              F.ProtocolAttribute = L.Method != uop::SpecialMethod::Other;
+            },
             [&](const uop::Call &Cl) {
               // The frame's wrapper setup between the mode replay and the
               // break instruction (context constructors, __enter__) does
@@ -247,7 +250,7 @@ bool Side::mayRaiseHere() const {
                             uop::Return, uop::Raise, uop::EnterWith,
                             uop::ExitCallStart, uop::PushExcInfo, uop::ExcMatch,
                             uop::Not, uop::LoadCell, uop::StoreCell, uop::Nop,
-                            uop::LoadSpecial, uop::Effect> auto &) {},
+                            uop::Effect> auto &) {},
         },
         Op);
   return mayRaiseGiven(I, F);

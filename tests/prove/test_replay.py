@@ -28,6 +28,10 @@ why. The scripts run --jobs at a time (default 2); they are judged and
 reported in name order. --no-path-sample N runs only N of the scripts
 without a path, evenly spread over them in name order ((a) and (b) still
 read every script): each costs an interpreter start and says the same.
+--path-sample N runs only N of the scripts with a path, the same way, and at
+most N of the well-formed ones with a path ((e)): for an
+interpreter whose start is dear (the 3.14 oracle, CPython in WebAssembly:
+about 3 s a script, and no threads, so the scripts run one at a time).
 Usage: [pythonX.Y] test_replay.py --pyverify PYVERIFY --python-dir DIR
 [--jobs N] [--no-path-sample N] OUTDIR
 """
@@ -81,6 +85,9 @@ def main(argv=None):
                     help="well-formed refutations with a path required (default 0)")
     ap.add_argument("--no-path-sample", type=int, default=None,
                     help="run only this many scripts without a path (default all)")
+    ap.add_argument("--path-sample", type=int, default=None,
+                    help="run only this many scripts with a path, and this "
+                         "many well-formed ones with a path (default all)")
     ap.add_argument("outdir")
     a = ap.parse_args(argv)
     shutil.rmtree(a.outdir, ignore_errors=True)
@@ -109,11 +116,26 @@ def main(argv=None):
         print("scripts without a path: running %d of %d" % (len(keep), len(no_path)))
     else:
         keep = set(no_path)
+    path = [n for n in names if expected[n]["counterexample"] is not None]
+    if a.path_sample is not None:
+        def spread(ns):
+            return {ns[k * len(ns) // a.path_sample]
+                    for k in range(min(a.path_sample, len(ns)))}
+        wf = [n for n in path if expected[n]["property"] == "well-formed"]
+        pick = spread(wf) | spread([n for n in path if n not in wf])
+        keep |= pick
+        print("scripts with a path: running %d of %d (%d well-formed)"
+              % (len(pick), len(path), len(spread(wf))))
+    else:
+        keep |= set(path)
     for name in names:
         failures += text_failures(name, open(os.path.join(rep, name), encoding="utf-8").read())
-    names = [n for n in names if n in keep or expected[n]["counterexample"] is not None]
-    with ThreadPoolExecutor(max_workers=max(a.jobs, 1)) as pool:
-        outs = dict(zip(names, pool.map(lambda n: run_script(os.path.join(rep, n)), names)))
+    names = [n for n in names if n in keep]
+    if sys.platform in ("emscripten", "wasi"):  # no threads (Pyodide)
+        outs = {n: run_script(os.path.join(rep, n)) for n in names}
+    else:
+        with ThreadPoolExecutor(max_workers=max(a.jobs, 1)) as pool:
+            outs = dict(zip(names, pool.map(lambda n: run_script(os.path.join(rep, n)), names)))
     for name in names:
         r = expected[name]
         out = outs[name]

@@ -7,7 +7,8 @@
 //
 //   LocalBound          LOAD_FAST of a local the pass knows is bound;
 //   ProtocolAttribute   LOAD_ATTR / LOAD_METHOD of __enter__ / __exit__ on a
-//                       context manager ("a manager has both");
+//                       context manager, or 3.14's LOAD_SPECIAL of them
+//                       ("a manager has both");
 //   EnvironmentGlobal   LOAD_GLOBAL of a name of Environment.def;
 //   ModeStackOperation  the attribute load or the call (CALL, CALL_KW) of a
 //                       mode-stack
