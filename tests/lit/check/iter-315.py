@@ -26,6 +26,14 @@
 # RUN: %not --code 1 %pyverify check %t/tuple_iter.pyc | FileCheck %s --check-prefix=TUPLE
 # TUPLE: error: {{.*}}FOR_ITER 3 takes the value #2 from the top, which is a tuple (pushed by LOAD_CONST at {{[0-9]+}}), where it needs an iterator{{.*}}[value-kind-mismatch]
 #
+# 3.15's compiler loads a loop's iterable with LOAD_FAST, not
+# LOAD_FAST_BORROW (3.14.2 borrows it): GET_ITER keeps a list or tuple
+# itself on the stack. A borrowed list whose local is overwritten in the
+# loop is freed under FOR_ITER (measured: the next item is a freed object,
+# "'' object has no attribute '__name__'"); borrow-outlives-local says so.
+# RUN: %not --code 1 %pyverify check %t/borrowed_iterable.pyc | FileCheck %s --check-prefix=BORROW
+# BORROW: error: {{.*}}STORE_FAST overwrites local 'xs' while the value {{[0-9]+}} LOAD_FAST_BORROW borrowed from it {{.*}}FOR_ITER takes that value after{{.*}}[borrow-outlives-local]
+#
 # A generator expression: 3.15 runs GET_ITER before RETURN_GENERATOR, and
 # the entry covering the body keeps depth 2 over the POP_ITER, the
 # LOAD_COMMON_CONSTANT None and the RETURN_VALUE after the loop, at live
@@ -114,6 +122,15 @@ def main():
         opcode.opmap["NOP"], 0])
     write(os.path.join(out, "tuple_iter.pyc"),
           f.replace(co_code=bytes(b), co_consts=fconsts))
+    # borrowed_iterable: the loop's LOAD_FAST xs -> LOAD_FAST_BORROW xs.
+    f = compile("def f(xs, log):\n    for x in xs:\n        xs = None\n"
+                "        log.append(x)\n", "b315.py", "exec").co_consts[0]
+    ins = list(dis.get_instructions(f))
+    load = ins[next(j for j, i in enumerate(ins) if i.opname == "GET_ITER") - 1]
+    assert load.opname == "LOAD_FAST", load
+    b = bytearray(f.co_code)
+    b[load.offset] = opcode.opmap["LOAD_FAST_BORROW"]
+    write(os.path.join(out, "borrowed_iterable.pyc"), f.replace(co_code=bytes(b)))
 
 
 main()
