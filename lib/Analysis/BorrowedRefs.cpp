@@ -121,6 +121,13 @@ bool passesTopThrough(const Instruction &I) {
   }
 }
 
+/// Whether \p I, which pushes \p IO, may push its input itself under its top
+/// output: GET_ITER where it pushes an index above the iterable (3.15's
+/// table: a list or tuple is iterated in place, the index a tagged int).
+bool passesUnderTopThrough(const Instruction &I, const StackIO &IO) {
+  return I.is(Opcode::GET_ITER) && IO.Pops == 1 && IO.Pushes == 2;
+}
+
 using UseSink = std::vector<BorrowAfterKill>;
 
 /// Runs instructions on a state; records uses into Sink when given.
@@ -150,13 +157,17 @@ public:
       for (int64_t K = IO.Pops; K < IO.Reads; ++K)
         if (size_t(K) < S.Stack.size())
           use(S.Stack[S.Stack.size() - 1 - K]);
-    std::optional<Holds> Top;
+    std::optional<Holds> Top, Under;
     if (IO.Pops >= 1 && !S.Stack.empty() && passesTopThrough(I))
       Top = S.Stack.back();
+    if (!S.Stack.empty() && passesUnderTopThrough(I, IO))
+      Under = S.Stack.back();
     for (const MicroOp &Op : Ops)
       step(Op);
     if (Top && IO.Pushes >= 1 && !S.Stack.empty())
       S.Stack.back().join(*Top);
+    if (Under && S.Stack.size() >= 2)
+      S.Stack[S.Stack.size() - 2].join(*Under);
   }
 
 private:

@@ -34,6 +34,14 @@
 # RUN: %not --code 1 %pyverify check %t/borrowed_iterable.pyc | FileCheck %s --check-prefix=BORROW
 # BORROW: error: {{.*}}STORE_FAST overwrites local 'xs' while the value {{[0-9]+}} LOAD_FAST_BORROW borrowed from it {{.*}}FOR_ITER takes that value after{{.*}}[borrow-outlives-local]
 #
+# The borrowed list kept by GET_ITER, its index dropped, its local
+# overwritten, the list returned: LOAD_FAST_BORROW xs; GET_ITER 0; POP_TOP;
+# LOAD_COMMON_CONSTANT None; STORE_FAST xs; RETURN_VALUE (measured: the
+# list's item is finalized before the caller gets the list). The borrow is
+# GET_ITER's output under the index too. Before, 0 errors.
+# RUN: %not --code 1 %pyverify check %t/return_iterable.pyc | FileCheck %s --check-prefix=RETITER
+# RETITER: error: {{.*}}STORE_FAST overwrites local 'xs' while the value {{[0-9]+}} LOAD_FAST_BORROW borrowed from it {{.*}}RETURN_VALUE takes that value after{{.*}}[borrow-outlives-local]
+#
 # A generator expression: 3.15 runs GET_ITER before RETURN_GENERATOR, and
 # the entry covering the body keeps depth 2 over the POP_ITER, the
 # LOAD_COMMON_CONSTANT None and the RETURN_VALUE after the loop, at live
@@ -131,6 +139,15 @@ def main():
     b = bytearray(f.co_code)
     b[load.offset] = opcode.opmap["LOAD_FAST_BORROW"]
     write(os.path.join(out, "borrowed_iterable.pyc"), f.replace(co_code=bytes(b)))
+    op = opcode.opmap
+    f = compile("def f(xs):\n    return xs\n", "r315.py", "exec").co_consts[0]
+    code = bytes([op["RESUME"], 0, 0, 0, op["LOAD_FAST_BORROW"], 0,
+                  op["GET_ITER"], 0, 0, 0, op["POP_TOP"], 0,
+                  op["LOAD_COMMON_CONSTANT"], 7, op["STORE_FAST"], 0,
+                  op["RETURN_VALUE"], 0])
+    # Two location entries without a location (code 15): 8 units and 1.
+    write(os.path.join(out, "return_iterable.pyc"),
+          f.replace(co_code=code, co_linetable=bytes([0xFF, 0xF8]), co_stacksize=3))
 
 
 main()
