@@ -183,7 +183,8 @@ void ContextTransfer::stepLoadSpecial(ContextState &S, uint32_t I,
   case uop::SpecialMethod::Exit:
   case uop::SpecialMethod::AExit:
     push(S, ContextSlot{SlotTag::LoadedExit, I});
-    break;
+    push(S, ContextSlot{SlotTag::ExitSelf, I});
+    return;
   case uop::SpecialMethod::Enter:
   case uop::SpecialMethod::AEnter:
     push(S, ContextSlot{SlotTag::WithEnter,

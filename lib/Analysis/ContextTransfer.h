@@ -157,12 +157,16 @@ private:
     /// A call's event: the index of its deepest call slot (3.14's with
     /// enter finds the with's __exit__ below it).
     std::optional<size_t> CallBase = std::nullopt;
+    /// 3.14: the slot above the callable, the self an exit calls it with.
+    const ContextSlot *Self = nullptr;
   };
   /// Applies one event of the recogniser (ContextEvents.h); every kind is
   /// handled, so a new kind does not compile until it is here.
   void onEvent(const ContextEvent &E, EventSite &At) const;
   /// EnterWith by a call (3.14's CALL 0 of LOAD_SPECIAL __enter__).
   void enterByCall(EventSite &At, bool Async) const;
+  /// 3.14: an exit whose self is another active with's.
+  void checkExitSelf(const EventSite &At) const;
   enum class Fault { Again, Maybe, Unbound };
   /// An exit where no bound, uncalled __exit__ is (ExitAgain, ExitMaybe,
   /// ExitUnbound).

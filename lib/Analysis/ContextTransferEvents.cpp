@@ -138,6 +138,7 @@ void ContextTransfer::onEvent(const ContextEvent &E, EventSite &At) const {
             }
           },
           [&](ctxev::ExitBound X) {
+            checkExitSelf(At);
             exitCtx(S, At.Slot->Id, I, R);
             At.Handled = true;
             if (X.Via == ExitVia::ExceptStart) {
@@ -185,6 +186,33 @@ void ContextTransfer::onEvent(const ContextEvent &E, EventSite &At) const {
       E);
 }
 
+void ContextTransfer::checkExitSelf(const EventSite &At) const {
+  // 3.14: the exit calls the __exit__ function with its self, and it is the
+  // self whose manager that function exits. The self of another entered
+  // with pairs one with's __exit__ with another's manager (a self slot
+  // moved alone); a self this pass does not follow is not judged.
+  if (!At.Self || At.Self->T != SlotTag::ExitSelf || At.Self->Id == At.Slot->Id)
+    return;
+  if (At.Self->Id == ContextSlot::NoContext) {
+    report(At.R, CheckId::ContextExitOrder, Certainty::Possible, At.I,
+           At.Slot->Id,
+           llvm::formatv("{0} calls the __exit__ of {1} with a self that is "
+                         "another with's on some paths to here: it runs "
+                         "{1}'s __exit__ on that with's manager",
+                         describe(At.I), ctxName(At.Slot->Id)));
+    return;
+  }
+  if (!At.S.findActive(At.Self->Id))
+    return;
+  report(At.R, CheckId::ContextExitOrder, Certainty::Definite, At.I,
+         At.Slot->Id,
+         llvm::formatv("{0} calls the __exit__ of {1} with the self of {2}: "
+                       "it runs {1}'s __exit__ on {2}'s manager, so {2} is "
+                       "exited where {1} should be",
+                       describe(At.I), ctxName(At.Slot->Id),
+                       ctxName(At.Self->Id)));
+}
+
 void ContextTransfer::enterByCall(EventSite &At, bool Async) const {
   // 3.14: CALL 0 of the __enter__ LOAD_SPECIAL loaded enters the with whose
   // __exit__ LOAD_SPECIAL loaded just below the call's two slots (withEnterAt:
@@ -198,9 +226,14 @@ void ContextTransfer::enterByCall(EventSite &At, bool Async) const {
   size_t K = traits(Insts[At.I].Ver).WithExitSlots;
   size_t Base = *At.CallBase;
   bool Loaded = Base >= K && S.Stack[Base - K].T == SlotTag::LoadedExit;
-  if (Loaded)
+  if (Loaded) {
+    uint32_t Load = S.Stack[Base - K].Id;
     S.Stack[Base - K] =
         ContextSlot{Async ? SlotTag::Pending : SlotTag::Exit, At.I};
+    // Its self, where it still is: the context's too.
+    if (K > 1 && S.Stack[Base - K + 1] == ContextSlot{SlotTag::ExitSelf, Load})
+      S.Stack[Base - K + 1].Id = At.I;
+  }
   if (!Async || !Loaded)
     enter(S, At.I, At.I, At.R);
 }
@@ -243,6 +276,8 @@ void ContextTransfer::stepExitCallStart(ContextState &S, uint32_t I,
     F.Callee = roleOf(S.Stack[N - X.Depth]);
     EventSite At{S, I, R};
     At.Slot = &S.Stack[N - X.Depth];
+    if (traits(Insts[I].Ver).WithExitSlots > 1 && X.Depth > 1)
+      At.Self = &S.Stack[N - X.Depth + 1];
     onEvent(recogniseContextEvent(Insts[I], F), At);
   }
   moveValues(S, I, movementOf(X), R);
@@ -268,6 +303,8 @@ void ContextTransfer::stepCall(ContextState &S, uint32_t I, const uop::Call &C,
   At.Slot = &Callee;
   At.ExitSequence = F.ExitSequence;
   At.CallBase = Base;
+  if (traits(Insts[I].Ver).WithExitSlots > 1 && CalleeAt + 1 < N)
+    At.Self = &S.Stack[CalleeAt + 1];
   if (F.Callee == SlotRole::EnterMethod || F.Callee == SlotRole::ExitMethod)
     At.Local = Callee.Id;
   onEvent(recogniseContextEvent(Insts[I], F), At);

@@ -80,7 +80,7 @@ bool ContextState::rename(const Renaming &R) {
       }
   };
   for (ContextSlot &X : Stack)
-    if (X.context() != ContextSlot::NoContext)
+    if (X.context() != ContextSlot::NoContext || X.T == SlotTag::ExitSelf)
       Apply(X.Id);
   for (ContextLocal &L : Locals)
     Apply(L.Ctx);
@@ -111,6 +111,14 @@ bool ContextState::joinStack(const ContextState &O) {
   for (size_t I = 0; I < Stack.size(); ++I) {
     if (Stack[I] == O.Stack[I])
       continue;
+    // Two withs' selves: a self of one of them (3.14's exit slots).
+    if (Stack[I].T == SlotTag::ExitSelf && O.Stack[I].T == SlotTag::ExitSelf) {
+      if (Stack[I].Id != ContextSlot::NoContext) {
+        Stack[I].Id = ContextSlot::NoContext;
+        Changed = true;
+      }
+      continue;
+    }
     // After the renaming both name the same context if both name one.
     uint32_t C = Stack[I].context();
     if (C == ContextSlot::NoContext)

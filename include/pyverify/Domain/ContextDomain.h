@@ -80,6 +80,10 @@ enum class SlotTag : uint8_t {
                ///< its with not entered yet.
   WithEnter,   ///< 3.14: __enter__ (Id 0) / __aenter__ (Id 1) LOAD_SPECIAL
                ///< loaded.
+  ExitSelf,    ///< 3.14: the self LOAD_SPECIAL __exit__ pushed with the
+               ///< function: Id is that LOAD_SPECIAL's index, then the
+               ///< context Id its enter made (renamed with it at joins);
+               ///< NoContext: different withs' selves on merged paths.
 };
 
 struct ContextSlot {
