@@ -150,17 +150,18 @@ private:
   }
 };
 
-/// What an instruction does that the replay's runtime follows, from its
+/// What instruction \p K does that the replay's runtime follows, from its
 /// micro-operations: "raise" (always), "return", "enter" (a with
-/// statement's enter), "exit-call" (a handler's call of __exit__).
-json::Value doesOf(const Instruction &I) {
-  for (const MicroOp &Op : lowerInstruction(I)) {
+/// statement's enter: withEnterAt, BEFORE_WITH or 3.14's CALL 0 of
+/// LOAD_SPECIAL __enter__), "exit-call" (a handler's call of __exit__).
+json::Value doesOf(const InstructionStream &Insts, uint32_t K) {
+  if (withEnterAt(Insts, K))
+    return "enter";
+  for (const MicroOp &Op : lowerInstruction(Insts[K])) {
     if (std::holds_alternative<uop::Raise>(Op))
       return "raise";
     if (std::holds_alternative<uop::Return>(Op))
       return "return";
-    if (std::holds_alternative<uop::EnterWith>(Op))
-      return "enter";
     if (std::holds_alternative<uop::ExitCallStart>(Op))
       return "exit-call";
   }
@@ -249,7 +250,8 @@ json::Array instructionTable(const CodeObject &C) {
                     int64_t(I.Arg), OffsetAt(int64_t(K) + 1), std::move(Test),
                     I.Target >= 0 ? OffsetAt(Nulls.indexAtStart(I.landing()))
                                   : json::Value(nullptr),
-                    std::move(Feeds), doesOf(I), unpackOf(I), loadsOf(C, I),
+                    std::move(Feeds), doesOf(D.Insts, uint32_t(K)), unpackOf(I),
+                    loadsOf(C, I),
                     Depths[K] ? json::Value(*Depths[K]) : json::Value(nullptr),
                     Mask ? json::Value(int64_t(*Mask)) : json::Value(nullptr)});
   }

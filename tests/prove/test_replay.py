@@ -119,8 +119,8 @@ def main(argv=None):
     path = [n for n in names if expected[n]["counterexample"] is not None]
     if a.path_sample is not None:
         def spread(ns):
-            return {ns[k * len(ns) // a.path_sample]
-                    for k in range(min(a.path_sample, len(ns)))}
+            n = min(a.path_sample, len(ns))
+            return {ns[k * len(ns) // n] for k in range(n)}
         wf = [n for n in path if expected[n]["property"] == "well-formed"]
         pick = spread(wf) | spread([n for n in path if n not in wf])
         keep |= pick

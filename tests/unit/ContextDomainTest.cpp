@@ -128,6 +128,12 @@ std::string tagName(SlotTag T) {
     return "En";
   case SlotTag::ExitMethod:
     return "Ex";
+  case SlotTag::LoadedExit:
+    return "Lx";
+  case SlotTag::WithEnter:
+    return "We";
+  case SlotTag::ExitSelf:
+    return "S";
   }
   return "?";
 }
