@@ -60,11 +60,8 @@ const std::vector<Position> &DecodedCode::positions() const {
 }
 
 const Finding *DecodedCode::firstMalformation() const {
-  // A callee-split table is well-formed (a CFG and the passes run on it):
-  // its finding says where CPython's lookup and theirs may differ.
   for (const Finding &F : Findings)
-    if (F.Sev == Severity::Error && F.Check != CheckId::LocationTableDecode &&
-        F.Check != CheckId::ExceptionTableCalleeSplit)
+    if (F.Sev == Severity::Error && F.Check != CheckId::LocationTableDecode)
       return &F;
   return nullptr;
 }

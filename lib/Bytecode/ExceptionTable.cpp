@@ -2,7 +2,6 @@
 
 #include "pyverify/Bytecode/ExceptionTable.h"
 #include "pyverify/Bytecode/ExceptionTableText.h"
-#include "pyverify/Bytecode/RaiseModel.h"
 #include "pyverify/Support/InputError.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -191,8 +190,6 @@ public:
   }
   void checkOverlaps();
 
-  void checkCalleeLookups();
-
 private:
   llvm::ArrayRef<ExceptionTableEntry> Entries;
   const InstructionStream &Insts;
@@ -298,37 +295,6 @@ void TableValidator::reportTargetInOwnRange(const ExceptionTableEntry &E) {
       .note(E.Target, "handler");
 }
 
-/// 3.13+: a Python callee's exception is looked up at the code unit before
-/// the instruction that pushed its frame (CalleeRaiseLookupBefore), any
-/// other at the instruction. Where the two find different handlers (or one
-/// none), which runs depends on what is called; the passes' raise model
-/// (the instruction's own lookup) would not be CPython's.
-void TableValidator::checkCalleeLookups() {
-  auto Same = [](const ExceptionTableEntry *A, const ExceptionTableEntry *B) {
-    return A && B ? A->sameHandler(*B) : A == B;
-  };
-  for (size_t K = 0; K < Insts.size(); ++K) {
-    const Instruction &I = Insts[K];
-    if (!I.Valid || I.Offset < 2 || !traits(I.Ver).CalleeRaiseLookupBefore ||
-        !mayRunCalleeFrame(I))
-      continue;
-    const ExceptionTableEntry *At = lookupHandler(Entries, I.Offset);
-    const ExceptionTableEntry *Before = lookupHandler(Entries, I.Offset - 2);
-    if (Same(At, Before))
-      continue;
-    auto Name = [&](const ExceptionTableEntry *E) {
-      return E ? "entry " + describe(*E) : std::string("no entry");
-    };
-    Findings.emplace_back(
-        CheckId::ExceptionTableCalleeSplit, I.Offset,
-        llvm::formatv("{0} {1} is covered by {2}, the code unit before it by "
-                      "{3}: an exception its Python callee raises is looked "
-                      "up at the unit before (3.13+), any other at {1}, so "
-                      "which handler runs depends on what it calls",
-                      I.name(), I.Offset, Name(At), Name(Before)));
-  }
-}
-
 /// Compares each entry with the furthest-reaching earlier one in start
 /// order, so unsorted tables are still checked.
 void TableValidator::checkOverlaps() {
@@ -372,7 +338,6 @@ void pyverify::validateExceptionTable(
     V.checkTarget(Entries[K]);
   }
   V.checkOverlaps();
-  V.checkCalleeLookups();
 }
 
 const ExceptionTableEntry *

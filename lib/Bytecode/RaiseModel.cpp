@@ -63,24 +63,6 @@ bool pyverify::checksEvalBreaker(const Instruction &I) {
   }
 }
 
-bool pyverify::mayRunCalleeFrame(const Instruction &I) {
-  if (!I.Valid)
-    return false;
-  switch (I.op()) {
-  case Opcode::CALL:
-  case Opcode::CALL_KW:
-  case Opcode::CALL_FUNCTION_EX:
-  case Opcode::BINARY_SUBSCR:
-  case Opcode::BINARY_OP:
-  case Opcode::LOAD_ATTR:
-  case Opcode::FOR_ITER:
-  case Opcode::SEND:
-    return true;
-  default:
-    return false;
-  }
-}
-
 bool pyverify::mayRaiseGiven(const Instruction &I, const OpcodeInfo &Info,
                              const RaiseFacts &F) {
   assert(I.Valid && "the facts of an invalid instruction are not known");

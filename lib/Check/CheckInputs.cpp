@@ -27,7 +27,6 @@ CheckInput pyverify::getCheckInput(CheckId Id) {
   case CheckId::ExceptionTableTargetNotInstruction:
   case CheckId::ExceptionTableDepthExceedsStacksize:
   case CheckId::ExceptionTableNonCanonical:
-  case CheckId::ExceptionTableCalleeSplit:
     return CheckInput::Table;
   case CheckId::FallsOffEnd:
   case CheckId::UnreachableCode:

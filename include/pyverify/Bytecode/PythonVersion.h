@@ -56,18 +56,17 @@ struct VersionTraits {
   bool SendJumpCompletesAwait;
   uint8_t WithExitSlots;
   uint8_t MarshalVersion;
-  bool CalleeRaiseLookupBefore;
 };
 
 namespace detail {
 inline constexpr VersionTraits TheVersionTraits[] = {
 #define PYV_VERSION(Id, Maj, Min, Precall, NullAfter, MethodBit, FastChecks,   \
                     BreakerAtTarget, PrefixEvents, ResumeMask, GenDepth,       \
-                    SendCompletes, ExitSlots, MarshalVer, CalleeBefore)        \
+                    SendCompletes, ExitSlots, MarshalVer)                      \
   VersionTraits{PythonVersion::Id, #Maj "." #Min, Maj,        Min,             \
                 Precall,           NullAfter,     MethodBit,  FastChecks,      \
                 BreakerAtTarget,   PrefixEvents,  ResumeMask, GenDepth,        \
-                SendCompletes,     ExitSlots,     MarshalVer, CalleeBefore},
+                SendCompletes,     ExitSlots,     MarshalVer},
 #include "pyverify/Bytecode/VersionTraits.def"
 };
 
