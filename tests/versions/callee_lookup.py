@@ -92,4 +92,5 @@ CASES = {  # name: (expression, the instruction, the value it works on)
 }
 
 
-main()
+if __name__ == "__main__":
+    main()

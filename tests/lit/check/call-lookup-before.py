@@ -34,24 +34,12 @@ class CM:
     def __exit__(s, *e): log.append("exit")
 def g(*args):
     raise RuntimeError("g")
-def enc(v, first):
-    chunks = []
-    while True:
-        chunks.append(v & 63); v >>= 6
-        if not v: break
-    chunks.reverse()
-    return [c | (64 if k < len(chunks) - 1 else 0) | (128 if k == 0 and first else 0)
-            for k, c in enumerate(chunks)]
-def uncover(co, lo, hi):
-    tab = []
-    for e in _parse_exception_table(co):
-        parts = []
-        if e.start < lo: parts.append((e.start, min(e.end, lo)))
-        if e.end > hi: parts.append((max(e.start, hi), e.end))
-        if not (e.start < hi and e.end > lo): parts = [(e.start, e.end)]
-        for s, t in parts:
-            tab += enc(s // 2, True) + enc((t - s) // 2, False) + enc(e.target // 2, False) + enc((e.depth << 1) | e.lasti, False)
-    return co.replace(co_exceptiontable=bytes(tab))
+# The table split: tests/versions/callee_lookup.py's.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "versions"))
+from callee_lookup import uncover  # noqa: E402
+
+
 mod = compile(SRC, "lookup.py", "exec")
 f = mod.co_consts[0] if hasattr(mod.co_consts[0], "co_code") else next(c for c in mod.co_consts if hasattr(c, "co_code"))
 ins = list(dis.get_instructions(f))
