@@ -93,10 +93,10 @@ struct BorrowState {
 };
 
 /// The locals a borrowing load pushes, in push order (none: not one): the
-/// lowering's borrowed LoadLocals (MicroOps.h).
-llvm::SmallVector<uint32_t, 2> borrowedLocals(const Instruction &I) {
+/// borrowed LoadLocals of its lowering \p Ops (MicroOps.h).
+llvm::SmallVector<uint32_t, 2> borrowedLocals(const MicroOps &Ops) {
   llvm::SmallVector<uint32_t, 2> Out;
-  for (const MicroOp &Op : lowerInstruction(I))
+  for (const MicroOp &Op : Ops)
     if (const auto *L = std::get_if<uop::LoadLocal>(&Op); L && L->Borrowed)
       Out.push_back(L->Local);
   return Out;
@@ -139,9 +139,9 @@ public:
   void run(uint32_t Idx, bool JumpEdge) {
     const Instruction &I = Insts[Idx];
     Cur = Idx;
-    llvm::SmallVector<uint32_t, 2> Borrowed = borrowedLocals(I);
     StackIO IO;
     MicroOps Ops = lowerInstruction(I, JumpEdge, &IO);
+    llvm::SmallVector<uint32_t, 2> Borrowed = borrowedLocals(Ops);
     if (!Borrowed.empty() && IO.Pops == 0 &&
         IO.Pushes == int64_t(Borrowed.size())) {
       for (uint32_t L : Borrowed)
@@ -361,7 +361,7 @@ pyverify::findBorrowsOutlivingLocals(const CFG &G) {
   BorrowResult R;
   const InstructionStream &Insts = G.code().Insts;
   for (uint32_t I = 0; I < Insts.size(); ++I)
-    if (!borrowedLocals(Insts[I]).empty())
+    if (isBorrowingLoad(Insts[I])) // a table lookup: no lowering
       ++R.BorrowLoads;
   if (!R.BorrowLoads)
     return R;

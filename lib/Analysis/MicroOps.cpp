@@ -519,6 +519,13 @@ MicroOp lowerJumpEdge(LowerKind K, const Instruction &I, const StackIO &IO) {
 
 } // namespace
 
+bool pyverify::isBorrowingLoad(const Instruction &I) {
+  if (!I.Valid)
+    return false;
+  LowerKind K = kindOf(I);
+  return K == LowerKind::LoadFastBorrow || K == LowerKind::LoadFastBorrowPair;
+}
+
 MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge,
                                     StackIO *IOOut) {
   assert(I.Valid && "lowering an invalid instruction");

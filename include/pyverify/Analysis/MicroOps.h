@@ -228,6 +228,10 @@ using MicroOp = std::variant<
     uop::Nop, uop::Effect>;
 using MicroOps = llvm::SmallVector<MicroOp, 2>;
 
+/// Whether \p I lowers to borrowed LoadLocals (3.14's LOAD_FAST_BORROW and
+/// its fused pair): the lowering's own table, looked up without lowering.
+bool isBorrowingLoad(const Instruction &I);
+
 /// \p I's micro-operations on its fall-through edge (\p JumpEdge false) or
 /// its jump edge. \p I must be valid. \p IO, when given, receives the
 /// edge's getStackIO() (the lowering reads it anyway).
