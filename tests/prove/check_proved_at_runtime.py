@@ -135,7 +135,12 @@ def _alarm(signum, frame):
 # timer and no resource module: there the bundles run one after the other in
 # this process (run_bundles), a run is not cut short (the ctest's timeout is
 # the bound), and a crash ends the whole check, naming the bundle.
-CAN_FORK = sys.platform not in ("emscripten", "wasi") and hasattr(os, "fork")
+def _can_fork():
+    from rewriter_serial import can_fork  # the one test of it (tests/python)
+    return can_fork()
+
+
+CAN_FORK = _can_fork()
 
 
 def _timer(seconds):
