@@ -26,7 +26,8 @@
 //    kills the process with SIGSEGV, as it would kill a native CPython.
 //  - No threads or processes inside Python (multiprocessing is unavailable):
 //    scripts run their work serially here.
-import { readdirSync, readSync, writeSync, existsSync } from 'node:fs';
+import { readdirSync, readSync, writeSync, existsSync, readFileSync, writeFileSync,
+         renameSync, unlinkSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -65,10 +66,33 @@ if (target === null || target === undefined) usage('no script, -c or -m given');
 
 const { loadPyodide } = await import(pathToFileURL(path.join(pyodideDir, 'pyodide.mjs')).href);
 const env = { ...process.env };
+// Start-up from a memory snapshot: CPython's own initialisation (most of a
+// start: 2.5-3 s of 3 on an idle machine) runs once per Pyodide package and
+// its heap is saved beside the package; each start then restores it (0.5 s).
+// The snapshot is taken before anything of this process's reaches Python
+// (an empty environment, no mounts), and the boot code below gives Python
+// this process's environment; what CPython reads from the environment only
+// while it initialises is applied there too (PYTHONPATH,
+// PYTHONDONTWRITEBYTECODE), and the hash seed is the snapshot's (one fixed
+// seed, as PYTHONHASHSEED would give). PYVERIFY_PYODIDE_SNAPSHOT=0 starts
+// without it.
+const useSnapshot = process.env.PYVERIFY_PYODIDE_SNAPSHOT !== '0';
+async function snapshotBytes() {
+  const file = path.join(pyodideDir, 'pyverify-snapshot-v1.bin');
+  if (existsSync(file)) return readFileSync(file);
+  const maker = await loadPyodide({ indexURL: pyodideDir + '/', env: {}, _makeSnapshot: true });
+  const bytes = maker.makeMemorySnapshot();
+  // Written whole, then renamed: a concurrent start reads either no file or
+  // the complete one. A cache it cannot write only costs the next start.
+  const tmp = `${file}.${process.pid}.tmp`;
+  try { writeFileSync(tmp, bytes); renameSync(tmp, file); } catch (e) { try { unlinkSync(tmp); } catch (_) {} }
+  return bytes;
+}
 const py = await loadPyodide({
   indexURL: pyodideDir + '/',
   env,
   stdin: undefined,
+  ...(useSnapshot ? { _loadSnapshot: await snapshotBytes() } : {}),
 });
 // Raw byte streams: what the script writes is what the host reads.
 const writer = fd => ({ write: buf => { let off = 0; while (off < buf.length) off += writeSync(fd, buf, off); return buf.length; } });
@@ -115,7 +139,8 @@ function require_signal(name) {
 }
 
 const selfShim = shim || process.argv[1];
-py.globals.set('_pyv_boot', py.toPy({ mode, target, args: argv, cwd: process.cwd(), shim: selfShim }));
+py.globals.set('_pyv_boot', py.toPy({ mode, target, args: argv, cwd: process.cwd(), shim: selfShim,
+                                      env, snapshot: useSnapshot }));
 let rc;
 try {
 rc = py.runPython(String.raw`
@@ -124,6 +149,18 @@ _b = _pyv_boot.copy()
 del _pyv_boot
 sys.executable = _b["shim"]
 os.chdir(_b["cwd"])
+if _b["snapshot"]:
+    # Started from the snapshot: its environment is the empty one it was
+    # taken with. This process's replaces it (os.environ and the C
+    # environment both), and what initialisation reads from it is applied.
+    os.environ.clear()
+    os.environ.update(dict(_b["env"]))
+    sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
+    while sys.path[:2] == ["", ""]:
+        del sys.path[0]
+    _at = 1 if sys.path[:1] == [""] else 0
+    sys.path[_at:_at] = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    del _at
 # PYTHONPATH's folders were looked up at start-up, before the host's folders
 # were mounted: forget what the import system cached about them.
 import importlib
