@@ -118,7 +118,8 @@ class Slot:
     # 3.14: the __exit__ LOAD_SPECIAL loaded, prov = its index), "XS" the
     # self-or-NULL LOAD_SPECIAL pushed with it (3.14; may be NULL),
     # "M0"/"M1" LOAD_METHOD halves (prov = LOAD_METHOD index), "LASTI", "EXC",
-    # "Q" conflicting/unknown nullness
+    # "MN" a value the producer's table row says may be NULL (prov = the
+    # producer; 3.15's GET_ITER index), "Q" conflicting/unknown nullness
 
     def __init__(self, kind, prov=None):
         self.kind = kind
@@ -268,8 +269,13 @@ def _transfer(res, instrs, k, st, is_jump):
             return None
         if pops:
             del st[len(st) - pops:]
-        for _ in range(pushes):
-            st.append(Slot("V", k))
+        # a value the table says may be NULL (NullOut) is "MN": 3.15's
+        # GET_ITER index (a tagged int over a list or tuple kept in place,
+        # else NULL over the iterator), which is no object to hand over
+        nulls = pushed_nulls(op, a) if not is_jump else []
+        for i in range(pushes):
+            may_null = i < len(nulls) and nulls[i]
+            st.append(Slot("MN" if may_null else "V", k))
     return tuple(st)
 
 

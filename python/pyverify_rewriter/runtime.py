@@ -159,6 +159,7 @@ class GraphFunction:
 RUNTIME_GLOBALS = {
     _PREFIX + "capture": capture,
     _PREFIX + "pop_null": pop_null,
+    _PREFIX + "iter": iter,         # the graph helper's loops (3.15)
     _PREFIX + "exit_class": exit_class,
     _PREFIX + "exit_factory": exit_factory,
     _PREFIX + "mode_placeholder": mode_placeholder,
