@@ -12,10 +12,12 @@ the *real* pops/pushes of each instruction (section 4.5, which
 LOAD_SPECIAL's method, BINARY_OP's operator); the call, method-load and
 with-statement shapes (VersionTraits.def).
 The running interpreter is asked only for the compiler's net stack effect
-(``dis.stack_effect``) and the comparison arguments its compiler writes
-(``COMPARE_ARGS``).
+(``dis.stack_effect``), the comparison arguments its compiler writes
+(``COMPARE_ARGS``) and which constants it loads by argument
+(``SMALL_INTS``, ``COMMON_CONSTANTS``).
 """
 
+import ast
 import dis
 import opcode
 import sys
@@ -114,13 +116,46 @@ ENTER_SPECIAL_ARGS = frozenset(ARG["SpecialMethod"][n]
 # 3.14's compiler follows every conditional jump with NOT_TAKEN (the
 # fall-through's branch event)
 HAS_NOT_TAKEN = "NOT_TAKEN" in OP
-# the ints 3.14's compiler loads with LOAD_SMALL_INT: its operand rule's range
-# (Lo <= arg <= Hi, what the interpreter accepts: 0..256) but Hi, which
-# 3.14.2's compiler writes as LOAD_CONST (measured: 255 -> LOAD_SMALL_INT,
-# 256 -> LOAD_CONST); empty where the opcode does not exist
+
+
+def _compiler_loads(value):
+    """(opname, arg) of the instruction the running compiler loads the
+    constant ``value`` with (as a call's argument)."""
+    ns = {}
+    exec(compile("def f(g):\n    g(%r)\n" % (value,), "<const>", "exec"), ns)
+    ins = list(dis.get_instructions(ns["f"]))
+    k = next(i for i, x in enumerate(ins) if x.opname == "PUSH_NULL")
+    return ins[k + 1].opname, ins[k + 1].arg
+
+
+# the ints the running compiler loads with LOAD_SMALL_INT (3.14+): from the
+# operand rule's Lo up to the largest it writes so, measured (the rule is
+# what the interpreter accepts: 0..256 on 3.14, 0..1024 on 3.15; both
+# compilers write 0..255, 256 as LOAD_CONST); empty where the opcode does
+# not exist
 SMALL_INTS = range(0)
 for _f, _b, _lo, _hi in _RULES.get("LOAD_SMALL_INT", ()):
-    SMALL_INTS = range(_lo, _hi)
+    _top, _out = _lo, _hi + 1           # _top is loaded so, _out is not
+    while _out - _top > 1:
+        _mid = (_top + _out) // 2
+        if _compiler_loads(_mid)[0] == "LOAD_SMALL_INT":
+            _top = _mid
+        else:
+            _out = _mid
+    SMALL_INTS = range(_lo, _top + 1)
+
+# the constants the running compiler loads with LOAD_COMMON_CONSTANT (3.15:
+# None, '', True, False, -1): (value, argument), for the PYV_ARG_TEXT rows
+# that are literals, where the compiler does (measured)
+COMMON_CONSTANTS = []
+for _a, _t in sorted(_tables.ARG_TEXT[VERSION].get("CommonConstant",
+                                                     {}).items()):
+    try:
+        _v = ast.literal_eval(_t)
+    except (ValueError, SyntaxError):
+        continue            # a builtin (AssertionError, tuple, all, ...)
+    if _compiler_loads(_v) == ("LOAD_COMMON_CONSTANT", _a):
+        COMMON_CONSTANTS.append((_v, _a))
 # a subscript: BINARY_SUBSCR up to 3.13, BINARY_OP [] in 3.14
 SUBSCRIPT = (("BINARY_SUBSCR", None) if "BINARY_SUBSCR" in OP
              else ("BINARY_OP", ARG["BinaryOp"]["[]"]))

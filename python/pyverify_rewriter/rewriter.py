@@ -20,6 +20,7 @@ from .opcodes import (CO_VARARGS, CO_VARKEYWORDS, GENERATOR_LIKE, OP,
                       CALL_OPS, POP_JUMP_FORWARD_IF_TRUE, TRAITS,
                       ARG, ENTER_SPECIAL_ARGS, HAS_BEFORE_WITH,
                       HAS_NOT_TAKEN, POP_TOP_TAKES_NULL, SMALL_INTS, SUBSCRIPT,
+                      COMMON_CONSTANTS,
                       WITH_EXIT_SLOTS,
                       call_group_start, may_raise, name_arg, name_index)
 
@@ -366,6 +367,9 @@ def _arg_names(code):
     return list(code.co_varnames[:n])
 
 
+_COMMON_BY_ARG = {a: v for v, a in COMMON_CONSTANTS}
+
+
 def _static_ctor(code, instrs, sim, bw):
     mgr = sim.with_mgr.get(bw)
     if mgr is None or mgr.kind != "V" or mgr.prov is None:
@@ -387,6 +391,9 @@ def _static_ctor(code, instrs, sim, bw):
             vals.append(code.co_consts[instrs[a.prov].arg])
         elif instrs[a.prov].op == OP.get("LOAD_SMALL_INT"):
             vals.append(instrs[a.prov].arg)     # 3.14: the int is the argument
+        elif instrs[a.prov].op == OP.get("LOAD_COMMON_CONSTANT") and \
+                instrs[a.prov].arg in _COMMON_BY_ARG:
+            vals.append(_COMMON_BY_ARG[instrs[a.prov].arg])  # 3.15: None, ...
         else:
             return None
     kwnames = code.co_consts[kw] if kw is not None else None
@@ -485,9 +492,15 @@ def _call(n, kwnames=None):
 
 
 def _load_const(pools, value):
-    """Push a constant as the compiler does: 3.14's ``LOAD_SMALL_INT`` for
-    an int its argument can hold (OperandRules.def's range), else
-    ``LOAD_CONST``."""
+    """Push a constant as the running compiler does: 3.14's
+    ``LOAD_SMALL_INT`` for the ints it loads so (0-255, opcodes.SMALL_INTS:
+    measured), else ``LOAD_CONST``.  (3.15's compiler loads None, '', True,
+    False and -1 by ``LOAD_COMMON_CONSTANT``, opcodes.COMMON_CONSTANTS; the
+    rewriter keeps ``LOAD_CONST`` for them, valid on 3.15: with
+    ``LOAD_COMMON_CONSTANT None`` before its ``RAISE_VARARGS``, a new
+    handler's suppress path is not seen to raise by pyverify's shared-handler
+    check, a false with-handler-mismatch: docs/rewriter.md, "CPython
+    3.15".)"""
     if SMALL_INTS and type(value) is int and value in SMALL_INTS:
         return I("LOAD_SMALL_INT", value)
     return I("LOAD_CONST", pools.const(value))
@@ -547,7 +560,7 @@ def _exit_call(pools, local):
     PRECALL 3; CALL 3; POP_TOP  -- __exit__(None, None, None)."""
     return [I("LOAD_FAST", Local(local)),
             _load_method(pools, "__exit__"),
-            I("LOAD_CONST", pools.const(None)), I("COPY", 1), I("COPY", 1),
+            _load_const(pools, None), I("COPY", 1), I("COPY", 1),
             *_call(3), I("POP_TOP")]
 
 
@@ -602,8 +615,7 @@ def _with_exit_call(pools):
     ``LOAD_CONST None`` x3 and a call of 1 + WITH_EXIT_SLOTS arguments (to
     3.13 the bound ``__exit__`` is the callable and the first None its
     "self": ``CALL 2``; 3.14 passes the exit's self: ``CALL 3``)."""
-    none = pools.const(None)
-    return [I("LOAD_CONST", none) for _ in range(3)] + \
+    return [_load_const(pools, None) for _ in range(3)] + \
         _call(1 + WITH_EXIT_SLOTS)
 
 
@@ -720,9 +732,9 @@ def build_graph_helper(info, variant):
     for c in reversed(info.contexts):
         if c.kind == "with":
             cap += [*_callee_seq(bound_exit(c.stack_index)),
-                    I("LOAD_CONST", pools.const(None)),
-                    I("LOAD_CONST", pools.const(None)),
-                    I("LOAD_CONST", pools.const(None)),
+                    _load_const(pools, None),
+                    _load_const(pools, None),
+                    _load_const(pools, None),
                     *_call(3), I("POP_TOP")]
     cap.append(load_global(pools, PREFIX + "capture", True))
     nout = 0
@@ -899,7 +911,7 @@ def build_frame(info, variant, graph_name, resume_name):
             h = I("PUSH_EXC_INFO")
             raise0 = I("RAISE_VARARGS", 0)
             cl = I("COPY", 3)
-            out += [end, I("LOAD_CONST", pools.const(None)),
+            out += [end, _load_const(pools, None),
                     I("JUMP_FORWARD", target=done),
                     h, I("POP_TOP")]
             if variant not in ("mode-leaked-on-exception",
@@ -1039,7 +1051,7 @@ def build_resume(info, variant, name):
         ranges.append((sup, sup, Entry(cl, depth + 2, True)))
         new_handlers[id(m[id(c.handler)])] = (c, h)
     if info.contexts:
-        out += [I("LOAD_CONST", pools.const(None)), I("RAISE_VARARGS", 1)]
+        out += [_load_const(pools, None), I("RAISE_VARARGS", 1)]
     # the original body, verbatim; entries to old with-handlers redirected
     if variant != "entries-not-redirected":
         redirect_map = {}
