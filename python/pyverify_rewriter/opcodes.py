@@ -1,7 +1,7 @@
 """CPython opcode facts used by the rewriter (bytecode notes sections 1 and 4).
 
 The rewriter emits the bytecode of the interpreter it runs under: 3.11, 3.12,
-3.13 or 3.14 (``VERSION``).  The facts about each opcode and each version's shape
+3.13, 3.14 or 3.15 (``VERSION``).  The facts about each opcode and each version's shape
 are read from ``_tables.py``, which scripts/gen-python-tables.py generates
 from the C++ tables pyverify itself reads (docs/versions.md, "The tables"):
 opcode numbers, inline cache sizes, arguments and jump kinds, terminators,
