@@ -33,9 +33,9 @@ import time
 import types
 
 PY = sys.version_info[:2]
-if PY not in ((3, 11), (3, 12), (3, 13), (3, 14)):
-    sys.exit("mutate_stdlib.py needs python3.11, 3.12, 3.13 or 3.14 (it "
-             "mutates the bytecode of the interpreter it runs under)")
+if PY not in ((3, 11), (3, 12), (3, 13), (3, 14), (3, 15)):
+    sys.exit("mutate_stdlib.py needs python3.11, 3.12, 3.13, 3.14 or 3.15 "
+             "(it mutates the bytecode of the interpreter it runs under)")
 
 # pyverify's own tables, as python/pyverify_rewriter/_tables.py has them
 # (generated from the C++ .def files by scripts/gen-python-tables.py), and the
@@ -59,7 +59,7 @@ RULES = _tables.OPERAND_RULES[PY]
 OPMAP = opcode.opmap
 OPNAME = opcode.opname
 HAVE_ARGUMENT = opcode.HAVE_ARGUMENT
-if isinstance(opcode._inline_cache_entries, dict):  # 3.13: by name
+if hasattr(opcode._inline_cache_entries, "get"):  # 3.13+: by name (3.15: a frozendict)
     CACHES = [opcode._inline_cache_entries.get(OPNAME[op], 0) for op in range(256)]
 else:  # 3.11, 3.12: by opcode
     CACHES = opcode._inline_cache_entries
@@ -82,6 +82,8 @@ POP_TOP = _op("POP_TOP")
 SWAP = _op("SWAP")
 COPY = _op("COPY")
 LOAD_CONST = _op("LOAD_CONST")
+LOAD_COMMON_CONSTANT = _op("LOAD_COMMON_CONSTANT")  # 3.14+
+PUSH_NULL = _op("PUSH_NULL")
 PRECALL = _op("PRECALL")                  # 3.11 only
 CALL = _op("CALL")
 BEFORE_WITH = _op("BEFORE_WITH")
@@ -109,7 +111,32 @@ JUMP_IF_FALSE_OR_POP = _op("JUMP_IF_FALSE_OR_POP")  # 3.11 only
 # PRECALL: LOAD_CONST None x3; CALL 2.
 HAS_PRECALL = TRAITS["precall_before_call"]
 
-JREL = {op for op in opcode.hasjrel if op < 256}  # 3.12+ lists pseudo jumps too
+# How the compiler pushes None: LOAD_CONST of a None constant; 3.15 with
+# LOAD_COMMON_CONSTANT and the index of None in the running interpreter's
+# opcode._common_constants (7 in 3.15.0rc1; 3.14's list has no None).
+_COMMON = getattr(opcode, "_common_constants", [])
+NONE_COMMON = next((k for k, c in enumerate(_COMMON) if c is None), -1)
+
+
+def loads_none(ins, consts):
+    """Whether `ins` pushes None the compiler's way."""
+    if ins.op == LOAD_CONST:
+        return consts[ins.arg] is None
+    return NONE_COMMON >= 0 and ins.op == LOAD_COMMON_CONSTANT and \
+        ins.arg == NONE_COMMON
+
+
+# An await's head before its SEND: GET_AWAITABLE; LOAD_CONST None (3.15:
+# GET_AWAITABLE; PUSH_NULL; LOAD_COMMON_CONSTANT None: SEND reads the
+# receiver, a NULL and the value, pyverify's table: Reads 3).
+AWAIT_NULL = _tables.OPCODES[PY]["SEND"]["reads"] == ("Zero", 3)
+AWAIT_HEAD_LEN = 3 + AWAIT_NULL  # through the SEND
+
+# 3.12+ lists pseudo jumps too; 3.14+ lists END_ASYNC_FOR, whose argument
+# is the loop's offset for dis ("from L12") but which does not jump
+# (pyverify's table: Jump None, operand BackwardLabel).
+JREL = {op for op in opcode.hasjrel
+        if op < 256 and TABLE.get(OPNAME[op], {}).get("jump") != "None"}
 BACKWARD_JUMPS = {_op(n) for n, r in TABLE.items()
                   if r["jump"] in ("Backward", "BackwardCond")}
 UNCONDITIONAL_JUMPS = {_op(n) for n, r in TABLE.items()
@@ -507,12 +534,15 @@ class Flow:
         throw())."""
         op, arg = ins.op, ins.arg
         if op == END_SEND:
-            k = 2 + WITH_SLOTS  # receiver, value above the exit slots
+            # receiver, value (3.15: receiver, NULL, value) above the exit
+            # slots
+            n = pv.count(STACK_IO[op]["pops"], 0)
+            k = n + WITH_SLOTS
             pending = len(s) >= k and isinstance(s[-k], tuple) and s[-k][0] == "P"
-            pop_n(s, 2)
+            pop_n(s, n)
             s.append(None)
             if pending:
-                s[1 - k] = ("X", s[1 - k][1])
+                s[-1 - WITH_SLOTS] = ("X", s[-1 - WITH_SLOTS][1])
         else:
             e = STACK_IO[op]
             a = arg or 0
@@ -663,12 +693,13 @@ def find_sites(flow, skipped):
         is_async = tag == "P"
         i = ins.idx + 1
         if is_async:
-            seq = insts[i:i + 3]
-            if (len(seq) < 3 or seq[0].op != GET_AWAITABLE or
-                    seq[1].op != LOAD_CONST or seq[2].op != SEND):
+            seq = insts[i:i + AWAIT_HEAD_LEN]
+            if (len(seq) < AWAIT_HEAD_LEN or seq[0].op != GET_AWAITABLE or
+                    (AWAIT_NULL and seq[1].op != PUSH_NULL) or
+                    not loads_none(seq[-2], consts) or seq[-1].op != SEND):
                 skipped["async enter without await loop"] += 1
                 continue
-            i = flow.at.get(seq[2].target())
+            i = flow.at.get(seq[-1].target())
             # 3.12+: the SEND's target is the END_SEND that ends the await.
             if (END_SEND >= 0 and i is not None and i < len(insts) and
                     insts[i].op == END_SEND):
@@ -709,8 +740,8 @@ def find_sites(flow, skipped):
         j = ins.idx
         pre = insts[j - 1]
         lcs = insts[j - 3 - npre:j - npre]
-        if (HAS_PRECALL and (pre.op != PRECALL or pre.arg != 2)) or any(
-                c.op != LOAD_CONST or consts[c.arg] is not None for c in lcs):
+        if (HAS_PRECALL and (pre.op != PRECALL or pre.arg != 2)) or not all(
+                loads_none(c, consts) for c in lcs):
             continue
         site = by_enter.get(s[callee][1])
         if site is None:
@@ -737,12 +768,17 @@ def find_sites(flow, skipped):
 # of its result. 3.12+ ends the await at END_SEND, and inside an exception
 # handler places the throw() path's CLEANUP_THROW inline, right before it
 # (elsewhere it is out of line and jumps back to the END_SEND).
-ASYNC_EXIT_TAILS = [["GET_AWAITABLE", "LOAD_CONST", "SEND", "YIELD_VALUE",
-                     "RESUME", "JUMP_BACKWARD_NO_INTERRUPT", "POP_TOP"]]
+# 3.15 pushes a NULL and None (PUSH_NULL; LOAD_COMMON_CONSTANT) before SEND.
+_AWAIT_HEAD = (["GET_AWAITABLE"] + ["PUSH_NULL"] * AWAIT_NULL +
+               ["LOAD_COMMON_CONSTANT" if NONE_COMMON >= 0 else "LOAD_CONST",
+                "SEND"])
+ASYNC_EXIT_TAILS = [_AWAIT_HEAD + ["YIELD_VALUE", "RESUME",
+                                   "JUMP_BACKWARD_NO_INTERRUPT", "POP_TOP"]]
 if END_SEND >= 0:
     ASYNC_EXIT_TAILS = [
-        ["GET_AWAITABLE", "LOAD_CONST", "SEND", "YIELD_VALUE", "RESUME",
-         "JUMP_BACKWARD_NO_INTERRUPT"] + cleanup + ["END_SEND", "POP_TOP"]
+        _AWAIT_HEAD + ["YIELD_VALUE", "RESUME",
+                       "JUMP_BACKWARD_NO_INTERRUPT"] + cleanup +
+        ["END_SEND", "POP_TOP"]
         for cleanup in ([], ["CLEANUP_THROW"])]
 
 
@@ -815,6 +851,9 @@ UNCOVERED_JUMPS = {(3, 12): {"JUMP_BACKWARD"},
                    (3, 13): _COND_JUMPS | {"JUMP_BACKWARD_NO_INTERRUPT"},
                    (3, 14): _COND_JUMPS | {"JUMP_BACKWARD_NO_INTERRUPT",
                                            "NOT_TAKEN", "JUMP_BACKWARD"},
+                   # 3.15.0rc1 leaves the same (docs/versions.md, "3.15")
+                   (3, 15): _COND_JUMPS | {"JUMP_BACKWARD_NO_INTERRUPT",
+                                           "NOT_TAKEN", "JUMP_BACKWARD"},
                    }.get(PY, set())
 
 
@@ -849,6 +888,51 @@ def explicit_protocol_calls(co, insts):
         if co.co_names[k] in EXPLICIT_PROTOCOL:
             names.add(co.co_names[k])
     return sorted(names)
+
+
+# A fourth kind, in the code objects nested in a control (which its marshal
+# file holds and pyverify checks with it): the compiler's own entry deeper
+# than the stack. 3.15.0rc1 runs a generator expression's `LOAD_FAST .0;
+# GET_ITER 0` before RETURN_GENERATOR, and the entry covering its body keeps
+# depth 2 over the POP_ITER, the LOAD_COMMON_CONSTANT None and the
+# RETURN_VALUE after the loop, where the stack holds 0 and 1 values
+# (docs/versions.md, "3.15": pyverify's handler-depth-exceeds-stack on each
+# of the 417 generator expressions). Computed with this tool's model on the
+# unmutated code object: a reachable instruction covered by an entry whose
+# depth is above the stack there.
+SHALLOW_KIND = "the compiler's own entry above the stack (nested)"
+
+
+def shallow_entry_faults(flow):
+    out = []
+    for ins in flow.insts:
+        st = flow.state[ins.idx]
+        e = flow.lookup(ins.off)
+        if st is not None and e >= 0 and flow.table[e][3] > len(st):
+            out.append("%s: entry %s, stack depth %d" % (
+                ins.text(), fmt_entry(flow.table[e]), len(st)))
+    return out
+
+
+def nested_faults(co, seen):
+    """(nested code object, why) for each code object nested in `co` without
+    a with of its own (those are judged in their own right) that has the
+    compiler's own entry above the stack."""
+    out = []
+    for sub in list(walk_code(co))[1:]:
+        if id(sub) in seen or any(op in sub.co_code[::2] for op in ENTER_OPS):
+            continue
+        seen.add(id(sub))
+        table = parse_table(sub.co_exceptiontable)
+        if not table:
+            continue
+        flow = Flow(sub, sub.co_code, table)
+        if flow.conflicts:
+            continue
+        faults = shallow_entry_faults(flow)
+        if faults:
+            out.append((sub, (SHALLOW_KIND, "; ".join(faults))))
+    return out
 
 
 def excluded_reason(co, flow, sites):
@@ -1202,8 +1286,8 @@ class Mutator:
                     not self.flow.state[nxt[k - 1].idx] or
                     self.flow.state[nxt[k - 1].idx][-4] != outer or
                     (HAS_PRECALL and nxt[4].op != PRECALL) or
-                    any(c.op != LOAD_CONST or self.co.co_consts[c.arg] is not None
-                        for c in nxt[1:4])):
+                    not all(loads_none(c, self.co.co_consts)
+                            for c in nxt[1:4])):
                 continue
             code = patch(self.code, prev.off, [(SWAP, 3)])
             code = patch(code, nxt[0].off, [(NOP, 0)])
@@ -1557,6 +1641,7 @@ def main():
 
     skipped = collections.Counter()
     mutants, controls, excluded = [], [], []
+    nested_seen = set()
     n_code = n_sites = n_code_with = 0
     site_kinds = collections.Counter()
     for path in pycs:
@@ -1600,6 +1685,9 @@ def main():
             for s in sites:
                 site_kinds["async" if s.is_async else "sync"] += 1
             controls.append((rel, co))
+            for sub, why in nested_faults(co, nested_seen):
+                skipped["code object: " + why[0]] += 1
+                excluded.append((rel, sub, why))
             mutants += Mutator(rel, co, flow, sites).run()
 
     total_generated = len(mutants)

@@ -4,7 +4,7 @@
 Each case compiles a few lines, plants one mutation with the machinery of
 mutate_stdlib.py (same classes, same expected ids), runs
 `pyverify check --format=json` on the mutant and prints what it reports.
-It runs under python3.11, 3.12, 3.13 or 3.14 (the cases of that version).
+It runs under python3.11, 3.12, 3.13, 3.14 or 3.15 (the cases of that version).
 
     /usr/bin/python3.11 tests/mutation/repro_misses.py --pyverify PATH [--out DIR]
 
@@ -96,9 +96,10 @@ def covers(op_name):
 
 # (name, source, class, variant prefix or pick(mutant, original code),
 #  what goes wrong, versions)
-ALL = {(3, 11), (3, 12), (3, 13), (3, 14)}
-# 3.14 has no dup-enter and no swap-exits (mutate_stdlib.py's with shape).
-UP_TO_313 = ALL - {(3, 14)}
+ALL = {(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)}
+# 3.14 and 3.15 have no dup-enter and no swap-exits (mutate_stdlib.py's with
+# shape).
+UP_TO_313 = ALL - {(3, 14), (3, 15)}
 CASES = [
     ("loop-depth-plus1", LOOP_WITH, "entry-depth", "plus1",
      "body entry depth 2 -> 3 on a with inside a for loop", ALL),
@@ -126,7 +127,7 @@ CASES = [
     ("await-throw-drop", AWAIT_THROW, "drop-entry", covers("CLEANUP_THROW"),
      "drop the with-body entry of the CLEANUP_THROW that a throw() into the "
      "await reaches (from the YIELD_VALUE's own entry): the exception leaves "
-     "the frame with the context active", {(3, 12), (3, 13), (3, 14)}),
+     "the frame with the context active", {(3, 12), (3, 13), (3, 14), (3, 15)}),
 ]
 
 
