@@ -1,12 +1,13 @@
-"""Reading, decoding and checking 3.11, 3.12, 3.13 and 3.14 bytecode, as
+"""Reading, decoding and checking 3.11 - 3.15 bytecode, as
 ratios to that version's own marshal.loads, measured in one run (issues 15,
 28).
 
 For each version whose interpreter is found (python3.11, pyenv's python3.12
-and python3.13, Pyodide's 3.14 through the build's shim
-build/pyodide/bin/python3.14), on that version's standard library compiled
-by it (build/corpus/stdlib for 3.11, build/corpus/stdlib-3.X, compiled here
-when missing; 3.14's by ctest corpus-compile-stdlib-3.14):
+and python3.13, Pyodide's 3.14 and 3.15 through the build's shims
+build/pyodide/bin/python3.14, python3.15), on that version's standard
+library compiled by it (build/corpus/stdlib for 3.11, build/corpus/stdlib-3.X,
+compiled here when missing; 3.14's and 3.15's by ctest
+corpus-compile-stdlib-3.14 / -3.15, or tests/corpus/extract_stdlib.py):
 
   marshal   python3.X: marshal.loads of every .pyc's payload, the bytes read
             into memory first (the peer);
@@ -19,15 +20,15 @@ when missing; 3.14's by ctest corpus-compile-stdlib-3.14):
 
 Times are medians of --repeat rounds of process CPU time; the ratios are
 marshal / read, marshal / pipeline and marshal / check (above 1: pyverify
-is faster); check's CPU time per instruction is printed too. 3.14's
-marshal.loads runs in WebAssembly: its ratios are printed but are no fair
+is faster); check's CPU time per instruction is printed too. 3.14's and
+3.15's marshal.loads run in WebAssembly: its ratios are printed but are no fair
 comparison, so the per-instruction figures (and, with --callgrind, the
 full check's Ir per instruction, valgrind --tool=callgrind as
 bench_callgrind.py counts it) are the ones to set beside 3.13's. Nothing is
 asserted.
 
     python3.11 benchmarks/bench_versions.py --build build [--repeat 5] \
-        [--callgrind] [--versions 3.13,3.14] [--json F]
+        [--callgrind] [--versions 3.13,3.14,3.15] [--json F]
 """
 
 import argparse
@@ -79,12 +80,12 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--callgrind", action="store_true",
                     help="also count the full check's Ir per instruction")
-    ap.add_argument("--versions", default="3.11,3.12,3.13,3.14",
+    ap.add_argument("--versions", default="3.11,3.12,3.13,3.14,3.15",
                     help="which versions, comma-separated")
     a = ap.parse_args()
     bench = os.path.join(a.build, "benchmarks", "pyverify-corpus-bench")
     results = {}
-    for minor in (11, 12, 13, 14):
+    for minor in (11, 12, 13, 14, 15):
         if "3.%d" % minor not in a.versions.split(","):
             continue
         py = find_python(minor, a.build)
@@ -99,11 +100,11 @@ def main():
             [py, "-c", "import sysconfig; "
              "print(sysconfig.get_paths()['stdlib'])"],
             capture_output=True, text=True, check=True).stdout.strip()
-        if minor == 14 and not os.path.isdir(corpus):
+        if minor >= 14 and not os.path.isdir(corpus):
             print(f"bench_versions: {name}: {corpus} missing (ctest -R "
-                  "corpus-compile-stdlib-3.14 makes it); skipped")
+                  f"corpus-compile-stdlib-{name} makes it); skipped")
             continue
-        if minor in (12, 13):  # 3.11's is `make corpus`'s, 3.14's ctest's
+        if minor in (12, 13):  # 3.11's is `make corpus`'s, 3.14+'s ctest's
             subprocess.run([py, os.path.join(ROOT, "tests", "corpus",
                                              "compile_corpus.py"), stdlib,
                             corpus], check=True, capture_output=True)
