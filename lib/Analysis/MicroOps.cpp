@@ -326,14 +326,6 @@ struct KindTable {
 // initialiser), from the opcode tables, which are constant.
 const KindTable TheKindTable;
 
-/// Whether BINARY_OP's argument \p Arg is subscription in version \p V:
-/// 3.14 folds BINARY_SUBSCR into BINARY_OP, as the operator its own dis
-/// names "[]" (NB_SUBSCR; the version's table of operator texts).
-bool isSubscriptOperator(PythonVersion V, uint32_t Arg) {
-  const char *Text = getArgText(V, ArgTextTable::BinaryOp, Arg);
-  return Text && llvm::StringRef(Text) == "[]";
-}
-
 LowerKind kindOf(const Instruction &I) {
   LowerKind K = TheKindTable.Kinds[unsigned(I.Ver)][I.OpByte];
   if (K == LowerKind::Effect && I.is(Opcode::BINARY_OP) &&

@@ -2,6 +2,7 @@
 
 #include "pyverify/Bytecode/ExceptionTable.h"
 #include "pyverify/Bytecode/ExceptionTableText.h"
+#include "pyverify/Bytecode/RaiseModel.h"
 #include "pyverify/Support/InputError.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -319,6 +320,35 @@ void TableValidator::checkOverlaps() {
           .note(anchor(Entries[Reach].Start), "the other entry starts here");
     if (Reach == SIZE_MAX || E.End > Entries[Reach].End)
       Reach = I;
+  }
+}
+
+void pyverify::checkCalleeLookups(llvm::ArrayRef<ExceptionTableEntry> Entries,
+                                  const InstructionStream &Insts,
+                                  llvm::function_ref<bool(size_t)> IsReachable,
+                                  std::vector<Finding> &Findings) {
+  auto Same = [](const ExceptionTableEntry *A, const ExceptionTableEntry *B) {
+    return A && B ? A->sameHandler(*B) : A == B;
+  };
+  for (size_t K = 0; K < Insts.size(); ++K) {
+    const Instruction &I = Insts[K];
+    if (!I.Valid || I.Offset < 2 || !traits(I.Ver).CalleeRaiseLookupBefore ||
+        !mayRunCalleeFrame(I) || !IsReachable(K))
+      continue;
+    const ExceptionTableEntry *At = lookupHandler(Entries, I.Offset);
+    const ExceptionTableEntry *Before = lookupHandler(Entries, I.Offset - 2);
+    if (Same(At, Before))
+      continue;
+    auto Name = [&](const ExceptionTableEntry *E) {
+      return E ? "entry " + describe(*E) : std::string("no entry");
+    };
+    Findings.emplace_back(
+        CheckId::ExceptionTableCalleeSplit, I.Offset,
+        llvm::formatv("{0} {1} is covered by {2}, the code unit before it by "
+                      "{3}: an exception its Python callee raises is looked "
+                      "up at the unit before (3.13+), any other at {1}, so "
+                      "which handler runs depends on what it calls",
+                      I.name(), I.Offset, Name(At), Name(Before)));
   }
 }
 

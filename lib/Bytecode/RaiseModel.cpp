@@ -1,6 +1,7 @@
 //===- RaiseModel.cpp - Whether an instruction may raise ------------------===//
 
 #include "pyverify/Bytecode/RaiseModel.h"
+#include "pyverify/Bytecode/VersionOpcodes.h"
 
 #include <cassert>
 
@@ -58,6 +59,27 @@ bool pyverify::checksEvalBreaker(const Instruction &I) {
   case Opcode::CALL_FUNCTION_EX:
   case Opcode::CALL_KW:
     return true;
+  default:
+    return false;
+  }
+}
+
+bool pyverify::mayRunCalleeFrame(const Instruction &I) {
+  if (!I.Valid)
+    return false;
+  switch (I.op()) {
+  case Opcode::CALL:
+  case Opcode::CALL_KW:
+  case Opcode::CALL_FUNCTION_EX:
+  case Opcode::BINARY_SUBSCR:
+  case Opcode::LOAD_ATTR:
+  case Opcode::FOR_ITER:
+  case Opcode::SEND:
+    return true;
+  case Opcode::BINARY_OP:
+    // Only a subscript (3.14's BINARY_OP [] is BINARY_SUBSCR): no other
+    // operator, and no BINARY_OP up to 3.13, pushes a frame.
+    return isSubscriptOperator(I.Ver, I.Arg);
   default:
     return false;
   }

@@ -28,6 +28,7 @@ CheckInput pyverify::getCheckInput(CheckId Id) {
   case CheckId::ExceptionTableDepthExceedsStacksize:
   case CheckId::ExceptionTableNonCanonical:
     return CheckInput::Table;
+  case CheckId::ExceptionTableCalleeSplit: // needs reachability
   case CheckId::FallsOffEnd:
   case CheckId::UnreachableCode:
     return CheckInput::Flow;

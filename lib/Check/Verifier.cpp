@@ -45,6 +45,9 @@ static void checkDataflow(const CodeAnalysis &A, const CFG &G,
       D.Table, D.Insts, D.Code->StackSize,
       [&](size_t E) { return Live.test(E); }, All);
   checkReachability(G, All);
+  checkCalleeLookups(
+      D.Table, D.Insts,
+      [&](size_t I) { return G.reachable().test(G.blockOf(I)); }, All);
   auto Depth = A.stackDepth();
   if (!Depth) {
     notRun(O, All,

@@ -84,6 +84,21 @@ void checkExceptionTableDepths(llvm::ArrayRef<ExceptionTableEntry> Entries,
                                llvm::function_ref<bool(size_t)> IsLive,
                                std::vector<Finding> &Findings);
 
+/// exception-table-callee-split, for the instructions (indices into
+/// \p Insts) \p IsReachable accepts. From 3.13 (CalleeRaiseLookupBefore,
+/// VersionTraits.def) an exception raised in a frame an instruction pushed
+/// inline (a Python callee: mayRunCalleeFrame, RaiseModel.h) is looked up at
+/// the code unit before that instruction, any other at the instruction; the
+/// passes look every raise up at the instruction. Reports each instruction
+/// where the two lookups find different handlers (or one none): which
+/// handler runs then depends on what is called. \p Entries must be
+/// validated (lookupHandler's contract). Unreachable instructions never
+/// raise, so a rewriter's dead code after a return is not reported.
+void checkCalleeLookups(llvm::ArrayRef<ExceptionTableEntry> Entries,
+                        const InstructionStream &Insts,
+                        llvm::function_ref<bool(size_t)> IsReachable,
+                        std::vector<Finding> &Findings);
+
 /// The entry covering the instruction whose opcode unit is at \p Key, found
 /// as CPython's lookup does (first entry in order whose range holds the key,
 /// stopping at the first entry that starts past it); null when none.

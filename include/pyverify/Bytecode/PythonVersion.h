@@ -56,17 +56,18 @@ struct VersionTraits {
   bool SendJumpCompletesAwait;
   uint8_t WithExitSlots;
   uint8_t MarshalVersion;
+  bool CalleeRaiseLookupBefore;
 };
 
 namespace detail {
 inline constexpr VersionTraits TheVersionTraits[] = {
 #define PYV_VERSION(Id, Maj, Min, Precall, NullAfter, MethodBit, FastChecks,   \
                     BreakerAtTarget, PrefixEvents, ResumeMask, GenDepth,       \
-                    SendCompletes, ExitSlots, MarshalVer)                      \
+                    SendCompletes, ExitSlots, MarshalVer, CalleeBefore)        \
   VersionTraits{PythonVersion::Id, #Maj "." #Min, Maj,        Min,             \
                 Precall,           NullAfter,     MethodBit,  FastChecks,      \
                 BreakerAtTarget,   PrefixEvents,  ResumeMask, GenDepth,        \
-                SendCompletes,     ExitSlots,     MarshalVer},
+                SendCompletes,     ExitSlots,     MarshalVer, CalleeBefore},
 #include "pyverify/Bytecode/VersionTraits.def"
 };
 

@@ -91,6 +91,15 @@ llvm::SmallVector<uint32_t, 2> tracingRaiseOffsets(const Instruction &I);
 /// and the call instructions (which also raise by themselves).
 bool checksEvalBreaker(const Instruction &I);
 
+/// Whether \p I may run a Python callee in a frame it pushes inline, whose
+/// exception the caller then looks up where the version says
+/// (CalleeRaiseLookupBefore, VersionTraits.def): CALL, CALL_KW and
+/// CALL_FUNCTION_EX of a Python function; specialised, a Python __init__
+/// (CALL), __getitem__ (BINARY_SUBSCR; from 3.14 BINARY_OP [] only), a property
+/// (LOAD_ATTR) and a generator (FOR_ITER, SEND). Measured but SEND:
+/// tests/versions/callee_lookup.py.
+bool mayRunCalleeFrame(const Instruction &I);
+
 /// Whether \p I (a valid instruction whose opcode's facts are \p Info) may
 /// raise, given what \p F rules out (see the contract). Callers that have
 /// the opcode's info at hand (the CFG builder) pass it.

@@ -118,6 +118,15 @@ inline const char *getArgText(PythonVersion V, ArgTextTable Table,
   return detail::TheVersionTables[unsigned(V)].ArgTexts[unsigned(Table)][Index];
 }
 
+/// Whether BINARY_OP's argument \p Arg is subscription in version \p V:
+/// 3.14 folds BINARY_SUBSCR into BINARY_OP, as the operator its own dis
+/// names "[]" (NB_SUBSCR; the version's table of operator texts). False
+/// for every argument up to 3.13.
+inline bool isSubscriptOperator(PythonVersion V, uint32_t Arg) {
+  const char *Text = getArgText(V, ArgTextTable::BinaryOp, Arg);
+  return Text && llvm::StringRef(Text) == "[]";
+}
+
 /// For \p V's specialised opcode \p Byte, the row of the base opcode it
 /// stands for (CPython's _PyOpcode_Deopt), else null.
 inline const VersionOpcodeInfo *getDeoptimizedOpcodeInfo(PythonVersion V,

@@ -10,17 +10,20 @@
 # before them) keeps the CALL covered and leaves the NOP outside, as
 # CPython's compiler may leave a NOP: g raises, the exception is looked up at
 # the NOP, and __exit__ never runs (the log is ['enter']). pyverify's raise
-# model looks every raise of a CALL up at the CALL, and checks this clean: a
-# soundness hole (open, issue 28's closing note). XFAIL until the raise
-# model has the version's lookup rule for inline calls.
+# model looks every raise of a CALL up at the CALL, and checked this clean (0
+# errors): a soundness hole. Now the table check exception-table-callee-split
+# (the traits column CalleeRaiseLookupBefore) reports every instruction that
+# may run a Python callee whose code unit before it is covered differently:
+# the passes' lookup is then not CPython's. CPython 3.13's, 3.14's and 3.15's
+# stdlibs have none (117,816 code objects).
 #
-# XFAIL: *
 # REQUIRES: python314
 # RUN: rm -rf %t && mkdir -p %t
 # RUN: env PYTHONDONTWRITEBYTECODE=1 %python314 %s %t/lookup.pyc | FileCheck %s --check-prefix=ORACLE
 # ORACLE: log: ['enter']
 # RUN: %not --code 1 %pyverify check %t/lookup.pyc | FileCheck %s
-# CHECK: error:
+# CHECK: error: CALL {{[0-9]+}} is covered by entry '{{.*}}' (table byte {{[0-9]+}}), the code unit before it by no entry: an exception its Python callee raises is looked up at the unit before (3.13+){{.*}}[exception-table-callee-split]
+# CHECK: 1 error(s)
 import dis, marshal, opcode, os, sys, importlib.util
 from dis import _parse_exception_table
 SRC = '''
