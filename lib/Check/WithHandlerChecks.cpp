@@ -105,7 +105,9 @@ bool suppressPathRaises(const InstructionStream &Insts, uint32_t Offset) {
     if (In.is(Opcode::JUMP_FORWARD))
       I = Insts.indexAtStart(uint64_t(In.Target));
     else if (In.is(Opcode::POP_TOP) || In.is(Opcode::POP_EXCEPT) ||
-             In.is(Opcode::NOP) || In.is(Opcode::LOAD_CONST))
+             In.is(Opcode::NOP) || In.is(Opcode::LOAD_CONST) ||
+             In.is(Opcode::LOAD_COMMON_CONSTANT) || // 3.15's None
+             In.is(Opcode::LOAD_SMALL_INT))
       I = I + 1 < int64_t(Insts.size()) ? I + 1 : -1;
     else
       return false;
