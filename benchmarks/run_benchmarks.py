@@ -772,7 +772,7 @@ def main():
             os.path.join(bench_dir, "dynamo_hook.json"),
             env=dict(os.environ, PYTHONPATH=mod_dir))
     versions = run_bench_script(
-        "3.12 and 3.13: read and decode vs marshal.loads", "bench_versions.py",
+        "3.11-3.15: read and decode vs marshal.loads", "bench_versions.py",
         ["--build", build, "--repeat", str(a.repeat)],
         os.path.join(bench_dir, "versions.json"))
     prove = run_bench_script(
