@@ -8,9 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "pyverify/Analysis/SlotKinds.h"
+#include "pyverify/Bytecode/InstructionStream.h"
 #include "pyverify/Bytecode/VersionOpcodes.h"
 
 #include "gtest/gtest.h"
+
+#include <optional>
 
 #include <string>
 
@@ -73,6 +76,41 @@ TEST(SlotKindsTable, RowsFitTheVersionTables) {
                  });
 #include "pyverify/Analysis/SlotKinds.def"
   EXPECT_GT(Rows, 20u);
+}
+
+// LOAD_COMMON_CONSTANT makes None exactly where the version's own table of
+// common constants (its CommonConstant argument texts, read from its dis)
+// names None, and an object known not to be None elsewhere.
+TEST(SlotKindsTable, CommonConstantNoneIsTheVersionsNone) {
+  unsigned Seen = 0;
+  for (PythonVersion V : AllPythonVersions) {
+    std::optional<uint8_t> Byte;
+    for (unsigned B = 1; B < 256 && !Byte; ++B)
+      if (const OpcodeInfo *I = getVersionOpcodeInfo(V, uint8_t(B)))
+        if (llvm::StringRef(I->Name) == "LOAD_COMMON_CONSTANT")
+          Byte = uint8_t(B);
+    if (!Byte)
+      continue;
+    for (uint32_t Arg = 0; Arg < MaxArgTexts; ++Arg) {
+      const char *Text = getArgText(V, ArgTextTable::CommonConstant, Arg);
+      if (!Text)
+        continue;
+      Instruction In{};
+      In.Ver = V;
+      In.OpByte = *Byte;
+      In.Op = Opcode::LOAD_COMMON_CONSTANT;
+      In.Arg = Arg;
+      SlotRules R = getSlotRules(In);
+      ASSERT_FALSE(R.Makes.empty()) << Text;
+      SlotKinds Made = R.Makes.back().Kinds;
+      bool None = llvm::StringRef(Text) == "None";
+      EXPECT_EQ(Made == KNone, None)
+          << pythonVersionName(V).str() << " LOAD_COMMON_CONSTANT " << Arg
+          << " (" << Text << ")";
+      Seen += None;
+    }
+  }
+  EXPECT_GE(Seen, 1u); // 3.15's None
 }
 
 } // namespace
