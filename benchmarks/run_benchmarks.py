@@ -754,6 +754,24 @@ def main():
                       "packages it so; only its harness is affected, not the "
                       "code measured)")
 
+    # Heap allocations per code object and per instruction (issue 29): a
+    # count, not a time, so one run.
+    allocs = json.loads(subprocess.run(
+        [find_binary(build, "pyverify-alloc-bench"), corpus],
+        check=True, capture_output=True, text=True).stdout)
+    print(f"\nheap allocations (pyverify-alloc-bench: malloc and its kin, "
+          f"{allocs['code_objects']} code objects, "
+          f"{allocs['instructions']} instructions)")
+    print(f"{'phase':8} {'allocations':>12} {'per code obj':>13} "
+          f"{'per instr':>10} {'median/obj':>11} {'max/obj':>8}")
+    for phase in ("read", "decode", "check"):
+        p = allocs[phase]
+        print(f"{phase:8} {p['allocations']:12} "
+              f"{p['allocations_per_code_object']:13.2f} "
+              f"{p['allocations_per_instruction']:10.3f} "
+              f"{p.get('median_per_code_object', '-'):>11} "
+              f"{p.get('max_per_code_object', '-'):>8}")
+
     # `import pyverify` from Python (issue 6) and `pyverify prove` (issue 7):
     # their own scripts, in child processes.
     module = None
@@ -835,6 +853,7 @@ def main():
                    "issue4_over_issue3": cost,
                    **(bc_result or {})},
         "gbench": gb,
+        "allocations": allocs,
         "python_module": module,
         "prove": prove,
         "prove_stdlib": prove_stdlib,
