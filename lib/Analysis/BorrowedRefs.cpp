@@ -47,14 +47,19 @@ struct Holds {
   bool MayOwn = true;
 
   static Holds owned() { return Holds(); }
+  /// Merges \p O's borrows into the sorted, unique list in place: a join
+  /// that adds nothing (most of them) neither grows nor allocates.
   bool join(const Holds &O) {
     bool Changed = O.MayOwn && !MayOwn;
     MayOwn |= O.MayOwn;
-    size_t Before = Borrows.size();
-    Borrows.append(O.Borrows.begin(), O.Borrows.end());
-    llvm::sort(Borrows);
-    Borrows.erase(std::unique(Borrows.begin(), Borrows.end()), Borrows.end());
-    return Changed || Borrows.size() != Before;
+    for (const Origin &B : O.Borrows) {
+      auto *It = llvm::lower_bound(Borrows, B);
+      if (It == Borrows.end() || !(*It == B)) {
+        Borrows.insert(It, B);
+        Changed = true;
+      }
+    }
+    return Changed;
   }
   bool operator==(const Holds &O) const {
     return MayOwn == O.MayOwn && Borrows == O.Borrows;
@@ -300,7 +305,7 @@ public:
     return S;
   }
   Domain transferNode(unsigned B, const Domain &In) const {
-    BorrowState S = In;
+    BorrowState S = working(In);
     const BasicBlock &BB = G.block(B);
     Machine M(Insts, S, nullptr);
     for (uint32_t I = BB.Begin; I < BB.last(); ++I)
@@ -311,7 +316,7 @@ public:
     const CFGEdge &Edge = G.edge(E);
     if (Edge.isException())
       return handlerState(Edge, In);
-    BorrowState S = Out;
+    BorrowState S = working(Out);
     bool Jump =
         Edge.Kind == EdgeKind::Jump || Edge.Kind == EdgeKind::BranchTaken;
     Machine(Insts, S, nullptr).run(G.block(Edge.Source).last(), Jump);
@@ -321,13 +326,13 @@ public:
   /// Replays block \p B from \p In, recording every use into \p Sink.
   void replay(unsigned B, const Domain &In, UseSink &Sink) const {
     const BasicBlock &BB = G.block(B);
-    BorrowState S = In;
+    BorrowState S = working(In);
     Machine M(Insts, S, &Sink);
     for (uint32_t I = BB.Begin; I < BB.last(); ++I)
       M.run(I, false);
     const Instruction &Last = Insts[BB.last()];
     if (Last.Valid && Last.info().isJump()) {
-      BorrowState J = S;
+      BorrowState J = working(S);
       Machine(Insts, J, &Sink).run(BB.last(), true);
     }
     M.run(BB.last(), false);
@@ -337,9 +342,23 @@ private:
   const CFG &G;
   const InstructionStream &Insts;
 
+  /// A copy of \p In to run instructions on, its stack's capacity the
+  /// frame's (co_stacksize, and the two slots a handler's entry pushes), so
+  /// that no push reallocates it.
+  BorrowState working(const BorrowState &In) const {
+    BorrowState S(In.Bottom);
+    S.Stack.reserve(
+        std::max<size_t>(In.Stack.size(), size_t(std::max<int64_t>(
+                                              0, G.code().Code->StackSize))) +
+        2);
+    S.Stack = In.Stack;
+    S.Locals = In.Locals;
+    return S;
+  }
+
   Domain handlerState(const CFGEdge &Edge, const Domain &In) const {
     const BasicBlock &BB = G.block(Edge.Source);
-    BorrowState S = In, Joined = In;
+    BorrowState S = working(In), Joined = working(In);
     Machine M(Insts, S, nullptr);
     for (uint32_t I = BB.Begin; I < BB.last(); ++I) {
       M.run(I, false);
