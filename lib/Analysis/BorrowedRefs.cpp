@@ -344,12 +344,16 @@ private:
 
   /// A copy of \p In to run instructions on, its stack's capacity the
   /// frame's (co_stacksize, and the two slots a handler's entry pushes), so
-  /// that no push reallocates it.
+  /// that no push reallocates it. co_stacksize is the input's claim, so it
+  /// is clamped: an absurd one must not reserve absurd memory (a deeper
+  /// stack still grows as needed).
   BorrowState working(const BorrowState &In) const {
+    constexpr int64_t MaxReserved = 256;
     BorrowState S(In.Bottom);
     S.Stack.reserve(
-        std::max<size_t>(In.Stack.size(), size_t(std::max<int64_t>(
-                                              0, G.code().Code->StackSize))) +
+        std::max<size_t>(In.Stack.size(),
+                         size_t(std::clamp<int64_t>(G.code().Code->StackSize, 0,
+                                                    MaxReserved))) +
         2);
     S.Stack = In.Stack;
     S.Locals = In.Locals;

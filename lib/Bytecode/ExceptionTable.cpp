@@ -327,13 +327,17 @@ void pyverify::checkCalleeLookups(llvm::ArrayRef<ExceptionTableEntry> Entries,
                                   const InstructionStream &Insts,
                                   llvm::function_ref<bool(size_t)> IsReachable,
                                   std::vector<Finding> &Findings) {
+  // No table (most code objects) or a version that looks every raise up at
+  // the instruction: both lookups agree everywhere.
+  if (Entries.empty() || Insts.size() == 0 ||
+      !traits(Insts[0].Ver).CalleeRaiseLookupBefore)
+    return;
   auto Same = [](const ExceptionTableEntry *A, const ExceptionTableEntry *B) {
     return A && B ? A->sameHandler(*B) : A == B;
   };
   for (size_t K = 0; K < Insts.size(); ++K) {
     const Instruction &I = Insts[K];
-    if (!I.Valid || I.Offset < 2 || !traits(I.Ver).CalleeRaiseLookupBefore ||
-        !mayRunCalleeFrame(I) || !IsReachable(K))
+    if (!I.Valid || I.Offset < 2 || !mayRunCalleeFrame(I) || !IsReachable(K))
       continue;
     const ExceptionTableEntry *At = lookupHandler(Entries, I.Offset);
     const ExceptionTableEntry *Before = lookupHandler(Entries, I.Offset - 2);

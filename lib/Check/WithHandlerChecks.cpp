@@ -106,8 +106,7 @@ bool suppressPathRaises(const InstructionStream &Insts, uint32_t Offset) {
       I = Insts.indexAtStart(uint64_t(In.Target));
     else if (In.is(Opcode::POP_TOP) || In.is(Opcode::POP_EXCEPT) ||
              In.is(Opcode::NOP) || In.is(Opcode::LOAD_CONST) ||
-             In.is(Opcode::LOAD_COMMON_CONSTANT) || // 3.15's None
-             In.is(Opcode::LOAD_SMALL_INT))
+             In.is(Opcode::LOAD_COMMON_CONSTANT)) // 3.15's None
       I = I + 1 < int64_t(Insts.size()) ? I + 1 : -1;
     else
       return false;
