@@ -494,15 +494,13 @@ def _call(n, kwnames=None):
 def _load_const(pools, value):
     """Push a constant as the running compiler does: 3.14's
     ``LOAD_SMALL_INT`` for the ints it loads so (0-255, opcodes.SMALL_INTS:
-    measured), else ``LOAD_CONST``.  (3.15's compiler loads None, '', True,
-    False and -1 by ``LOAD_COMMON_CONSTANT``, opcodes.COMMON_CONSTANTS; the
-    rewriter keeps ``LOAD_CONST`` for them, valid on 3.15: with
-    ``LOAD_COMMON_CONSTANT None`` before its ``RAISE_VARARGS``, a new
-    handler's suppress path is not seen to raise by pyverify's shared-handler
-    check, a false with-handler-mismatch: docs/rewriter.md, "CPython
-    3.15".)"""
+    measured), 3.15's ``LOAD_COMMON_CONSTANT`` for None, '', True, False and
+    -1 (opcodes.COMMON_CONSTANTS: measured), else ``LOAD_CONST``."""
     if SMALL_INTS and type(value) is int and value in SMALL_INTS:
         return I("LOAD_SMALL_INT", value)
+    for v, a in COMMON_CONSTANTS:
+        if type(v) is type(value) and v == value:
+            return I("LOAD_COMMON_CONSTANT", a)
     return I("LOAD_CONST", pools.const(value))
 
 
