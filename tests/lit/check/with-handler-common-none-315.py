@@ -20,15 +20,21 @@ import rewriter_cases as rc
 from pyverify_rewriter import rewrite
 
 co = rewrite(rc.CASES["break_in_with_loop"][0], 186).resume
+# The None before the new handler's RAISE_VARARGS, written both ways (the
+# rewriter writes it as the compiler does, LOAD_COMMON_CONSTANT 7).
 ins = list(dis.get_instructions(co))
-code = bytearray(co.co_code)
-n = 0
-for a, b in zip(ins, ins[1:]):
-    if a.opname == "LOAD_CONST" and a.argval is None and b.opname == "RAISE_VARARGS":
-        code[a.offset:a.offset + 2] = bytes([dis.opmap["LOAD_COMMON_CONSTANT"], 7])
-        n += 1
-assert n, "no LOAD_CONST None; RAISE_VARARGS in the resume function"
 assert dis._common_constants[7] is None
-open(os.path.join(sys.argv[1], "load_const.marshal"), "wb").write(marshal.dumps(co))
-open(os.path.join(sys.argv[1], "common_constant.marshal"), "wb").write(
-    marshal.dumps(co.replace(co_code=bytes(code))))
+consts = co.co_consts if None in co.co_consts else co.co_consts + (None,)
+spellings = {"load_const": (dis.opmap["LOAD_CONST"], consts.index(None)),
+             "common_constant": (dis.opmap["LOAD_COMMON_CONSTANT"], 7)}
+sites = [a.offset for a, b in zip(ins, ins[1:])
+         if a.opname in ("LOAD_CONST", "LOAD_COMMON_CONSTANT")
+         and a.argval is None and b.opname == "RAISE_VARARGS"]
+assert sites, "no None; RAISE_VARARGS in the resume function"
+for name, (op, arg) in spellings.items():
+    code = bytearray(co.co_code)
+    for off in sites:
+        code[off:off + 2] = bytes([op, arg])
+    out = co.replace(co_code=bytes(code), co_consts=consts)
+    open(os.path.join(sys.argv[1], name + ".marshal"), "wb").write(
+        marshal.dumps(out))
