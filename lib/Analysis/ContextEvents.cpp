@@ -20,10 +20,9 @@ bool pyverify::isContextProtocolName(llvm::StringRef Name) {
   return isEnterName(Name) || isExitName(Name);
 }
 
-std::optional<WithEnter> pyverify::withEnterAt(const InstructionStream &Insts,
-                                               uint32_t I) {
-  if (I >= Insts.size() || !Insts[I].Valid)
-    return std::nullopt;
+std::optional<WithEnter>
+pyverify::detail::withEnterAtLowered(const InstructionStream &Insts,
+                                     uint32_t I) {
   MicroOps Ops = lowerInstruction(Insts[I]);
   if (Ops.size() == 1)
     if (const auto *E = std::get_if<uop::EnterWith>(&Ops[0]))

@@ -313,18 +313,46 @@ LowerKind classify(const OpcodeInfo &Info) {
 /// Every version's kinds by opcode byte, built once.
 struct KindTable {
   std::array<std::array<LowerKind, 256>, NumPythonVersions> Kinds;
+  /// Per kind, the LowersTo classes its lowering may hold (bit per class).
+  std::array<std::array<uint8_t, 256>, NumPythonVersions> Classes;
   KindTable() {
     for (PythonVersion V : AllPythonVersions)
       for (unsigned B = 0; B < 256; ++B) {
         const OpcodeInfo *Info = getVersionOpcodeInfo(V, uint8_t(B));
-        Kinds[unsigned(V)][B] = Info ? classify(*Info) : LowerKind::Effect;
+        LowerKind K = Info ? classify(*Info) : LowerKind::Effect;
+        Kinds[unsigned(V)][B] = K;
+        Classes[unsigned(V)][B] = classesOf(K);
       }
+  }
+  /// The classes of the micro-operations lowerInstruction() gives kind
+  /// \p K on the fall-through edge (BINARY_OP's Subscript is in none).
+  static uint8_t classesOf(LowerKind K) {
+    auto Bit = [](LowersTo C) { return uint8_t(1u << unsigned(C)); };
+    switch (K) {
+    case LowerKind::EnterWith:
+    case LowerKind::EnterAsyncWith:
+      return Bit(LowersTo::EnterWith);
+    case LowerKind::Call:
+    case LowerKind::CallKw:
+      return Bit(LowersTo::Call);
+    case LowerKind::LoadSpecial:
+      return Bit(LowersTo::LoadSpecial);
+    default:
+      return 0;
+    }
   }
 };
 
 // Built at start-up, before any lowering (no lowering runs in a static
 // initialiser), from the opcode tables, which are constant.
 const KindTable TheKindTable;
+
+} // namespace
+
+const std::array<uint8_t, 256> *const pyverify::detail::TheLowersToClasses =
+    TheKindTable.Classes.data();
+
+namespace {
 
 LowerKind kindOf(const Instruction &I) {
   LowerKind K = TheKindTable.Kinds[unsigned(I.Ver)][I.OpByte];

@@ -14,24 +14,6 @@
 
 using namespace pyverify;
 
-uint32_t OperandRule::fieldValue(OperandField F, uint32_t Arg) {
-  switch (F) {
-  case OperandField::Arg:
-    return Arg;
-  case OperandField::Shr1:
-    return Arg >> 1;
-  case OperandField::Shr2:
-    return Arg >> 2;
-  case OperandField::Shr4:
-    return Arg >> 4;
-  case OperandField::Shr5:
-    return Arg >> 5;
-  case OperandField::Low4:
-    return Arg & 15;
-  }
-  llvm_unreachable("unknown operand field");
-}
-
 const char *OperandRule::fieldNote(OperandField F) {
   switch (F) {
   case OperandField::Arg:

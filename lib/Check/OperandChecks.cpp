@@ -147,14 +147,14 @@ std::optional<std::string> checkRule(const OperandRule &R,
                                      const InstructionStream &Insts, size_t I,
                                      const Tables &T, const Where &At) {
   uint32_t V = R.value(Insts[I].Arg);
-  const char *Note = OperandRule::fieldNote(R.Field);
+  auto Note = [&R] { return OperandRule::fieldNote(R.Field); };
   switch (R.Bound) {
   case OperandBound::Consts:
   case OperandBound::KwNames:
     if (V >= T.C.Consts.size())
       return llvm::formatv("{0} reads co_consts[{1}]{2}, but the code object "
                            "has {3} constant(s): {4}",
-                           At.str(), V, Note, T.C.Consts.size(), PastTuple)
+                           At.str(), V, Note(), T.C.Consts.size(), PastTuple)
           .str();
     if (R.Bound == OperandBound::KwNames)
       return checkKwNames(Insts, I, T, At);
@@ -165,19 +165,19 @@ std::optional<std::string> checkRule(const OperandRule &R,
     if (V >= T.C.Names.size())
       return llvm::formatv("{0} names co_names[{1}]{2}, but the code object "
                            "has {3} name(s): {4}",
-                           At.str(), V, Note, T.C.Names.size(), PastTuple)
+                           At.str(), V, Note(), T.C.Names.size(), PastTuple)
           .str();
     return std::nullopt;
   case OperandBound::LocalsPlus:
   case OperandBound::Cell:
     if (V >= T.numSlots())
-      return slotPast(At, V, Note, T);
+      return slotPast(At, V, Note(), T);
     if (R.Bound == OperandBound::Cell && !T.isCellOrFree(V))
       return llvm::formatv("{0} uses localsplus slot {1}{2} ('{3}') as a "
                            "cell, but it is a plain local, neither a cell nor "
                            "a free variable: CPython treats the object in it "
                            "as a cell",
-                           At.str(), V, Note, T.C.LocalsPlusNames[V])
+                           At.str(), V, Note(), T.C.LocalsPlusNames[V])
           .str();
     return std::nullopt;
   case OperandBound::NFreeVars:
@@ -190,11 +190,11 @@ std::optional<std::string> checkRule(const OperandRule &R,
     return std::nullopt;
   case OperandBound::Range:
     if (V < R.Lo || V > R.Hi)
-      return rangeMessage(At, R, V, Note);
+      return rangeMessage(At, R, V, Note());
     return std::nullopt;
   case OperandBound::OneFlag:
     if (V < R.Lo || V > R.Hi || (V & (V - 1)))
-      return rangeMessage(At, R, V, Note);
+      return rangeMessage(At, R, V, Note());
     return std::nullopt;
   }
   llvm_unreachable("unknown operand bound");
@@ -206,10 +206,13 @@ void pyverify::checkOperands(const DecodedCode &D, std::vector<Finding> &Out) {
   Tables T(*D.Code);
   for (size_t I = 0; I < D.Insts.size(); ++I) {
     const Instruction &In = D.Insts[I];
-    if (!In.hasArg())
+    if (!In.Valid)
+      continue;
+    llvm::ArrayRef<OperandRule> Rules = getOperandRules(In.Ver, In.op());
+    if (Rules.empty() || !In.hasArg())
       continue;
     Where At(In);
-    for (const OperandRule &R : getOperandRules(In.Ver, In.op())) {
+    for (const OperandRule &R : Rules) {
       if (std::optional<std::string> Msg = checkRule(R, D.Insts, I, T, At))
         Out.emplace_back(CheckId::OperandOutOfRange, In.Offset,
                          std::move(*Msg));

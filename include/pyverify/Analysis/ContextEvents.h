@@ -43,6 +43,7 @@
 #define PYVERIFY_ANALYSIS_CONTEXTEVENTS_H
 
 #include "pyverify/Analysis/Environment.h"
+#include "pyverify/Analysis/MicroOps.h"
 #include "pyverify/Bytecode/DecodedCode.h"
 #include "pyverify/Bytecode/InstructionStream.h"
 #include "pyverify/Support/Overloaded.h"
@@ -177,8 +178,24 @@ struct WithEnter {
 /// __aenter__ -- the instructions the with's context is named by (its
 /// site, BlockStack.h). Where the __exit__ really is at that point is the
 /// slot-tracking passes' to check (with-handler-mismatch and the rest).
-std::optional<WithEnter> withEnterAt(const InstructionStream &Insts,
-                                     uint32_t I);
+namespace detail {
+/// withEnterAt() past its table filter: lowers the candidate.
+std::optional<WithEnter> withEnterAtLowered(const InstructionStream &Insts,
+                                            uint32_t I);
+} // namespace detail
+/// Inline: the passes ask it at every instruction, and the lowering's kind
+/// table (mayLowerTo) rules out all but a few without lowering.
+inline std::optional<WithEnter> withEnterAt(const InstructionStream &Insts,
+                                            uint32_t I) {
+  if (I >= Insts.size())
+    return std::nullopt;
+  // Only an enter, or a call right after a special-method load, can be one.
+  if (!mayLowerTo(Insts[I], LowersTo::EnterWith) &&
+      !(mayLowerTo(Insts[I], LowersTo::Call) && I > 0 &&
+        mayLowerTo(Insts[I - 1], LowersTo::LoadSpecial)))
+    return std::nullopt;
+  return detail::withEnterAtLowered(Insts, I);
+}
 
 /// Whether CPython's compiler leaves a trace function's exception at
 /// instruction \p I outside the handler of a with whose context is entered,

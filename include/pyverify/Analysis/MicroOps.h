@@ -29,6 +29,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <variant>
@@ -231,6 +232,26 @@ using MicroOps = llvm::SmallVector<MicroOp, 2>;
 /// Whether \p I lowers to borrowed LoadLocals (3.14's LOAD_FAST_BORROW and
 /// its fused pair): the lowering's own table, looked up without lowering.
 bool isBorrowingLoad(const Instruction &I);
+
+/// Micro-operations a caller looks for at every instruction.
+enum class LowersTo : uint8_t { EnterWith, Call, LoadSpecial };
+
+namespace detail {
+/// Per version, per opcode byte: bit C set when the fall-through lowering
+/// may hold a LowersTo C (built from the lowering's own kind table at
+/// start-up, MicroOps.cpp).
+extern const std::array<uint8_t, 256> *const TheLowersToClasses;
+} // namespace detail
+
+/// Whether instruction \p I's fall-through lowering may hold \p What: the
+/// lowering's own kind table, looked up without lowering (false for an
+/// invalid instruction). A caller that searches every instruction for one
+/// (withEnterAt) lowers only where this holds.
+inline bool mayLowerTo(const Instruction &I, LowersTo What) {
+  return I.Valid && ((detail::TheLowersToClasses[unsigned(I.Ver)][I.OpByte] >>
+                      unsigned(What)) &
+                     1);
+}
 
 /// \p I's micro-operations on its fall-through edge (\p JumpEdge false) or
 /// its jump edge. \p I must be valid. \p IO, when given, receives the

@@ -55,7 +55,23 @@ struct OperandRule {
 
   /// The operand of an instruction whose argument is \p Arg.
   uint32_t value(uint32_t Arg) const { return fieldValue(Field, Arg); }
-  static uint32_t fieldValue(OperandField F, uint32_t Arg);
+  static uint32_t fieldValue(OperandField F, uint32_t Arg) {
+    switch (F) {
+    case OperandField::Arg:
+      return Arg;
+    case OperandField::Shr1:
+      return Arg >> 1;
+    case OperandField::Shr2:
+      return Arg >> 2;
+    case OperandField::Shr4:
+      return Arg >> 4;
+    case OperandField::Shr5:
+      return Arg >> 5;
+    case OperandField::Low4:
+      return Arg & 15;
+    }
+    return Arg; // not reached: every field is handled
+  }
   /// How the operand is taken from the argument, for messages: "" for the
   /// whole argument, else e.g. " (the argument >> 1)".
   static const char *fieldNote(OperandField F);
