@@ -337,6 +337,9 @@ struct KindTable {
       return Bit(LowersTo::Call);
     case LowerKind::LoadSpecial:
       return Bit(LowersTo::LoadSpecial);
+    case LowerKind::LoadFastBorrow:
+    case LowerKind::LoadFastBorrowPair:
+      return Bit(LowersTo::BorrowedLoad);
     default:
       return 0;
     }
@@ -538,13 +541,6 @@ MicroOp lowerJumpEdge(LowerKind K, const Instruction &I, const StackIO &IO) {
 }
 
 } // namespace
-
-bool pyverify::isBorrowingLoad(const Instruction &I) {
-  if (!I.Valid)
-    return false;
-  LowerKind K = kindOf(I);
-  return K == LowerKind::LoadFastBorrow || K == LowerKind::LoadFastBorrowPair;
-}
 
 MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge,
                                     StackIO *IOOut) {

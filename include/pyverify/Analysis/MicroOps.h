@@ -229,12 +229,9 @@ using MicroOp = std::variant<
     uop::Nop, uop::Effect>;
 using MicroOps = llvm::SmallVector<MicroOp, 2>;
 
-/// Whether \p I lowers to borrowed LoadLocals (3.14's LOAD_FAST_BORROW and
-/// its fused pair): the lowering's own table, looked up without lowering.
-bool isBorrowingLoad(const Instruction &I);
-
 /// Micro-operations a caller looks for at every instruction.
-enum class LowersTo : uint8_t { EnterWith, Call, LoadSpecial };
+/// BorrowedLoad: a LoadLocal with Borrowed set.
+enum class LowersTo : uint8_t { EnterWith, Call, LoadSpecial, BorrowedLoad };
 
 namespace detail {
 /// Per version, per opcode byte: bit C set when the fall-through lowering
@@ -251,6 +248,12 @@ inline bool mayLowerTo(const Instruction &I, LowersTo What) {
   return I.Valid && ((detail::TheLowersToClasses[unsigned(I.Ver)][I.OpByte] >>
                       unsigned(What)) &
                      1);
+}
+
+/// Whether \p I lowers to borrowed LoadLocals (3.14's LOAD_FAST_BORROW and
+/// its fused pair): the lowering's own table, looked up without lowering.
+inline bool isBorrowingLoad(const Instruction &I) {
+  return mayLowerTo(I, LowersTo::BorrowedLoad);
 }
 
 /// \p I's micro-operations on its fall-through edge (\p JumpEdge false) or
