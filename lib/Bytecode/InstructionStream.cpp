@@ -3,10 +3,17 @@
 #include "pyverify/Bytecode/InstructionStream.h"
 #include "pyverify/Bytecode/OperandRules.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Compiler.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+#include <array>
+#include <cstring>
 #include <iterator>
+#include <tuple>
+#include <utility>
 
 using namespace pyverify;
 
@@ -55,6 +62,71 @@ LLVM_ATTRIBUTE_NOINLINE void reportFinding(std::vector<Finding> &Findings,
   Findings.push_back(std::move(F));
 }
 
+/// Code units among the first \p NumUnits of \p Bytes that are not 00 00,
+/// four at a time. Every instruction's opcode unit is one (a base opcode is
+/// never 0, CACHE), and so is every EXTENDED_ARG prefix; a cache unit is one
+/// only when it is not zero (bytecode-decode). So the count bounds the
+/// instructions of valid code (Insts is allocated once, without a pass that
+/// decodes), and the decoder need not look at cache units at all when the
+/// count is that of the units that are no caches (Decoder::decodeAll).
+size_t countNonZeroUnits(const uint8_t *Bytes, size_t NumUnits) {
+  constexpr uint64_t Low15 = 0x7FFF7FFF7FFF7FFFULL;
+  constexpr uint64_t High = 0x8000800080008000ULL;
+  size_t Count = 0, U = 0;
+  for (; U + 4 <= NumUnits; U += 4) {
+    uint64_t W = llvm::support::endian::read64le(Bytes + 2 * U);
+    // Bit 15 of each 16-bit lane: the lane is not zero.
+    uint64_t NonZero = (((W & Low15) + Low15) | W) & High;
+    Count += size_t(((NonZero >> 15) * 0x0001000100010001ULL) >> 48);
+  }
+  for (; U < NumUnits; ++U)
+    Count += (Bytes[2 * U] | Bytes[2 * U + 1]) != 0;
+  return Count;
+}
+
+/// Whether the \p Units code units at \p P are all zero.
+bool allZero(const uint8_t *P, unsigned Units) {
+  for (unsigned K = 0; K < 2 * Units; ++K)
+    if (P[K])
+      return false;
+  return true;
+}
+
+/// What decodeAll()'s inline path needs of each byte of each version, read
+/// from the version's opcode table (VersionOpcodes.h) once, four bytes a
+/// row so that the loop keeps one table pointer.
+struct ByteFacts {
+  Opcode Op;
+  uint8_t Caches;
+  uint8_t Flags;
+  enum : uint8_t {
+    Inline = 1,   ///< A base opcode other than EXTENDED_ARG.
+    TakesArg = 2, ///< OpcodeInfo::HasArg.
+    Jump = 4,     ///< OpcodeInfo::isJump().
+  };
+};
+using ByteFactsTable =
+    std::array<std::array<ByteFacts, 256>, NumPythonVersions>;
+
+const ByteFactsTable &byteFacts() {
+  static const ByteFactsTable Table = [] {
+    ByteFactsTable T{};
+    for (PythonVersion V : AllPythonVersions)
+      for (unsigned B = 0; B < 256; ++B) {
+        const VersionOpcodeInfo *Info = getVersionOpcodeInfo(V, uint8_t(B));
+        if (!Info || B == extendedArgByte(V))
+          continue;
+        ByteFacts &F = T[unsigned(V)][B];
+        F.Op = Info->Op;
+        F.Caches = Info->Caches;
+        F.Flags = ByteFacts::Inline | (Info->HasArg ? ByteFacts::TakesArg : 0) |
+                  (Info->isJump() ? ByteFacts::Jump : 0);
+      }
+    return T;
+  }();
+  return Table;
+}
+
 /// One decode() run: the code units in, the stream's instructions and unit
 /// map out, findings as they are met. Positions are in code units (U);
 /// instructions and findings carry byte offsets (2 * U).
@@ -69,8 +141,17 @@ public:
 
   size_t numUnits() const { return NumUnits; }
   void checkLength();
-  size_t countInstructions() const;
-  void decodeAll();
+  template <bool CheckCaches> void decodeAll();
+  /// The units of the decoded instructions that are no cache units and not
+  /// 00 00 (every prefix and opcode unit but a CACHE opcode's with argument
+  /// 0): countNonZeroUnits() less this is the cache units that are not
+  /// zero.
+  size_t nonZeroNonCacheUnits() const {
+    return Insts.size() + SlowExtraUnits - ZeroOpcodeUnits;
+  }
+  /// Forgets what decodeAll() did (its findings are past \p NumFindings), to
+  /// run it again.
+  void restart(size_t NumFindings, bool HadErrors);
   void resolveJumps(const InstructionStream &S);
 
 private:
@@ -84,6 +165,13 @@ private:
   std::vector<uint32_t> &UnitToIndex;
   bool &HasErrors;
   std::vector<Finding> &Findings;
+  /// Indices of the valid jumps, in order: resolveJumps() visits only them.
+  llvm::SmallVector<uint32_t, 32> Jumps;
+  /// Prefix units of the instructions decodeSlow() made, beyond one unit
+  /// per instruction (the rest of a truncated prefix run).
+  size_t SlowExtraUnits = 0;
+  /// Opcode units decodeSlow() met that are 00 00.
+  size_t ZeroOpcodeUnits = 0;
 
   uint8_t byte(size_t Unit, unsigned K) const {
     return uint8_t(Code[2 * Unit + K]);
@@ -91,19 +179,31 @@ private:
   void report(CheckId Id, uint32_t At, std::string Msg) {
     reportFinding(Findings, HasErrors, Id, At, std::move(Msg));
   }
-  unsigned foldPrefixes(size_t &U, uint32_t &Arg);
-  void appendTruncatedPrefix(Instruction &I, uint32_t Arg, unsigned Prefixes);
   const VersionOpcodeInfo *info(uint8_t B) const {
     return getVersionOpcodeInfo(V, B);
   }
-  const VersionOpcodeInfo *decodeOpcode(Instruction &I, size_t U, uint32_t Arg,
-                                        unsigned Prefixes);
-  size_t skipCaches(const Instruction &I, const VersionOpcodeInfo *Info,
-                    size_t U);
-  void append(Instruction &I, size_t EndUnit);
+  unsigned foldPrefixes(size_t &U, uint32_t &Arg);
+  void appendTruncatedPrefix(Instruction &I, size_t Start, uint32_t Arg,
+                             unsigned Prefixes);
+  LLVM_ATTRIBUTE_NOINLINE std::pair<size_t, size_t> decodeSlow(size_t U,
+                                                               size_t Count);
+  void reportArgument(const Instruction &I, const VersionOpcodeInfo &Info,
+                      uint8_t ArgByte);
+  LLVM_ATTRIBUTE_NOINLINE void reportCaches(const Instruction &I,
+                                            const VersionOpcodeInfo &CacheInfo,
+                                            size_t U);
+  void mapUnits(size_t From, size_t To, size_t Index) {
+    for (size_t K = From; K < To; ++K)
+      UnitToIndex[K] = uint32_t(Index);
+  }
 };
 
 } // namespace
+
+/// UnitToIndex's entries past the code: decodeAll() maps twelve entries
+/// from an instruction's first unit, past its end (the next instruction's
+/// own mapping overwrites them).
+static constexpr size_t MapSlack = 11;
 
 void Decoder::checkLength() {
   if (Code.size() % 2)
@@ -113,83 +213,96 @@ void Decoder::checkLength() {
                          Code.size()));
 }
 
-/// The instructions decodeAll() will make (its loop, without its checks), so
-/// that Insts is allocated once: growing it was a quarter of decoding. The
-/// count is exact for valid code and an upper bound otherwise (a specialised
-/// opcode's caches count here as CACHE instructions).
-size_t Decoder::countInstructions() const {
-  size_t NumInsts = 0;
-  for (size_t W = 0; W < NumUnits; ++NumInsts) {
-    while (W + 1 < NumUnits && byte(W, 0) == ExtendedArg)
-      ++W;
-    uint8_t B = byte(W, 0);
-    const VersionOpcodeInfo *Info = info(B);
-    W += 1 + (Info ? Info->Caches : 0);
-  }
-  return NumInsts;
-}
-
-void Decoder::decodeAll() {
+/// Every instruction in one loop, into Insts, which holds default
+/// instructions from index Count on (decode() sizes it to a bound; grown
+/// here when malformed code passes it). An instruction with no prefix whose
+/// opcode is valid and whose caches fit is decoded inline; anything else
+/// (prefixes, a bad opcode, truncated caches) by decodeSlow(). Findings
+/// come in the order of the units they are about. Without \p CheckCaches
+/// the inline path does not look at cache units: decode() runs it so when
+/// countNonZeroUnits() says they are all zero, and again with the check
+/// when not.
+template <bool CheckCaches> void Decoder::decodeAll() {
+  const uint8_t *Bytes = Code.bytes_begin();
+  const size_t N = NumUnits;
+  const PythonVersion Ver = V;
+  const ByteFacts *Facts = byteFacts()[unsigned(Ver)].data();
+  uint32_t *Map = UnitToIndex.data();
+  Instruction *Out = Insts.data();
+  size_t Cap = Insts.size();
+  size_t Count = 0;
   size_t U = 0;
-  while (U < NumUnits) {
-    // Built in place: Insts has room for every instruction (decode()).
-    Instruction &I = Insts.emplace_back();
-    I.Start = uint32_t(2 * U);
-    I.Ver = V;
-    uint32_t Arg = 0;
-    unsigned Prefixes = foldPrefixes(U, Arg);
-    if (U == NumUnits) {
-      appendTruncatedPrefix(I, Arg, Prefixes);
-      break;
+  while (U < N) {
+    uint8_t B = Bytes[2 * U];
+    ByteFacts F = Facts[B];
+    size_t End = U + 1 + F.Caches;
+    if (LLVM_UNLIKELY(!(F.Flags & ByteFacts::Inline) || End > N ||
+                      Count == Cap)) {
+      std::tie(U, Count) = decodeSlow(U, Count);
+      Out = Insts.data();
+      Cap = Insts.size();
+      continue;
     }
-    const VersionOpcodeInfo *Info = decodeOpcode(I, U, Arg, Prefixes);
-    U = skipCaches(I, Info, U + 1);
-    append(I, U);
+    uint8_t ArgByte = Bytes[2 * U + 1];
+    Instruction &I = Out[Count];
+    I.Start = I.Offset = uint32_t(2 * U);
+    I.End = uint32_t(2 * End);
+    I.Arg = (F.Flags & ByteFacts::TakesArg) ? ArgByte : 0;
+    I.OpByte = B;
+    I.Op = F.Op;
+    I.Ver = Ver;
+    if (LLVM_UNLIKELY(!(F.Flags & ByteFacts::TakesArg) && ArgByte))
+      reportArgument(I, *getVersionOpcodeInfo(Ver, B), ArgByte);
+    if (CheckCaches && !allZero(Bytes + 2 * U + 2, F.Caches))
+      reportCaches(I, *getVersionOpcodeInfo(Ver, B), U + 1);
+    if (F.Flags & ByteFacts::Jump)
+      Jumps.push_back(uint32_t(Count));
+    // Twelve entries, past End (MapSlack): every instruction without
+    // prefixes has at most 11 units; the next instruction maps its own
+    // units after.
+    uint64_t Pair = uint64_t(Count) * 0x100000001ULL;
+    for (unsigned K = 0; K < 12; K += 2)
+      std::memcpy(Map + U + K, &Pair, sizeof(Pair));
+    if (LLVM_UNLIKELY(End - U > 12))
+      mapUnits(U + 12, End, Count);
+    ++Count;
+    U = End;
   }
+  Insts.resize(Count);
 }
 
-/// Folds the EXTENDED_ARG prefixes at \p U into \p Arg, leaving \p U at the
-/// first unit that is not one; returns how many there were.
-unsigned Decoder::foldPrefixes(size_t &U, uint32_t &Arg) {
-  unsigned Prefixes = 0;
-  while (U < NumUnits && byte(U, 0) == ExtendedArg) {
-    if (Prefixes == 3)
-      report(CheckId::BytecodeDecode, uint32_t(2 * U),
-             "more than three EXTENDED_ARG prefixes; the argument no longer "
-             "fits in 32 bits");
-    Arg = (Arg << 8) | byte(U, 1);
-    ++Prefixes;
-    ++U;
+void Decoder::restart(size_t NumFindings, bool HadErrors) {
+  Findings.erase(Findings.begin() + NumFindings, Findings.end());
+  HasErrors = HadErrors;
+  size_t Bound = Insts.capacity();
+  Insts.clear();
+  Insts.resize(Bound);
+  Jumps.clear();
+  SlowExtraUnits = ZeroOpcodeUnits = 0;
+}
+
+/// Instruction \p Count, at unit \p U, the way the inline path of
+/// decodeAll() does not take: its prefixes, a byte that is no base opcode,
+/// caches that run past the end (or Insts full). Returns the unit after it
+/// and the instructions made.
+std::pair<size_t, size_t> Decoder::decodeSlow(size_t U, size_t Count) {
+  if (Count == Insts.size()) // past the bound: only malformed code
+    Insts.resize(std::max(NumUnits, Count + 1));
+  size_t Start = U;
+  uint32_t Arg = 0;
+  unsigned Prefixes = foldPrefixes(U, Arg);
+  if (U == NumUnits) {
+    appendTruncatedPrefix(Insts[Count], Start, Arg, Prefixes);
+    mapUnits(Start, U, Count);
+    SlowExtraUnits += U - Start - 1;
+    return {U, Count + 1};
   }
-  return Prefixes;
-}
-
-/// Trailing prefixes with nothing to prefix: \p I, the last instruction of
-/// Insts, is kept as one truncated EXTENDED_ARG so the stream still tiles
-/// the code.
-void Decoder::appendTruncatedPrefix(Instruction &I, uint32_t Arg,
-                                    unsigned Prefixes) {
-  size_t U = NumUnits;
-  report(CheckId::BytecodeDecode, uint32_t(2 * (U - 1)),
-         "truncated instruction: EXTENDED_ARG at the end of the code has "
-         "no opcode to prefix");
-  I.Offset = uint32_t(2 * (U - 1));
-  I.OpByte = ExtendedArg;
-  I.Arg = Arg;
-  I.PrefixArg = Arg >> 8;
-  I.NumPrefixes = Prefixes - 1;
-  I.Valid = false;
-  I.End = uint32_t(2 * U);
-  for (uint32_t K = I.Start / 2; K < NumUnits; ++K)
-    UnitToIndex[K] = uint32_t(Insts.size() - 1);
-}
-
-/// The opcode unit at \p U, after \p Prefixes prefixes that accumulated
-/// \p Arg: its opcode, validity and argument. Returns its table row (null
-/// for a byte that is no opcode).
-const VersionOpcodeInfo *Decoder::decodeOpcode(Instruction &I, size_t U,
-                                               uint32_t Arg,
-                                               unsigned Prefixes) {
+  SlowExtraUnits += Prefixes;
+  if (!byte(U, 0) && !byte(U, 1))
+    ++ZeroOpcodeUnits;
+  Instruction &I = Insts[Count];
+  I.Start = uint32_t(2 * Start);
+  I.Ver = V;
   I.Offset = uint32_t(2 * U);
   I.OpByte = byte(U, 0);
   I.NumPrefixes = Prefixes;
@@ -208,63 +321,99 @@ const VersionOpcodeInfo *Decoder::decodeOpcode(Instruction &I, size_t U,
                            "argument",
                            Info->Name));
     else if (byte(U, 1) != 0)
-      report(CheckId::BytecodeExtendedArg, I.Offset,
-             llvm::formatv("{0} takes no argument but its argument byte is "
-                           "{1}",
-                           Info->Name, unsigned(byte(U, 1))));
+      reportArgument(I, *Info, byte(U, 1));
     I.Arg = 0;
   } else {
     I.Arg = (Arg << 8) | byte(U, 1);
   }
-  return Info;
-}
-
-/// Steps over the inline cache units of \p I, which start at \p U, checking
-/// that they are zero; returns the unit after them (or the end of the code).
-size_t Decoder::skipCaches(const Instruction &I, const VersionOpcodeInfo *Info,
-                           size_t U) {
+  if (I.Valid && Info->isJump())
+    Jumps.push_back(uint32_t(Count));
   // A specialised opcode still owns its base opcode's cache units: report
   // it once, not its caches again as CACHE instructions.
   const VersionOpcodeInfo *CacheInfo = Info;
   if (!I.Valid)
     if (const OpcodeInfo *Base = getDeoptimizedOpcodeInfo(V, I.OpByte))
       CacheInfo = Base;
-  unsigned Caches = CacheInfo ? CacheInfo->Caches : 0;
+  size_t End = U + 1;
+  if (CacheInfo) {
+    End = std::min(End + CacheInfo->Caches, NumUnits);
+    reportCaches(I, *CacheInfo, U + 1);
+  }
+  I.End = uint32_t(2 * End);
+  mapUnits(Start, End, Count);
+  return {End, Count + 1};
+}
+
+/// Folds the EXTENDED_ARG prefixes at \p U into \p Arg, leaving \p U at the
+/// first unit that is not one; returns how many there were.
+unsigned Decoder::foldPrefixes(size_t &U, uint32_t &Arg) {
+  unsigned Prefixes = 0;
+  while (U < NumUnits && byte(U, 0) == ExtendedArg) {
+    if (Prefixes == 3)
+      report(CheckId::BytecodeDecode, uint32_t(2 * U),
+             "more than three EXTENDED_ARG prefixes; the argument no longer "
+             "fits in 32 bits");
+    Arg = (Arg << 8) | byte(U, 1);
+    ++Prefixes;
+    ++U;
+  }
+  return Prefixes;
+}
+
+/// Trailing prefixes from unit \p Start with nothing to prefix: kept as one
+/// truncated EXTENDED_ARG, \p I, so the stream still tiles the code.
+void Decoder::appendTruncatedPrefix(Instruction &I, size_t Start, uint32_t Arg,
+                                    unsigned Prefixes) {
+  size_t U = NumUnits;
+  report(CheckId::BytecodeDecode, uint32_t(2 * (U - 1)),
+         "truncated instruction: EXTENDED_ARG at the end of the code has "
+         "no opcode to prefix");
+  I.Start = uint32_t(2 * Start);
+  I.Ver = V;
+  I.Offset = uint32_t(2 * (U - 1));
+  I.OpByte = ExtendedArg;
+  I.Arg = Arg;
+  I.PrefixArg = Arg >> 8;
+  I.NumPrefixes = Prefixes - 1;
+  I.Valid = false;
+  I.End = uint32_t(2 * U);
+}
+
+/// The argument byte \p ArgByte (not 0) of \p I, an opcode that takes none.
+void Decoder::reportArgument(const Instruction &I,
+                             const VersionOpcodeInfo &Info, uint8_t ArgByte) {
+  report(CheckId::BytecodeExtendedArg, I.Offset,
+         llvm::formatv("{0} takes no argument but its argument byte is {1}",
+                       Info.Name, unsigned(ArgByte)));
+}
+
+/// Checks the inline cache units of \p I (as many as \p CacheInfo has),
+/// which start at \p U: each must be zero, and all must be in the code.
+void Decoder::reportCaches(const Instruction &I,
+                           const VersionOpcodeInfo &CacheInfo, size_t U) {
+  unsigned Caches = CacheInfo.Caches;
   for (unsigned C = 0; C < Caches; ++C, ++U) {
     if (U == NumUnits) {
       report(CheckId::BytecodeDecode, I.Offset,
              llvm::formatv("truncated instruction: {0} needs {1} inline "
                            "cache units, the code ends after {2}",
-                           CacheInfo->Name, Caches, C));
-      break;
+                           CacheInfo.Name, Caches, C));
+      return;
     }
     if (byte(U, 0) || byte(U, 1))
       report(CheckId::BytecodeDecode, uint32_t(2 * U),
              llvm::formatv("inline cache unit {0} of {1} at {2} is {3:x-2} "
                            "{4:x-2}, expected 00 00",
-                           C, CacheInfo->Name, I.Offset, unsigned(byte(U, 0)),
+                           C, CacheInfo.Name, I.Offset, unsigned(byte(U, 0)),
                            unsigned(byte(U, 1))));
   }
-  return U;
-}
-
-/// Ends \p I, the last instruction of Insts, before unit \p EndUnit, and
-/// maps its units to it.
-void Decoder::append(Instruction &I, size_t EndUnit) {
-  I.End = uint32_t(2 * EndUnit);
-  uint32_t Index = uint32_t(Insts.size() - 1);
-  for (uint32_t K = I.Start / 2; K < EndUnit; ++K)
-    UnitToIndex[K] = Index;
 }
 
 /// Resolves jump targets now that every instruction start is known.
 void Decoder::resolveJumps(const InstructionStream &S) {
-  for (Instruction &I : Insts) {
-    if (!I.Valid)
-      continue;
+  for (uint32_t Index : Jumps) {
+    Instruction &I = Insts[Index];
     const VersionOpcodeInfo &J = *info(I.OpByte);
-    if (!J.isJump())
-      continue;
     // Relative to the unit after the opcode's inline caches.
     int64_t Next = I.Offset / 2 + 1 + J.Caches;
     int64_t TargetUnit =
@@ -332,10 +481,21 @@ InstructionStream InstructionStream::decode(llvm::StringRef Code,
   InstructionStream S;
   Decoder D(Code, V, S.Insts, S.UnitToIndex, S.HasErrors, Findings);
   S.CodeBytes = uint32_t(D.numUnits() * 2);
-  S.UnitToIndex.assign(D.numUnits(), 0);
+  S.UnitToIndex.resize(D.numUnits() + MapSlack);
   D.checkLength();
-  S.Insts.reserve(D.countInstructions());
-  D.decodeAll();
+  size_t NonZero = countNonZeroUnits(Code.bytes_begin(), D.numUnits());
+  S.Insts.resize(NonZero);
+  size_t NumFindings = Findings.size();
+  bool HadErrors = S.HasErrors;
+  // The count tells only while no opcode or prefix unit can be 00 00.
+  bool Counted = !getVersionOpcodeInfo(V, 0) && extendedArgByte(V) != 0;
+  if (Counted)
+    D.decodeAll</*CheckCaches=*/false>();
+  if (!Counted || D.nonZeroNonCacheUnits() != NonZero) {
+    // Some cache unit is not zero: decode again, reporting it in order.
+    D.restart(NumFindings, HadErrors);
+    D.decodeAll</*CheckCaches=*/true>();
+  }
   D.resolveJumps(S);
   return S;
 }
