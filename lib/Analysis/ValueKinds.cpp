@@ -11,9 +11,12 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
+#include <cstring>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 
 using namespace pyverify;
 
@@ -24,6 +27,9 @@ enum : SlotKinds { Obj = KUnknown, Null = KNull, Either = Obj | Null };
 
 using Slot = ValueSlot;
 
+/// The index of alternative \p T in MicroOp.
+template <typename T> constexpr size_t IndexOf = MicroOp(T{}).index();
+
 } // namespace
 
 ValueState ValueState::reached(size_t Depth, size_t NumLocals) {
@@ -31,6 +37,51 @@ ValueState ValueState::reached(size_t Depth, size_t NumLocals) {
   S.Stack.assign(Depth, ValueSlot());
   S.Locals.assign(NumLocals, Null);
   return S;
+}
+
+namespace {
+/// \p To holds \p From's elements. A state holds a few: up to the inline
+/// capacity, whole 16-byte chunks are copied (both buffers hold at least
+/// that capacity, a multiple of 16 bytes), cheaper than SmallVector's
+/// generic assignment and a call to memcpy.
+template <typename T, unsigned N>
+void copySlots(llvm::SmallVector<T, N> &To,
+               const llvm::SmallVector<T, N> &From) {
+  static_assert(std::is_trivially_copyable_v<T> && N * sizeof(T) % 16 == 0);
+  size_t Size = From.size();
+  To.resize_for_overwrite(Size);
+  if (Size > N) {
+    std::copy(From.begin(), From.end(), To.begin());
+    return;
+  }
+  const char *Src = reinterpret_cast<const char *>(From.data());
+  char *Dst = reinterpret_cast<char *>(To.data());
+  for (size_t Off = 0; Off < Size * sizeof(T); Off += 16)
+    std::memcpy(Dst + Off, Src + Off, 16);
+}
+} // namespace
+
+ValueState &ValueState::operator=(const ValueState &O) {
+  S = O.S;
+  Handler = O.Handler;
+  copySlots(Stack, O.Stack);
+  copySlots(Locals, O.Locals);
+  return *this;
+}
+
+ValueState &ValueState::operator=(ValueState &&O) {
+  S = O.S;
+  Handler = O.Handler;
+  // Held inline: copied; on the heap: taken.
+  if (O.Stack.size() <= InlineSlots)
+    copySlots(Stack, O.Stack);
+  else
+    Stack = std::move(O.Stack);
+  if (O.Locals.size() <= InlineSlots)
+    copySlots(Locals, O.Locals);
+  else
+    Locals = std::move(O.Locals);
+  return *this;
 }
 
 bool ValueState::join(const ValueState &O) {
@@ -151,43 +202,47 @@ public:
 #ifndef NDEBUG
     FoundFrom[B] = In;
 #endif
-    if (!In.isReached() || Blk.size() == 0)
-      return In;
-    ValueState S = In;
+    ValueState S = In; // the one state returned: no copy on return
+    if (!S.isReached() || Blk.size() == 0)
+      return S;
     if (unwinds(Blk)) {
       Walked.Block = B;
       Walked.In = &In;
       walk(Blk, S, Walked.AtRaise, &R);
     } else {
+      bool Scan = holdsIdsOf(Blk, S);
       for (uint32_t I = Blk.Begin; I + 1 < Blk.End; ++I)
-        step(S, I, /*Jump=*/false, &R);
+        step(S, I, /*Jump=*/false, &R, Scan);
     }
     if (firstNormalEdge(Blk) == Blk.Succs.end()) {
       ValueState X = S;
-      step(X, Blk.last(), /*Jump=*/false, &R);
+      step(X, Blk.last(), /*Jump=*/false, &R, /*ScanIds=*/true);
     }
     return S;
   }
 
   ValueState transferEdge(unsigned EI, const ValueState &In,
                           const ValueState &Out) const {
-    if (!Out.isReached())
-      return Out;
     const CFGEdge &E = G.edge(EI);
+    // The one state returned: no copy on return.
+    ValueState X = E.isException() && !E.FromBackEdge && Out.isReached()
+                       ? raiseState(E.Source, In)
+                       : ValueState(Out);
+    if (!X.isReached())
+      return X;
     const BasicBlock &Blk = G.block(E.Source);
     if (!E.isException()) {
       // The last instruction's issues, once: on the block's first normal
       // edge.
-      ValueState X = Out;
       step(X, Blk.last(), isJumpEdge(E),
-           *firstNormalEdge(Blk) == EI ? &Found[E.Source] : nullptr);
+           *firstNormalEdge(Blk) == EI ? &Found[E.Source] : nullptr,
+           /*ScanIds=*/true);
       return X;
     }
-    if (!E.FromBackEdge)
-      return unwind(E, raiseState(E.Source, In));
-    ValueState X = Out;
-    step(X, Blk.last(), /*Jump=*/true, nullptr);
-    return unwind(E, std::move(X));
+    if (E.FromBackEdge)
+      step(X, Blk.last(), /*Jump=*/true, nullptr, /*ScanIds=*/true);
+    unwind(E, X);
+    return X;
   }
 
 private:
@@ -217,6 +272,17 @@ private:
   mutable std::vector<ValueState> FoundFrom; ///< The state they are from.
 #endif
 
+  /// Per opcode byte: 0 not looked up, 1 no row of SlotKinds.def names it,
+  /// 2 some row does (rulesOf()).
+  mutable std::array<uint8_t, 256> RowNamed{};
+  struct RowOf {
+    uint8_t OpByte;
+    uint32_t Arg;
+    SlotRules Row;
+  };
+  /// The rows looked up; rulesOf()'s pointer is read before the next one.
+  mutable std::vector<RowOf> Rows;
+
   static bool isJumpEdge(const CFGEdge &E) {
     return E.Kind == EdgeKind::Jump || E.Kind == EdgeKind::BranchTaken;
   }
@@ -240,19 +306,22 @@ private:
   void walk(const BasicBlock &Blk, ValueState &S, ValueState &AtRaise,
             std::vector<ValueIssue> *R) const {
     AtRaise = ValueState::bottom();
+    bool Scan = holdsIdsOf(Blk, S);
     for (uint32_t I = Blk.Begin; I < Blk.End; ++I) {
       if (G.mayRaiseAt(I))
         joinRaisePoint(AtRaise, S);
       if (I + 1 < Blk.End)
-        step(S, I, /*Jump=*/false, R);
+        step(S, I, /*Jump=*/false, R, Scan);
     }
   }
 
   /// The state before each raising instruction of block \p B entered with
   /// \p In, joined (bottom when none raises).
   ValueState raiseState(unsigned B, const ValueState &In) const {
-    if (Walked.Block == B && Walked.In == &In)
-      return Walked.AtRaise;
+    if (Walked.Block == B && Walked.In == &In) {
+      Walked.Block = ~0u; // a block has one such edge: handed over
+      return std::move(Walked.AtRaise);
+    }
     ValueState S = In, AtRaise = ValueState::bottom();
     walk(G.block(B), S, AtRaise, nullptr);
     return AtRaise;
@@ -260,9 +329,9 @@ private:
 
   /// Exception edge \p E taken from \p X: the stack cut to the entry's
   /// depth, the lasti and the exception pushed.
-  ValueState unwind(const CFGEdge &E, ValueState X) const {
+  void unwind(const CFGEdge &E, ValueState &X) const {
     if (!X.isReached())
-      return X;
+      return;
     const ExceptionTableEntry &T = D.Table[E.Entry];
     X.Stack.resize(std::min<size_t>(X.Stack.size(), T.Depth));
     // Too shallow: reported by the depth checks; the padding holds no
@@ -273,7 +342,6 @@ private:
       X.Stack.push_back({KLasti, 0});
     X.Stack.push_back({KExc, 0});
     X.Handler = true;
-    return X;
   }
 
   /// Whether block \p B is reached with inconsistent stacks by a
@@ -318,13 +386,26 @@ private:
   }
 
   /// Pushes a new value of kinds \p K; an older value with its Id (the same
-  /// instruction on an earlier pass through a loop) loses its identity.
-  static void push(ValueState &S, SlotKinds K, uint32_t Id) {
-    if (Id)
+  /// instruction on an earlier pass through a loop, or earlier in the same
+  /// step) loses its identity. \p Scan false: the caller knows no slot has
+  /// that Id (holdsIdsOf()), so the stack is not searched.
+  static void push(ValueState &S, SlotKinds K, uint32_t Id, bool Scan) {
+    if (Id && Scan)
       for (Slot &Old : S.Stack)
         if (Old.Id == Id)
           Old.Id = 0;
     S.Stack.push_back({K, Id});
+  }
+
+  /// Whether \p S, a state block \p Blk's walk starts from, holds a value
+  /// that one of the block's instructions before its last pushed (fresh()):
+  /// only then can a push of the walk meet an older value with its own Id
+  /// (a value the walk pushes has the Id of another instruction, or of the
+  /// same step, which the step itself looks after: Mover::pushNew).
+  static bool holdsIdsOf(const BasicBlock &Blk, const ValueState &S) {
+    uint64_t Lo = (uint64_t(Blk.Begin) + 1) * 8, Hi = uint64_t(Blk.End) * 8;
+    return llvm::any_of(S.Stack,
+                        [&](const Slot &V) { return V.Id >= Lo && V.Id < Hi; });
   }
 
   static void report(std::vector<ValueIssue> *R, ValueIssue::Kind K, uint32_t I,
@@ -376,13 +457,14 @@ private:
 
   /// Instruction \p I on \p S (\p Jump: along its jump edge): the kinds its
   /// row of SlotKinds.def needs are checked, then the values move, then the
-  /// row's kinds are written.
-  void step(ValueState &S, uint32_t I, bool Jump,
-            std::vector<ValueIssue> *R) const {
+  /// row's kinds are written. \p ScanIds: see push().
+  void step(ValueState &S, uint32_t I, bool Jump, std::vector<ValueIssue> *R,
+            bool ScanIds) const {
     const Instruction &In = Insts[I];
-    if (!hasSlotRules(In)) // most instructions: values move, nothing checked
-      return move(S, I, Jump, R);
-    SlotRules Rules = getSlotRules(In);
+    const SlotRules *Row = rulesOf(In);
+    if (!Row) // most instructions: values move, nothing checked
+      return move(S, I, Jump, R, ScanIds);
+    const SlotRules &Rules = *Row;
     size_t N = S.Stack.size();
     for (const SlotRules::Need &Nd : Rules.Needs)
       if (Nd.Slot < N)
@@ -395,7 +477,7 @@ private:
       checkLocalNeed(S.Locals[In.Arg], Rules.LocalNeed, I, In.Arg, R);
     if (Rules.NoneTest >= 0 && N)
       refineNone(S, S.Stack.back().Id, (Rules.NoneTest == 1) == Jump);
-    move(S, I, Jump, R);
+    move(S, I, Jump, R, ScanIds);
     size_t M = S.Stack.size();
     for (size_t K = 0; K < Rules.Makes.size(); ++K) {
       const SlotRules::Make &Mk = Rules.Makes[K];
@@ -459,13 +541,14 @@ private:
     size_t Have = S.Stack.size();
     size_t Pops =
         size_t(std::min<int64_t>(std::max<int64_t>(N, 0), int64_t(Have)));
+    const Slot *Popped = S.Stack.data() + (Have - Pops);
     for (size_t K = 0; K < Pops; ++K) {
-      SlotKinds Kind = S.Stack[Have - Pops + K].K;
+      SlotKinds Kind = Popped[K].K;
       bool MayBeNull = K < 64 && ((NullOk >> K) & 1);
       if ((Kind & Null) && !MayBeNull)
         report(R, ValueIssue::NullTaken, I, Kind, uint32_t(K));
     }
-    S.Stack.resize(Have - Pops);
+    S.Stack.truncate(Have - Pops);
   }
 
   /// One instruction's micro-operations on a state (move()): a visitor
@@ -476,11 +559,46 @@ private:
     uint32_t I;
     std::vector<ValueIssue> *R;
     size_t Left; ///< Pushes still to come.
+    bool ScanIds;
 
-    void pushNew(SlotKinds K) { push(S, K, fresh(I, Left ? --Left : 0)); }
+    /// Once no push is left to come, each push is slot 0's again: it may
+    /// meet the step's own earlier one.
+    void pushNew(SlotKinds K) {
+      bool Scan = ScanIds || !Left;
+      push(S, K, fresh(I, Left ? --Left : 0), Scan);
+    }
     void popChecked(int64_t N, uint64_t NullOk) {
       ValueKinds::popChecked(S, N, NullOk, I, R);
     }
+    /// The common alternatives inline, the others through std::visit.
+    void run(const MicroOp &Op) {
+      switch (Op.index()) {
+      case IndexOf<uop::LoadLocal>:
+        return (*this)(*std::get_if<uop::LoadLocal>(&Op));
+      case IndexOf<uop::LoadConst>:
+        return (*this)(*std::get_if<uop::LoadConst>(&Op));
+      case IndexOf<uop::StoreLocal>:
+        return (*this)(*std::get_if<uop::StoreLocal>(&Op));
+      case IndexOf<uop::Effect>:
+        return (*this)(*std::get_if<uop::Effect>(&Op));
+      case IndexOf<uop::LoadGlobal>:
+        return (*this)(*std::get_if<uop::LoadGlobal>(&Op));
+      case IndexOf<uop::LoadAttr>:
+        return (*this)(*std::get_if<uop::LoadAttr>(&Op));
+      case IndexOf<uop::LoadMethod>:
+        return (*this)(*std::get_if<uop::LoadMethod>(&Op));
+      case IndexOf<uop::PushNull>:
+        return (*this)(*std::get_if<uop::PushNull>(&Op));
+      case IndexOf<uop::Call>:
+        return (*this)(*std::get_if<uop::Call>(&Op));
+      case IndexOf<uop::CallPrepare>:
+      case IndexOf<uop::Nop>:
+        return; // move nothing
+      default:
+        return std::visit(*this, Op);
+      }
+    }
+
     void operator()(uop::PushNull) { pushNew(Null); }
     void operator()(uop::LoadLocal L) {
       VK.loadLocal(S, L, I, R, [&](SlotKinds K) { pushNew(K); });
@@ -574,15 +692,35 @@ private:
   /// Instruction \p I's values move (\p Jump: along its jump edge), micro-
   /// operation by micro-operation (MicroOps.h). A value the instruction
   /// pushes gets the Id of its slot from the top after the instruction.
-  void move(ValueState &S, uint32_t I, bool Jump,
-            std::vector<ValueIssue> *R) const {
+  void move(ValueState &S, uint32_t I, bool Jump, std::vector<ValueIssue> *R,
+            bool ScanIds) const {
     const Instruction &In = Insts[I];
     const OpcodeInfo &Info = In.info();
-    Mover M{*this, S, I, R,
+    Mover M{*this,
+            S,
+            I,
+            R,
             size_t(std::max<int64_t>(
-                (Jump ? Info.JumpPushes : Info.Pushes).eval(In.Arg), 0))};
+                (Jump ? Info.JumpPushes : Info.Pushes).eval(In.Arg), 0)),
+            ScanIds};
     for (const MicroOp &Op : lowerInstruction(In, Jump))
-      std::visit(M, Op);
+      M.run(Op);
+  }
+
+  /// \p In's row of SlotKinds.def, or null when it has none: looked up once
+  /// per opcode byte and argument in a code object (a row is a function of
+  /// the version, the opcode and the argument).
+  const SlotRules *rulesOf(const Instruction &In) const {
+    uint8_t &Named = RowNamed[In.OpByte];
+    if (Named == 0)
+      Named = hasSlotRules(In) ? 2 : 1;
+    if (Named == 1)
+      return nullptr;
+    for (const auto &[Byte, Arg, Row] : Rows)
+      if (Byte == In.OpByte && Arg == In.Arg)
+        return &Row;
+    Rows.push_back({In.OpByte, In.Arg, getSlotRules(In)});
+    return &Rows.back().Row;
   }
 };
 

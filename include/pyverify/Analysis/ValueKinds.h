@@ -73,6 +73,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace pyverify {
@@ -101,6 +102,20 @@ public:
   /// \p Locals locals, none bound.
   static ValueState reached(size_t Depth, size_t Locals);
 
+  /// Copies and moves copy only the slots and locals held (a state is a
+  /// few of each; SmallVector's own copy costs several times as much).
+  /// Only a reached state has slots and locals to copy.
+  ValueState(const ValueState &O) : Handler(O.Handler), S(O.S) {
+    if (O.isReached())
+      *this = O;
+  }
+  ValueState(ValueState &&O) : Handler(O.Handler), S(O.S) {
+    if (O.isReached())
+      *this = std::move(O);
+  }
+  ValueState &operator=(const ValueState &O);
+  ValueState &operator=(ValueState &&O);
+
   bool isBottom() const { return S == Shape::Bottom; }
   bool isInconsistent() const { return S == Shape::Inconsistent; }
   bool isReached() const { return S == Shape::Reached; }
@@ -111,8 +126,9 @@ public:
 
   /// Meaningful when reached.
   bool Handler = false; ///< May be between an exception edge and POP_EXCEPT.
-  llvm::SmallVector<ValueSlot, 24> Stack;
-  llvm::SmallVector<SlotKinds, 24> Locals;
+  static constexpr unsigned InlineSlots = 24;
+  llvm::SmallVector<ValueSlot, InlineSlots> Stack;
+  llvm::SmallVector<SlotKinds, InlineSlots> Locals;
 
 private:
   enum class Shape : uint8_t { Bottom, Reached, Inconsistent };
