@@ -383,6 +383,8 @@ llvm::Expected<BorrowResult>
 pyverify::findBorrowsOutlivingLocals(const CFG &G) {
   BorrowResult R;
   const InstructionStream &Insts = G.code().Insts;
+  if (!versionMayLowerTo(G.code().Code->Version, LowersTo::BorrowedLoad))
+    return R; // no opcode of the version borrows
   for (uint32_t I = 0; I < Insts.size(); ++I)
     if (isBorrowingLoad(Insts[I])) // a table lookup: no lowering
       ++R.BorrowLoads;

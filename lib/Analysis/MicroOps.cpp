@@ -315,6 +315,8 @@ struct KindTable {
   std::array<std::array<LowerKind, 256>, NumPythonVersions> Kinds;
   /// Per kind, the LowersTo classes its lowering may hold (bit per class).
   std::array<std::array<uint8_t, 256>, NumPythonVersions> Classes;
+  /// Per version, the union of its opcodes' classes.
+  std::array<uint8_t, NumPythonVersions> VersionClasses{};
   KindTable() {
     for (PythonVersion V : AllPythonVersions)
       for (unsigned B = 0; B < 256; ++B) {
@@ -322,6 +324,7 @@ struct KindTable {
         LowerKind K = Info ? classify(*Info) : LowerKind::Effect;
         Kinds[unsigned(V)][B] = K;
         Classes[unsigned(V)][B] = classesOf(K);
+        VersionClasses[unsigned(V)] |= classesOf(K);
       }
   }
   /// The classes of the micro-operations lowerInstruction() gives kind
@@ -354,6 +357,8 @@ const KindTable TheKindTable;
 
 const std::array<uint8_t, 256> *const pyverify::detail::TheLowersToClasses =
     TheKindTable.Classes.data();
+const uint8_t *const pyverify::detail::TheVersionLowersToClasses =
+    TheKindTable.VersionClasses.data();
 
 namespace {
 

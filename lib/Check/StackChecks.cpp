@@ -275,21 +275,25 @@ void pyverify::checkReachability(const CFG &G, std::vector<Finding> &Out) {
                                      describeInstruction(I)));
   }
 
-  // Unreachable ranges.
-  for (uint32_t I = 0; I < Insts.size();) {
-    if (Reach.test(G.blockOf(I))) {
-      ++I;
+  // Unreachable ranges: the runs of instructions in unreachable blocks,
+  // read block by block (the blocks tile the instructions in order; an
+  // empty block holds none, so it never ends a run).
+  auto Unreached = [&](unsigned B) {
+    return G.block(B).size() == 0 || !Reach.test(B);
+  };
+  for (unsigned B = 0; B < G.size();) {
+    if (!Unreached(B) || G.block(B).size() == 0) {
+      ++B;
       continue;
     }
-    uint32_t J = I;
-    while (J < Insts.size() && !Reach.test(G.blockOf(J)))
-      ++J;
+    uint32_t I = G.block(B).Begin, J = G.block(B).End;
+    for (++B; B < G.size() && Unreached(B); ++B)
+      J = std::max(J, G.block(B).End);
     Out.emplace_back(CheckId::UnreachableCode, Insts[I].Offset,
                      llvm::formatv("{0} instruction(s) from {1} to {2} are "
                                    "unreachable",
                                    J - I, Insts[I].Offset,
                                    Insts[J - 1].Offset));
-    I = J;
   }
   std::stable_sort(
       Out.begin() + FirstOut, Out.end(),

@@ -238,6 +238,8 @@ namespace detail {
 /// may hold a LowersTo C (built from the lowering's own kind table at
 /// start-up, MicroOps.cpp).
 extern const std::array<uint8_t, 256> *const TheLowersToClasses;
+/// Per version: the union of its opcodes' bits.
+extern const uint8_t *const TheVersionLowersToClasses;
 } // namespace detail
 
 /// Whether instruction \p I's fall-through lowering may hold \p What: the
@@ -248,6 +250,12 @@ inline bool mayLowerTo(const Instruction &I, LowersTo What) {
   return I.Valid && ((detail::TheLowersToClasses[unsigned(I.Ver)][I.OpByte] >>
                       unsigned(What)) &
                      1);
+}
+
+/// Whether any instruction of version \p V may lower to \p What (3.11-3.13
+/// have no borrowed load): a pass that looks for one can skip the code.
+inline bool versionMayLowerTo(PythonVersion V, LowersTo What) {
+  return (detail::TheVersionLowersToClasses[unsigned(V)] >> unsigned(What)) & 1;
 }
 
 /// Whether \p I lowers to borrowed LoadLocals (3.14's LOAD_FAST_BORROW and
