@@ -12,8 +12,6 @@
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/ErrorHandling.h"
 
-#include <array>
-
 using namespace pyverify;
 using namespace pyverify::marshal;
 using llvm::Error;
@@ -124,24 +122,26 @@ Expected<Value> MarshalReader::readLong(std::optional<size_t> Slot) {
   return fill(Slot, std::move(B));
 }
 
+Expected<StringRef> MarshalReader::readTextPayload(uint8_t Type) {
+  if (Type != 's')
+    return readStrPayload(Type);
+  auto N = readCount("bytes length", 1);
+  if (!N)
+    return N.takeError();
+  return readBytes(*N, "bytes payload");
+}
+
 Expected<Value> MarshalReader::readString(uint8_t Type,
                                           std::optional<size_t> Slot) {
-  if (Type == 's') {
-    auto N = readCount("bytes length", 1);
-    if (!N)
-      return N.takeError();
-    auto S = readBytes(*N, "bytes payload");
-    if (!S)
-      return S.takeError();
-    return fill(Slot, BytesValue{std::make_shared<const std::string>(*S)});
-  }
-  auto S = readStrPayload(Type);
+  auto S = readTextPayload(Type);
   if (!S)
     return S.takeError();
+  if (Type == 's')
+    return fill(Slot, BytesValue{std::make_shared<const std::string>(*S)});
   return fill(Slot, StrValue{std::make_shared<const std::string>(*S)});
 }
 
-Expected<Value> MarshalReader::readRef(size_t At) {
+Expected<MarshalReader::RefSlot *> MarshalReader::lookupRef(size_t At) {
   auto Index = readInt32("reference index");
   if (!Index)
     return Index.takeError();
@@ -149,11 +149,29 @@ Expected<Value> MarshalReader::readRef(size_t At) {
     return err(At, llvm::formatv("reference {0} out of range (table has {1} "
                                  "entries)",
                                  *Index, Refs.size()));
-  if (!Refs[*Index])
+  if (Refs[*Index].pending())
     return err(At, llvm::formatv("reference {0} to an object still being "
                                  "read (cyclic data)",
                                  *Index));
-  return *Refs[*Index];
+  return &Refs[*Index];
+}
+
+const Value &MarshalReader::refValue(RefSlot &S) {
+  if (!S.V) {
+    auto Text = std::make_shared<const std::string>(S.View);
+    if (S.ViewType == 's')
+      S.V.emplace(BytesValue{std::move(Text)});
+    else
+      S.V.emplace(StrValue{std::move(Text)});
+  }
+  return *S.V;
+}
+
+Expected<Value> MarshalReader::readRef(size_t At) {
+  auto S = lookupRef(At);
+  if (!S)
+    return S.takeError();
+  return refValue(**S);
 }
 
 Expected<Value> MarshalReader::readObject(StringRef What) {
@@ -179,50 +197,6 @@ Expected<Value> MarshalReader::readObject(StringRef What) {
         break;
     }
   }
-}
-
-/// Type codes (FLAG_REF cleared) of objects that hold no other object.
-static constexpr bool isScalarType(uint8_t Type) {
-  switch (Type) {
-  case 'N':
-  case 'F':
-  case 'T':
-  case 'S':
-  case '.':
-  case 'i':
-  case 'I':
-  case 'l':
-  case 'g':
-  case 'f':
-  case 'y':
-  case 'x':
-    return true;
-  default:
-    return false;
-  }
-}
-static constexpr bool isStringType(uint8_t Type) {
-  switch (Type) {
-  case 's':
-  case 'u':
-  case 't':
-  case 'a':
-  case 'A':
-  case 'z':
-  case 'Z':
-    return true;
-  default:
-    return false;
-  }
-}
-static bool isLeafType(uint8_t Type) {
-  static constexpr auto Table = [] {
-    std::array<bool, 256> T{};
-    for (unsigned C = 0; C < 256; ++C)
-      T[C] = isScalarType(uint8_t(C)) || isStringType(uint8_t(C)) || C == 'r';
-    return T;
-  }();
-  return Table[Type];
 }
 
 Expected<Value> MarshalReader::readLeaf(uint8_t TypeByte, size_t At) {
@@ -302,6 +276,8 @@ Expected<bool> MarshalReader::advance(std::optional<Value> &Done,
     return advanceDict(Done, What);
   case Frame::Code:
     return advanceCode(Done, What);
+  case Frame::NameTuple:
+    return advanceNames(Done, What);
   case Frame::Sequence:
   case Frame::TupleField:
     break;
@@ -328,10 +304,9 @@ Expected<bool> MarshalReader::advance(std::optional<Value> &Done,
     return true;
   }
   std::vector<Value> Items = std::move(F.Items);
-  if (F.Kind == Frame::TupleField) {
+  if (F.Kind == Frame::TupleField) { // co_consts
     Stack.pop_back();
-    if (Error E = storeTuple(Stack.back(), std::move(Items)))
-      return std::move(E);
+    storeConsts(Stack.back(), std::move(Items));
     return false;
   }
   SequenceKind Kind = F.Type == '['   ? SequenceKind::List
@@ -344,6 +319,73 @@ Expected<bool> MarshalReader::advance(std::optional<Value> &Done,
   Done =
       fill(Slot, SequenceValue{Kind, std::make_shared<const std::vector<Value>>(
                                          std::move(Items))});
+  return false;
+}
+
+Expected<bool> MarshalReader::advanceNames(std::optional<Value> &Done,
+                                           StringRef &What) {
+  Frame &F = Stack.back();
+  auto AddStr = [&](StringRef S) {
+    if (!F.SawNonStr)
+      NameViews.push_back(S);
+  };
+  if (Done) {
+    // Not a leaf (those are read below), so never a str; kept alive if it
+    // were one.
+    if (const std::string *S = Done->getStr()) {
+      KeepAlive.push_back(std::move(*Done));
+      AddStr(*S);
+    } else {
+      F.SawNonStr = true;
+    }
+    Done.reset();
+    --F.Left;
+  }
+  // As advance() reads a tuple's leaf items, but a str is kept as its text.
+  while (F.Left && Pos < Bytes.size() && Stack.size() < MaxMarshalDepth &&
+         isLeafType(uint8_t(Bytes[Pos]) & ~FlagRef)) {
+    size_t At = Pos++;
+    uint8_t TypeByte = Bytes[At];
+    uint8_t Type = TypeByte & ~FlagRef;
+    --F.Left;
+    if (isStringType(Type)) {
+      std::optional<size_t> Slot = reserve(TypeByte & FlagRef);
+      auto S = readTextPayload(Type);
+      if (!S)
+        return S.takeError();
+      fillView(Slot, Type, *S);
+      if (Type == 's')
+        F.SawNonStr = true;
+      else
+        AddStr(*S);
+    } else if (Type == 'r') {
+      auto R = lookupRef(At);
+      if (!R)
+        return R.takeError();
+      if (std::optional<StringRef> S = (*R)->text(/*Str=*/true))
+        AddStr(*S);
+      else
+        F.SawNonStr = true;
+    } else {
+      auto V = readLeaf(TypeByte, At); // a scalar
+      if (!V)
+        return V.takeError();
+      F.SawNonStr = true;
+    }
+  }
+  if (F.Left) {
+    What = "a container item";
+    return true;
+  }
+  size_t Base = F.ViewBase;
+  bool NonStr = F.SawNonStr;
+  Stack.pop_back();
+  Error E =
+      storeNames(Stack.back(),
+                 llvm::ArrayRef<StringRef>(NameViews).drop_front(Base), NonStr);
+  NameViews.resize(Base);
+  if (E)
+    return std::move(E);
   return false;
 }
 

@@ -2,10 +2,13 @@
 //
 // Mirrors the TYPE_CODE case of r_object() in CPython 3.11's
 // Python/marshal.c: the fixed int fields, then each object field read
-// straight into the CodeObject when it is not shared (the fast paths), else
-// through readObject()'s loop with its copy charged against the budget. A
-// code object being read is a Frame on the reader's explicit stack; its
-// next field is Frame::Field.
+// straight into the CodeObject (the fast paths): a bytes or str field from
+// its payload in the input, or from the back-referenced object (that copy
+// charged against the budget); an unshared tuple through a frame of its own
+// (co_names and co_localsplusnames keep their items' text only, no Value).
+// Anything else goes through readObject()'s loop, as CPython reads it, and
+// storeField. A code object being read is a Frame on the reader's explicit
+// stack; its next field is Frame::Field.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +16,7 @@
 
 #include "llvm/Support/ErrorHandling.h"
 
+#include <cassert>
 #include <iterator>
 
 using namespace pyverify;
@@ -83,8 +87,9 @@ Expected<bool> MarshalReader::advanceCode(std::optional<Value> &Done,
       return std::move(E);
     Done.reset();
   }
-  // Fields that need no nested object are read here (the fast paths: see
-  // peekUnsharedType); the first that does is asked of readObject's loop.
+  // Fields that need no nested object are read here (the fast paths:
+  // readTextField, peekUnsharedType); the first that does is asked of
+  // readObject's loop.
   for (; F.Field < NumCodeFields; ++F.Field) {
     const CodeField &CF = CodeFields[F.Field];
     F.FieldAt = Pos;
@@ -95,36 +100,29 @@ Expected<bool> MarshalReader::advanceCode(std::optional<Value> &Done,
       F.C.get()->*CF.Int = *V;
       continue;
     }
-    uint8_t Type = peekUnsharedType();
-    if (CF.Kind == FieldKind::Bytes && Type == 's') {
-      ++Pos;
-      auto N = readCount("bytes length", 1);
-      if (!N)
-        return N.takeError();
-      auto S = readBytes(*N, "bytes payload");
-      if (!S)
-        return S.takeError();
-      F.C.get()->*CF.Text = S->str();
-      continue;
-    }
-    if (CF.Kind == FieldKind::Str &&
-        StringRef("utaAzZ", 6).contains(char(Type)) && Type) {
-      ++Pos;
-      auto S = readStrPayload(Type);
-      if (!S)
-        return S.takeError();
-      F.C.get()->*CF.Text = S->str();
-      continue;
-    }
-    if ((CF.Kind == FieldKind::Tuple || CF.Kind == FieldKind::StrTuple) &&
-        (Type == '(' || Type == ')')) {
+    if (CF.Kind == FieldKind::Bytes || CF.Kind == FieldKind::Str) {
+      auto Read = readTextField(F);
+      if (!Read)
+        return Read.takeError();
+      if (*Read)
+        continue;
+    } else if (uint8_t Type = peekUnsharedType(); Type == '(' || Type == ')') {
       ++Pos;
       auto N = readContainerSize(Type);
       if (!N)
         return N.takeError();
       // The tuple's own level, as readObject() would count it.
-      pushItems(Frame::TupleField, Type, *N, std::nullopt, F.FieldAt);
-      return false; // The TupleField frame asks for its items.
+      if (CF.Kind == FieldKind::Tuple) {
+        pushItems(Frame::TupleField, Type, *N, std::nullopt, F.FieldAt);
+      } else {
+        size_t At = F.FieldAt;
+        Stack.push_back(Frame{Frame::NameTuple});
+        Frame &T = Stack.back();
+        T.At = At;
+        T.Left = *N;
+        T.ViewBase = NameViews.size();
+      }
+      return false; // The tuple's frame asks for its items.
     }
     What = CF.Name;
     return true;
@@ -142,6 +140,66 @@ Expected<bool> MarshalReader::advanceCode(std::optional<Value> &Done,
   return false;
 }
 
+Error MarshalReader::wrongFieldType(const Frame &F) {
+  const CodeField &CF = CodeFields[F.Field];
+  StringRef Want;
+  switch (CF.Kind) {
+  case FieldKind::Str:
+    Want = "a str";
+    break;
+  case FieldKind::Bytes:
+    Want = "bytes";
+    break;
+  case FieldKind::Tuple:
+  case FieldKind::StrTuple:
+    Want = "a tuple";
+    break;
+  case FieldKind::Int:
+    llvm_unreachable("int fields are read in place");
+  }
+  return err(F.FieldAt,
+             "code object field " + StringRef(CF.Name) + " must be " + Want);
+}
+
+Expected<bool> MarshalReader::readTextField(Frame &F) {
+  const CodeField &CF = CodeFields[F.Field];
+  if (Pos == Bytes.size() || Stack.size() >= MaxMarshalDepth)
+    return false;
+  bool WantStr = CF.Kind == FieldKind::Str;
+  size_t At = Pos;
+  uint8_t TypeByte = Bytes[At];
+  uint8_t Type = TypeByte & ~FlagRef;
+  StringRef Text;
+  if (Type == 'r') {
+    ++Pos;
+    auto R = lookupRef(At);
+    if (!R)
+      return R.takeError();
+    std::optional<StringRef> S = (*R)->text(WantStr);
+    if (!S)
+      return wrongFieldType(F);
+    Text = *S;
+  } else if (isStringType(Type) && (Type == 's') != WantStr) {
+    ++Pos;
+    std::optional<size_t> Slot = reserve(TypeByte & FlagRef);
+    auto S = readTextPayload(Type);
+    if (!S)
+      return S.takeError();
+    fillView(Slot, Type, *S);
+    Text = *S;
+    if (!Slot) { // Not shared: nothing is copied out of a shared object.
+      (F.C.get()->*CF.Text).assign(Text.data(), Text.size());
+      return true;
+    }
+  } else {
+    return false;
+  }
+  if (Error E = charge(Text.size(), F.FieldAt))
+    return std::move(E);
+  (F.C.get()->*CF.Text).assign(Text.data(), Text.size());
+  return true;
+}
+
 Error MarshalReader::storeField(Frame &F, Value V) {
   const CodeField &CF = CodeFields[F.Field];
   size_t At = F.FieldAt;
@@ -153,8 +211,7 @@ Error MarshalReader::storeField(Frame &F, Value V) {
       F.C.get()->*CF.Text = *S;
       break;
     }
-    return err(At,
-               "code object field " + StringRef(CF.Name) + " must be a str");
+    return wrongFieldType(F);
   case FieldKind::Bytes:
     if (auto *B = V.getIf<BytesValue>()) {
       if (Error E = charge(B->Data->size(), At))
@@ -162,14 +219,12 @@ Error MarshalReader::storeField(Frame &F, Value V) {
       F.C.get()->*CF.Text = *B->Data;
       break;
     }
-    return err(At,
-               "code object field " + StringRef(CF.Name) + " must be bytes");
+    return wrongFieldType(F);
   case FieldKind::Tuple:
   case FieldKind::StrTuple:
     if (auto *T = V.getSequence(SequenceKind::Tuple))
       return storeTuple(F, *T);
-    return err(At,
-               "code object field " + StringRef(CF.Name) + " must be a tuple");
+    return wrongFieldType(F);
   case FieldKind::Int:
     llvm_unreachable("int fields are read in place");
   }
@@ -177,25 +232,49 @@ Error MarshalReader::storeField(Frame &F, Value V) {
   return Error::success();
 }
 
-Error MarshalReader::storeTuple(Frame &F, std::vector<Value> Items) {
-  const CodeField &CF = CodeFields[F.Field];
-  if (CF.Kind == FieldKind::Tuple) {
-    F.C->Consts = std::move(Items);
-    ++F.Field;
+void MarshalReader::storeConsts(Frame &F, std::vector<Value> Items) {
+  assert(CodeFields[F.Field].Kind == FieldKind::Tuple);
+  F.C->Consts = std::move(Items);
+  ++F.Field;
+}
+
+Error MarshalReader::storeTuple(Frame &F, const std::vector<Value> &Items) {
+  if (CodeFields[F.Field].Kind == FieldKind::Tuple) {
+    storeConsts(F, Items);
     return Error::success();
   }
-  size_t At = F.FieldAt;
-  std::vector<std::string> Out;
-  Out.reserve(Items.size());
+  size_t Base = NameViews.size();
+  bool NonStr = false;
   for (const Value &Item : Items) {
     const std::string *S = Item.getStr();
-    if (!S)
-      return err(At, "code object field " + StringRef(CF.Name) +
-                         " must hold only str");
-    if (Error E = charge(S->size() + 1, At))
-      return E;
-    Out.push_back(*S);
+    if (!S) {
+      NonStr = true;
+      break;
+    }
+    NameViews.push_back(*S);
   }
+  Error E = storeNames(F, llvm::ArrayRef<StringRef>(NameViews).drop_front(Base),
+                       NonStr);
+  NameViews.resize(Base);
+  return E;
+}
+
+Error MarshalReader::storeNames(Frame &F, llvm::ArrayRef<StringRef> Texts,
+                                bool NonStr) {
+  // The checks and charges in item order, as each item would be copied:
+  // every str item before the first that is not one is charged first.
+  const CodeField &CF = CodeFields[F.Field];
+  size_t At = F.FieldAt;
+  for (StringRef S : Texts)
+    if (Error E = charge(S.size() + 1, At))
+      return E;
+  if (NonStr)
+    return err(At, "code object field " + StringRef(CF.Name) +
+                       " must hold only str");
+  std::vector<std::string> Out;
+  Out.reserve(Texts.size());
+  for (StringRef S : Texts)
+    Out.emplace_back(S);
   F.C.get()->*CF.Strs = std::move(Out);
   ++F.Field;
   return Error::success();

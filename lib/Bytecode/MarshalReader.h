@@ -20,11 +20,13 @@
 #include "pyverify/Bytecode/Marshal.h"
 #include "pyverify/Support/InputError.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Compiler.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -34,12 +36,56 @@ namespace pyverify::marshal {
 
 constexpr uint8_t FlagRef = 0x80;
 
+/// Type codes (FLAG_REF cleared) of objects that hold no other object.
+constexpr bool isScalarType(uint8_t Type) {
+  switch (Type) {
+  case 'N':
+  case 'F':
+  case 'T':
+  case 'S':
+  case '.':
+  case 'i':
+  case 'I':
+  case 'l':
+  case 'g':
+  case 'f':
+  case 'y':
+  case 'x':
+    return true;
+  default:
+    return false;
+  }
+}
+constexpr bool isStringType(uint8_t Type) {
+  switch (Type) {
+  case 's':
+  case 'u':
+  case 't':
+  case 'a':
+  case 'A':
+  case 'z':
+  case 'Z':
+    return true;
+  default:
+    return false;
+  }
+}
+inline bool isLeafType(uint8_t Type) {
+  static constexpr auto Table = [] {
+    std::array<bool, 256> T{};
+    for (unsigned C = 0; C < 256; ++C)
+      T[C] = isScalarType(uint8_t(C)) || isStringType(uint8_t(C)) || C == 'r';
+    return T;
+  }();
+  return Table[Type];
+}
+
 class LLVM_LIBRARY_VISIBILITY MarshalReader {
 public:
   MarshalReader(llvm::StringRef Bytes, uint64_t Base,
                 PythonVersion Version = defaultPythonVersion())
       : Bytes(Bytes), Base(Base), Version(Version) {
-    // Regrowing the table copies every Value in it; one slot per 16 input
+    // Regrowing the table moves every slot in it; one slot per 16 input
     // bytes covers the stdlib's .pyc files, and the cap keeps a large input
     // from reserving much up front (the table still grows past it).
     Refs.reserve(std::min<size_t>(Bytes.size() / 16, size_t(1) << 16));
@@ -60,9 +106,34 @@ private:
   uint64_t Base;
   PythonVersion Version; ///< Stamped on every code object read.
   size_t Pos = 0;
-  /// Back-reference table. std::nullopt marks a slot reserved by an object
-  /// still being read.
-  std::vector<std::optional<Value>> Refs;
+  /// A back-reference table entry.
+  struct RefSlot {
+    /// The object, once built.
+    std::optional<Value> V;
+    /// A str ('u') or bytes ('s') read straight into a code-object field
+    /// (ViewType != 0, V empty): its payload in the input. The Value is
+    /// built from it, once, by the first back-reference that needs one.
+    llvm::StringRef View;
+    uint8_t ViewType = 0;
+    /// Neither built nor a view: reserved by an object still being read.
+    bool pending() const { return !V && !ViewType; }
+    /// The payload, if the object is a str (\p Str) or bytes (!\p Str).
+    std::optional<llvm::StringRef> text(bool Str) const {
+      if (!V) {
+        if (ViewType && (ViewType == 'u') == Str)
+          return View;
+        return std::nullopt;
+      }
+      if (Str) {
+        if (const std::string *S = V->getStr())
+          return llvm::StringRef(*S);
+      } else if (auto *B = V->getIf<BytesValue>()) {
+        return llvm::StringRef(*B->Data);
+      }
+      return std::nullopt;
+    }
+  };
+  std::vector<RefSlot> Refs;
 
   llvm::Error err(size_t At, const llvm::Twine &Msg) {
     return makeInputError(Base + At, Msg);
@@ -161,13 +232,18 @@ private:
       Sequence,   ///< tuple, list, set, frozenset: Items, Left
       Dict,       ///< Pairs, Key
       Code,       ///< C, Field, FieldAt
-      TupleField, ///< a tuple read straight into the parent Code's field
+      TupleField, ///< co_consts' tuple read straight into the parent Code
+      NameTuple,  ///< the same for a str tuple field: ViewBase, SawNonStr
     };
     FrameKind Kind;
     uint8_t Type = 0; ///< Sequence: its type code.
     std::optional<size_t> Slot;
     size_t At = 0;   ///< Code: its type byte. TupleField: the field's.
-    size_t Left = 0; ///< Sequence, TupleField: items still to read.
+    size_t Left = 0; ///< Sequence, TupleField, NameTuple: items to read.
+    /// NameTuple: where its items' text starts in NameViews (the str items
+    /// before the first that is not a str, if any: SawNonStr).
+    size_t ViewBase = 0;
+    bool SawNonStr = false;
     std::vector<Value> Items;
     std::vector<std::pair<Value, Value>> Pairs;
     std::optional<Value> Key;      ///< Dict: a key waiting for its value.
@@ -176,6 +252,13 @@ private:
     size_t FieldAt = 0;            ///< Code: first byte of the field.
   };
   std::vector<Frame> Stack;
+  /// The text of the str items read so far by the open NameTuple frames, as
+  /// a stack (a frame's items from its ViewBase on): views of the input, or
+  /// of a str Value that Refs or KeepAlive holds.
+  std::vector<llvm::StringRef> NameViews;
+  /// A str Value that reached a NameTuple frame through readObject's loop
+  /// (not a leaf read in place), kept alive for its NameViews entry.
+  std::vector<Value> KeepAlive;
 
   /// The type byte at Pos and its payload: a finished object, or std::nullopt
   /// after pushing a Frame for a container or code object.
@@ -202,8 +285,15 @@ private:
                                                               size_t At);
   /// A back-reference ('r') whose type byte is at \p At.
   LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Expected<Value> readRef(size_t At);
+  /// The slot a back-reference ('r', type byte at \p At) names, checked as
+  /// readRef checks it. Valid until the next reserve().
+  llvm::Expected<RefSlot *> lookupRef(size_t At);
+  /// The object in \p S, built from its view on first use.
+  const Value &refValue(RefSlot &S);
 
   llvm::Expected<llvm::StringRef> readStrPayload(uint8_t Type);
+  /// The payload of a bytes ('s') or str (any other string type code).
+  llvm::Expected<llvm::StringRef> readTextPayload(uint8_t Type);
   llvm::Expected<size_t> readContainerSize(uint8_t Type);
   /// Pushes a Sequence or TupleField frame for \p N items.
   void pushItems(Frame::FrameKind Kind, uint8_t Type, size_t N,
@@ -226,14 +316,31 @@ private:
   /// Code frame.
   llvm::Error beginCode(size_t At, std::optional<size_t> Slot);
   /// advance() for a Code frame: reads fields until one needs an object
-  /// read through readObject's loop (What is its name) or a TupleField
+  /// read through readObject's loop (What is its name) or a tuple
   /// frame, or all are read.
   llvm::Expected<bool> advanceCode(std::optional<Value> &Done,
                                    llvm::StringRef &What);
+  /// advance() for a NameTuple frame.
+  llvm::Expected<bool> advanceNames(std::optional<Value> &Done,
+                                    llvm::StringRef &What);
+  /// Reads \p F's next field, a bytes or str one, in place when the object
+  /// at Pos is a string (shared or not) or a back-reference: with the
+  /// checks, messages and charges readObject's loop and storeField would
+  /// apply, but no Value built. Returns false, having read nothing, for
+  /// anything else (readObject's loop then reads it).
+  llvm::Expected<bool> readTextField(Frame &F);
+  /// The error for \p F's next field holding an object of another type.
+  llvm::Error wrongFieldType(const Frame &F);
   /// Stores a field read as a Value (a shared one, or any wrong type).
   llvm::Error storeField(Frame &F, Value V);
   /// Stores a tuple field's items (co_consts, or a str tuple's checked).
-  llvm::Error storeTuple(Frame &F, std::vector<Value> Items);
+  llvm::Error storeTuple(Frame &F, const std::vector<Value> &Items);
+  /// Stores co_consts.
+  void storeConsts(Frame &F, std::vector<Value> Items);
+  /// Stores a str tuple field whose str items' text is \p Texts: every
+  /// item, or with \p NonStr those before the first that is not a str.
+  llvm::Error storeNames(Frame &F, llvm::ArrayRef<llvm::StringRef> Texts,
+                         bool NonStr);
   /// Bytes copied out of shared values into code-object fields. A back-
   /// reference costs 5 bytes but can name a large str, so copies are
   /// charged against a budget linear in the input.
@@ -255,13 +362,20 @@ private:
   std::optional<size_t> reserve(bool Flag) {
     if (!Flag)
       return std::nullopt;
-    Refs.emplace_back(std::nullopt);
+    Refs.emplace_back();
     return Refs.size() - 1;
   }
   LLVM_ATTRIBUTE_ALWAYS_INLINE Value fill(std::optional<size_t> Slot, Value V) {
     if (Slot)
-      Refs[*Slot] = V;
+      Refs[*Slot].V = V;
     return V;
+  }
+  /// Fills \p Slot with a view of a bytes or str payload (type \p Type).
+  void fillView(std::optional<size_t> Slot, uint8_t Type, llvm::StringRef S) {
+    if (!Slot)
+      return;
+    Refs[*Slot].View = S;
+    Refs[*Slot].ViewType = Type == 's' ? 's' : 'u';
   }
 };
 
