@@ -280,8 +280,11 @@ private:
     uint32_t Arg;
     SlotRules Row;
   };
-  /// The rows looked up; rulesOf()'s pointer is read before the next one.
+  /// The first MaxRows rows looked up, and the last one looked up past
+  /// them; rulesOf()'s pointer is read before the next lookup.
+  static constexpr size_t MaxRows = 16;
   mutable std::vector<RowOf> Rows;
+  mutable SlotRules Unkept;
 
   static bool isJumpEdge(const CFGEdge &E) {
     return E.Kind == EdgeKind::Jump || E.Kind == EdgeKind::BranchTaken;
@@ -719,6 +722,12 @@ private:
     for (const auto &[Byte, Arg, Row] : Rows)
       if (Byte == In.OpByte && Arg == In.Arg)
         return &Row;
+    if (Rows.size() == MaxRows) { // kept short: a search stays cheap
+      Unkept = getSlotRules(In);
+      return &Unkept;
+    }
+    if (Rows.empty())
+      Rows.reserve(MaxRows);
     Rows.push_back({In.OpByte, In.Arg, getSlotRules(In)});
     return &Rows.back().Row;
   }
