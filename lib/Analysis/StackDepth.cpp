@@ -4,9 +4,12 @@
 #include "pyverify/Analysis/CFGFixpointGraph.h"
 #include "pyverify/Fixpoint/FixpointIterator.h"
 
+#include "llvm/Support/Compiler.h"
+
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <limits>
 
 using namespace pyverify;
 
@@ -19,7 +22,7 @@ namespace {
 /// Opcode facts the analysis asks about every instruction (at least twice:
 /// the fixpoint and the replay), read from each version's opcode table once:
 /// the real stack effects (getStackIO) of opcodes whose counts do not depend
-/// on the argument are cached per version and byte.
+/// on the argument are cached per version and byte, both edges in one row.
 class OpcodeFacts {
 public:
   OpcodeFacts() {
@@ -29,16 +32,16 @@ public:
         if (!Info)
           continue;
         const OpcodeInfo &I = *Info;
-        Const[V][B] = I.Pops.Formula == CountFormula::Zero &&
-                      I.Pushes.Formula == CountFormula::Zero &&
-                      I.JumpPops.Formula == CountFormula::Zero &&
-                      I.JumpPushes.Formula == CountFormula::Zero &&
-                      I.Reads.Formula == CountFormula::Zero;
-        if (Const[V][B])
+        Row &R = Rows[V * 256 + B];
+        R.Const = I.Pops.Formula == CountFormula::Zero &&
+                  I.Pushes.Formula == CountFormula::Zero &&
+                  I.JumpPops.Formula == CountFormula::Zero &&
+                  I.JumpPushes.Formula == CountFormula::Zero &&
+                  I.Reads.Formula == CountFormula::Zero;
+        if (R.Const)
           for (bool J : {false, true}) {
             StackIO E = getStackIO(I, 0, J);
-            Cached[V][J][B] = {int8_t(E.Pops), int8_t(E.net()),
-                               int8_t(E.Reads)};
+            R.Edge[J] = {int8_t(E.Pops), int8_t(E.net()), int8_t(E.Reads)};
           }
       }
   }
@@ -59,13 +62,12 @@ public:
   /// getStackIO(I.info(), I.Arg, J), as pops, net and reads.
   Effect effect(const Instruction &I, bool J) const {
     assert(I.Valid && "well-formed code has base opcodes only");
-    unsigned V = unsigned(I.Ver);
-    if (Const[V][I.OpByte]) {
-      const Small &C = Cached[V][J][I.OpByte];
+    const Row &R = Rows[unsigned(I.Ver) * 256 + I.OpByte];
+    if (LLVM_LIKELY(R.Const)) {
+      const Small &C = R.Edge[J];
       return {C.Pops, C.Net, C.Reads};
     }
-    StackIO E = getStackIO(I.info(), I.Arg, J);
-    return {E.Pops, E.net(), E.Reads};
+    return slowEffect(I, J);
   }
 
 private:
@@ -73,8 +75,17 @@ private:
   struct Small {
     int8_t Pops, Net, Reads;
   };
-  std::array<std::array<bool, 256>, NumVersions> Const{};
-  std::array<std::array<std::array<Small, 256>, 2>, NumVersions> Cached{};
+  struct Row {
+    bool Const = false;
+    Small Edge[2] = {};
+  };
+  std::array<Row, NumVersions * 256> Rows{};
+
+  LLVM_ATTRIBUTE_NOINLINE static Effect slowEffect(const Instruction &I,
+                                                   bool J) {
+    StackIO E = getStackIO(I.info(), I.Arg, J);
+    return {E.Pops, E.net(), E.Reads};
+  }
 };
 
 /// Which edge effect applies to an edge leaving a block.
@@ -143,7 +154,8 @@ public:
     R = StackDepthResult();
     R.Before.assign(Insts.size(), std::nullopt);
     R.After.assign(Insts.size(), std::nullopt);
-    HaveMax = false;
+    Max = NoMax;
+    MaxInst = 0;
   }
   /// Records block \p Node entered with \p In; \p All holds every block's
   /// entry state (read only to name the edges of a conflict).
@@ -152,25 +164,69 @@ public:
     const BasicBlock &B = G.block(Node);
     if (In.isConflict())
       recordConflict(B, In, All);
-    int64_t D = In.value();
-    for (uint32_t I = B.Begin; I < B.End; ++I) {
-      R.Before[I] = D;
-      noteMax(D, I);
-      if (I + 1 < B.End) {
-        // Inside the block only the fall-through effect applies.
-        OpcodeFacts::Effect Eff = F.effect(Insts[I], false);
-        if (D < Eff.Reads)
-          R.Underflows.push_back({I, D, Eff.Pops, Eff.Reads});
-        int64_t After = Eff.after(D);
-        noteMax(After, I);
-        R.After[I] = After;
-        D = After;
-        continue;
+    if (B.Begin == B.End)
+      return;
+    // Locals, so that the loop keeps them in registers.
+    const Instruction *Ins = Insts.instructions().data();
+    std::optional<int64_t> *Before = R.Before.data();
+    std::optional<int64_t> *After = R.After.data();
+    int64_t M = Max;
+    uint32_t MInst = MaxInst;
+    // Instructions are recorded in increasing index, so the first one that
+    // reaches the maximum is the one at the lowest offset: a later one that
+    // only equals it never replaces it.
+    auto NoteMax = [&](int64_t D, uint32_t I) {
+      if (D > M) {
+        M = D;
+        MInst = I;
       }
-      recordLast(I, D);
+    };
+    int64_t D = In.value();
+    uint32_t Last = B.last();
+    for (uint32_t I = B.Begin; I < Last; ++I) {
+      Before[I] = D;
+      NoteMax(D, I);
+      // Inside the block only the fall-through effect applies.
+      OpcodeFacts::Effect Eff = F.effect(Ins[I], false);
+      if (LLVM_UNLIKELY(D < Eff.Reads))
+        R.Underflows.push_back({I, D, Eff.Pops, Eff.Reads});
+      D = Eff.after(D);
+      NoteMax(D, I);
+      After[I] = D;
     }
+    Before[Last] = D;
+    NoteMax(D, Last);
+    // The last instruction: jump=false, then jump=true for a jump (a
+    // conditional one has both); its After is the lower of the two.
+    bool Under = false;
+    auto EdgeAfter = [&](bool J) {
+      OpcodeFacts::Effect Eff = F.effect(Ins[Last], J);
+      if (D < Eff.Reads && !Under) {
+        R.Underflows.push_back({Last, D, Eff.Pops, Eff.Reads});
+        Under = true;
+      }
+      int64_t AfterD = Eff.after(D);
+      NoteMax(AfterD, Last);
+      return AfterD;
+    };
+    const OpcodeInfo &Info = Ins[Last].info();
+    int64_t MinAfter;
+    if (!Info.isJump()) {
+      MinAfter = EdgeAfter(false);
+    } else if (Info.isConditionalJump()) {
+      MinAfter = EdgeAfter(false);
+      MinAfter = std::min(MinAfter, EdgeAfter(true));
+    } else {
+      MinAfter = EdgeAfter(true);
+    }
+    After[Last] = MinAfter;
+    Max = M;
+    MaxInst = MInst;
   }
-  StackDepthResult take() { return std::move(R); }
+  StackDepthResult take() {
+    finish();
+    return std::move(R);
+  }
   StackDepthResult &result() { return R; }
 
 private:
@@ -179,45 +235,19 @@ private:
   const OpcodeFacts &F;
   const InstructionStream &Insts;
   StackDepthResult R;
-  bool HaveMax = false;
-  [[maybe_unused]] uint32_t LastNoted = 0;
+  /// The maximum so far (NoMax: none recorded; depths are never that low)
+  /// and where it was first reached.
+  static constexpr int64_t NoMax = std::numeric_limits<int64_t>::min();
+  int64_t Max = NoMax;
+  uint32_t MaxInst = 0;
 
-  /// Instructions are recorded in increasing index, so the first one that
-  /// reaches the maximum is the one at the lowest offset: a later one that
-  /// only equals it never replaces it.
-  void noteMax(int64_t D, uint32_t Inst) {
-    assert((!HaveMax || Inst >= LastNoted) && "recorded out of order");
-#ifndef NDEBUG
-    LastNoted = Inst;
-#endif
-    if (!HaveMax || D > R.MaxDepth) {
-      R.MaxDepth = D;
-      R.MaxDepthInst = Inst;
-      HaveMax = true;
+  void finish() {
+    if (Max != NoMax) {
+      R.MaxDepth = Max;
+      R.MaxDepthInst = MaxInst;
     }
   }
-  /// The block's last instruction \p I, entered at depth \p D:
-  /// jump=false, then jump=true for a jump (a conditional one has both).
-  void recordLast(uint32_t I, int64_t D) {
-    const OpcodeInfo &Info = Insts[I].info();
-    bool JumpEffect = Info.isJump();
-    bool FallEffect = !JumpEffect || Info.isConditionalJump();
-    std::optional<int64_t> MinAfter;
-    bool Under = false;
-    for (bool J : {false, true}) {
-      if (J ? !JumpEffect : !FallEffect)
-        continue;
-      OpcodeFacts::Effect Eff = F.effect(Insts[I], J);
-      if (D < Eff.Reads && !Under) {
-        R.Underflows.push_back({I, D, Eff.Pops, Eff.Reads});
-        Under = true;
-      }
-      int64_t After = Eff.after(D);
-      noteMax(After, I);
-      MinAfter = MinAfter ? std::min(*MinAfter, After) : After;
-    }
-    R.After[I] = MinAfter;
-  }
+
   /// Names two incoming edges of \p B that bring different depths (their
   /// representatives, when they come from conflicts themselves); a block
   /// whose predecessors all agree only inherits an earlier conflict.
