@@ -4,11 +4,13 @@
 #include "pyverify/Bytecode/RaiseModel.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <cstdint>
 
 using namespace pyverify;
 
@@ -29,6 +31,67 @@ llvm::StringRef pyverify::getEdgeKindName(EdgeKind K) {
 }
 
 namespace {
+
+/// What findLeaders() asks of every instruction, per version and opcode
+/// byte, read once from the opcode table and the raise model: whether it
+/// may raise (mayRaiseGiven with BackEdgeSeparately; an opcode whose answer
+/// depends on its argument is asked per instruction), jumps, or ends its
+/// block.
+struct LeaderFacts {
+  enum : uint8_t {
+    Raises = 1,
+    ArgDependent = 2, ///< Ask mayRaiseGiven() per instruction.
+    Jump = 4,
+    Terminator = 8,
+    BreakerAtTarget = 16, ///< breakerRaisesAtTarget().
+  };
+  std::array<uint8_t, NumPythonVersions * 256> Flags{};
+
+  LeaderFacts() {
+    for (PythonVersion V : AllPythonVersions)
+      for (unsigned B = 0; B < 256; ++B) {
+        const OpcodeInfo *Info = getVersionOpcodeInfo(V, uint8_t(B));
+        if (!Info)
+          continue;
+        uint8_t &F = Flags[unsigned(V) * 256 + B];
+        if (Info->Raises == RaiseKind::ArgDependent) {
+          F |= ArgDependent;
+        } else {
+          Instruction I{};
+          I.Ver = V;
+          I.OpByte = uint8_t(B);
+          I.Op = Info->Op;
+          if (mayRaiseGiven(I, *Info, backEdgeSeparately()))
+            F |= Raises;
+        }
+        Instruction I{};
+        I.Ver = V;
+        I.OpByte = uint8_t(B);
+        I.Op = Info->Op;
+        if (breakerRaisesAtTarget(I))
+          F |= BreakerAtTarget;
+        if (Info->isJump())
+          F |= Jump;
+        else if (Info->Terminator)
+          F |= Terminator;
+      }
+  }
+  /// \p I's flags (\p I valid).
+  uint8_t of(const Instruction &I) const {
+    return Flags[unsigned(I.Ver) * 256 + I.OpByte];
+  }
+  static const LeaderFacts &get() {
+    static const LeaderFacts F;
+    return F;
+  }
+  /// The facts the CFG asks the raise model with: a back edge's eval-breaker
+  /// exception is an edge of its own (added below), not a raise of the jump.
+  static RaiseFacts backEdgeSeparately() {
+    RaiseFacts F;
+    F.BackEdgeSeparately = true;
+    return F;
+  }
+};
 
 /// The block leaders of \p D's N > 0 instructions (bit N marks the end), in
 /// one sweep that also fills, per instruction, the index of the table entry
@@ -55,26 +118,35 @@ llvm::BitVector findLeaders(const DecodedCode &D, std::vector<int32_t> &Cover,
     MarkAt(E.End);
     MarkAt(E.Target);
   }
-  size_t E = 0;
+  const uint8_t *Facts = LeaderFacts::get().Flags.data();
+  const ExceptionTableEntry *Table = D.Table.data();
+  size_t E = 0, NumEntries = D.Table.size();
+  // The entry the scan is at: instructions before its start are uncovered.
+  uint32_t EntryStart = NumEntries ? Table[0].Start : UINT32_MAX;
+  uint32_t EntryEnd = NumEntries ? Table[0].End : UINT32_MAX;
+  int32_t *CoverOut = Cover.data();
+  const Instruction *Ins = Insts.instructions().data();
   for (size_t I = 0; I < N; ++I) {
-    const Instruction &In = Insts[I];
+    const Instruction &In = Ins[I];
     uint32_t Key = In.Offset;
-    while (E < D.Table.size() && D.Table[E].End <= Key)
-      ++E;
-    if (E < D.Table.size() && D.Table[E].covers(Key))
-      Cover[I] = int32_t(E);
-    const OpcodeInfo &Info = In.info();
-    // The one raise model; a back edge's eval-breaker exception is an edge
-    // of its own (added below), not a raise of the jump.
-    RaiseFacts BackEdge;
-    BackEdge.BackEdgeSeparately = true;
-    bool R = mayRaiseGiven(In, Info, BackEdge);
+    if (LLVM_UNLIKELY(Key >= EntryEnd)) {
+      while (E < NumEntries && Table[E].End <= Key)
+        ++E;
+      EntryStart = E < NumEntries ? Table[E].Start : UINT32_MAX;
+      EntryEnd = E < NumEntries ? Table[E].End : UINT32_MAX;
+    }
+    if (Key >= EntryStart) // and below EntryEnd: ExceptionTableEntry::covers
+      CoverOut[I] = int32_t(E);
+    uint8_t F = Facts[unsigned(In.Ver) * 256 + In.OpByte];
+    bool R = F & LeaderFacts::Raises;
+    if (LLVM_UNLIKELY(F & LeaderFacts::ArgDependent))
+      R = mayRaiseGiven(In, In.info(), LeaderFacts::backEdgeSeparately());
     if (R)
       Raises.set(I);
-    if (Info.isJump()) {
+    if (F & LeaderFacts::Jump) {
       MarkAt(uint64_t(In.landing()));
       Leader.set(I + 1);
-    } else if (Info.Terminator) {
+    } else if (F & LeaderFacts::Terminator) {
       Leader.set(I + 1);
     }
   }
@@ -168,7 +240,7 @@ void EdgeBuilder::addExceptionEdges(const BasicBlock &B,
                                     const Instruction &Last) {
   int32_t Own = Cover[B.Begin];
   int32_t BackEntry = -1;
-  if (breakerRaisesAtTarget(Last)) {
+  if (LeaderFacts::get().of(Last) & LeaderFacts::BreakerAtTarget) {
     if (const ExceptionTableEntry *E = lookupHandler(D.Table, Last.Target - 2))
       BackEntry = int32_t(E - D.Table.data());
   }
