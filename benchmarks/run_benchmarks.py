@@ -427,6 +427,34 @@ def print_goals(results, ratio_cm, bc_result, module, prove_stdlib,
              f"{module['ratios']['verify_over_parse_exception_table']:.2f}x "
              "dis._parse_exception_table)", f"{us:.2f} us", "<= 3 us",
              us <= 3.0)
+        b = module.get("breakdown", {})
+        if "median_verify_us" in b:
+            r = b["median_verify_over_parse_exception_table"]
+            goal("3. verify(co, recursive=False), median code object, and "
+                 f"its ratio to dis._parse_exception_table's ({r:.2f}x)",
+                 f"{b['median_verify_us']:.2f} us", "<=3us,2x",
+                 b["median_verify_us"] <= 3.0 and r <= 2.0)
+    versions = results.get("versions") or {}
+    for name in ("3.11", "3.12", "3.13"):
+        v = versions.get(name)
+        if not v:
+            continue
+        cpu_x = 1 / v["marshal/check"]
+        fig = f"{cpu_x:.2f}x cpu"
+        met = cpu_x <= 1
+        if "check_ir/marshal_ir" in v:
+            fig += f", {v['check_ir/marshal_ir']:.2f}x Ir"
+            met = met and v["check_ir/marshal_ir"] <= 1
+        goal(f"1. {name} stdlib: full check / that interpreter's "
+             f"marshal.loads (check / reading the files: "
+             f"{v['check/read_files']:.0f}x)", fig, "<= 1.0", met)
+    allocs = results.get("allocations")
+    if allocs:
+        c = allocs["check"]
+        goal("6. heap allocations of the check per instruction (per code "
+             f"object: {c['allocations_per_code_object']:.1f}, median "
+             f"{c['median_per_code_object']}, max {c['max_per_code_object']})",
+             f"{c['allocations_per_instruction']:.3f}", "~0", None)
     if prove_stdlib:
         w = prove_stdlib["wall_seconds"]
         goals.append({"goal": "4. pyverify prove --jobs=2 over the stdlib "
@@ -791,7 +819,8 @@ def main():
             env=dict(os.environ, PYTHONPATH=mod_dir))
     versions = run_bench_script(
         "3.11-3.15: read and decode vs marshal.loads", "bench_versions.py",
-        ["--build", build, "--repeat", str(a.repeat)],
+        ["--build", build, "--repeat", str(a.repeat)] +
+        ([] if a.no_callgrind else ["--callgrind"]),
         os.path.join(bench_dir, "versions.json"))
     prove = run_bench_script(
         "`pyverify prove`", "bench_prove.py",
@@ -855,6 +884,7 @@ def main():
         "gbench": gb,
         "allocations": allocs,
         "python_module": module,
+        "versions": versions,
         "prove": prove,
         "prove_stdlib": prove_stdlib,
         "callgrind": callgrind,
