@@ -11,6 +11,7 @@
 
 #include "AssembledCode.h"
 
+#include "pyverify/Analysis/ValueKinds.h"
 #include "pyverify/Bytecode/VersionOpcodes.h"
 #include "pyverify/Check/Verifier.h"
 
@@ -198,6 +199,49 @@ TEST(ValueKinds, UncheckedLoadOfAnUnboundLocal) {
                                   {"RETURN_VALUE", 0}},
                                  2, {"x"}, 1));
   EXPECT_TRUE(Saved.empty()) << (Saved.empty() ? "" : Saved[0]);
+}
+
+// ValueState copies and moves only the slots and locals held (16-byte
+// chunks inline, SmallVector's own on the heap): every size on either side
+// of the inline capacity comes out equal, whatever the target held.
+TEST(ValueKinds, StateCopiesAndMovesKeepEverySlot) {
+  auto Make = [](size_t Depth, size_t Locals, uint32_t Seed) {
+    ValueState S = ValueState::reached(Depth, Locals);
+    for (size_t K = 0; K < Depth; ++K)
+      S.Stack[K] = {SlotKinds(1u << ((K + Seed) % 11)), uint32_t(K + Seed)};
+    for (size_t K = 0; K < Locals; ++K)
+      S.Locals[K] = SlotKinds(1u << ((K * 3 + Seed) % 11));
+    S.Handler = Seed & 1;
+    return S;
+  };
+  const size_t Sizes[] = {0, 1, 2, 7, 8, 9, 23, 24, 25, 40};
+  for (size_t D : Sizes)
+    for (size_t L : Sizes) {
+      ValueState S = Make(D, L, uint32_t(D + L));
+      ValueState Copy(S);
+      EXPECT_EQ(Copy, S) << D << " " << L;
+      ValueState Moved(std::move(Copy));
+      EXPECT_EQ(Moved, S) << D << " " << L;
+      for (size_t Old : {size_t(0), size_t(5), size_t(30)}) {
+        ValueState A = Make(Old, Old, 7);
+        A = S;
+        EXPECT_EQ(A, S) << D << " " << L << " over " << Old;
+        EXPECT_EQ(A.Stack.size(), D);
+        EXPECT_EQ(A.Locals.size(), L);
+        ValueState B = Make(Old, Old, 3), Tmp = S;
+        B = std::move(Tmp);
+        EXPECT_EQ(B, S) << D << " " << L << " over " << Old;
+        EXPECT_EQ(B.Stack.size(), D);
+        EXPECT_EQ(B.Locals.size(), L);
+      }
+    }
+  ValueState A = Make(5, 5, 1);
+  A = ValueState::bottom();
+  EXPECT_TRUE(A.isBottom());
+  A = Make(30, 30, 2);
+  A = ValueState::inconsistent();
+  EXPECT_TRUE(A.isInconsistent());
+  EXPECT_EQ(ValueState(ValueState::bottom()), ValueState::bottom());
 }
 
 } // namespace
