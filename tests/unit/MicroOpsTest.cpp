@@ -13,6 +13,7 @@
 
 #include "gtest/gtest.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -268,3 +269,65 @@ TEST(MicroOps, PairedLocals) {
 }
 
 } // namespace
+
+// The filters the passes search with (mayLowerTo, versionMayLowerTo,
+// isBorrowingLoad) against the lowering itself: for every opcode of every
+// version and a spread of arguments, an instruction whose fall-through
+// lowering holds a micro-operation of a class passes that class's filter
+// (a filter that said no to a real one would hide a with's enter or a
+// borrow from every pass that skips on it), and a filter that says yes has
+// the micro-operation for some argument.
+TEST(MicroOps, ClassFiltersAgreeWithTheLowering) {
+  auto ClassOf = [](const MicroOp &Op) -> std::optional<LowersTo> {
+    if (holds<uop::EnterWith>(Op))
+      return LowersTo::EnterWith;
+    if (holds<uop::Call>(Op))
+      return LowersTo::Call;
+    if (holds<uop::LoadSpecial>(Op))
+      return LowersTo::LoadSpecial;
+    if (const auto *L = std::get_if<uop::LoadLocal>(&Op); L && L->Borrowed)
+      return LowersTo::BorrowedLoad;
+    return std::nullopt;
+  };
+  const LowersTo All[] = {LowersTo::EnterWith, LowersTo::Call,
+                          LowersTo::LoadSpecial, LowersTo::BorrowedLoad};
+  unsigned Seen[4] = {0, 0, 0, 0};
+  for (PythonVersion V : AllPythonVersions) {
+    bool InVersion[4] = {false, false, false, false};
+    for (unsigned B = 1; B < 256; ++B) {
+      const OpcodeInfo *Info = getVersionOpcodeInfo(V, uint8_t(B));
+      if (!Info)
+        continue;
+      bool Found[4] = {false, false, false, false};
+      for (uint32_t Arg : {0u, 1u, 2u, 3u, 4u, 5u, 0x21u, 0x30u, 255u}) {
+        if (!Info->hasArg() && Arg)
+          break;
+        Instruction I = inst(V, Info->Op, Arg);
+        for (const MicroOp &Op : lowerInstruction(I))
+          if (std::optional<LowersTo> C = ClassOf(Op)) {
+            SCOPED_TRACE(pythonVersionName(V).str() + " " + Info->Name + " " +
+                         std::to_string(Arg));
+            EXPECT_TRUE(mayLowerTo(I, *C));
+            Found[unsigned(*C)] = true;
+          }
+      }
+      Instruction I = inst(V, Info->Op, 0);
+      for (LowersTo C : All) {
+        SCOPED_TRACE(pythonVersionName(V).str() + " " + Info->Name);
+        EXPECT_EQ(mayLowerTo(I, C), Found[unsigned(C)]);
+        InVersion[unsigned(C)] |= Found[unsigned(C)];
+        Seen[unsigned(C)] += Found[unsigned(C)];
+      }
+      EXPECT_EQ(isBorrowingLoad(I), Found[unsigned(LowersTo::BorrowedLoad)]);
+    }
+    for (LowersTo C : All)
+      EXPECT_EQ(versionMayLowerTo(V, C), InVersion[unsigned(C)])
+          << pythonVersionName(V).str();
+  }
+  for (unsigned C = 0; C < 4; ++C)
+    EXPECT_GT(Seen[C], 0u) << "class " << C << " never lowered";
+  // An invalid instruction passes no filter.
+  Instruction Bad = inst(PythonVersion::V3_11, Opcode::CALL, 0);
+  Bad.Valid = false;
+  EXPECT_FALSE(mayLowerTo(Bad, LowersTo::Call));
+}
