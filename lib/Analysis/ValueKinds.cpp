@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Compiler.h"
 
 #include <algorithm>
 #include <array>
@@ -460,14 +461,24 @@ private:
 
   /// Instruction \p I on \p S (\p Jump: along its jump edge): the kinds its
   /// row of SlotKinds.def needs are checked, then the values move, then the
-  /// row's kinds are written. \p ScanIds: see push().
-  void step(ValueState &S, uint32_t I, bool Jump, std::vector<ValueIssue> *R,
-            bool ScanIds) const {
-    const Instruction &In = Insts[I];
-    const SlotRules *Row = rulesOf(In);
+  /// row's kinds are written. \p ScanIds: see push(). Inlined into the
+  /// walks (a call per instruction cost as much as moving its values).
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void step(ValueState &S, uint32_t I, bool Jump,
+                                         std::vector<ValueIssue> *R,
+                                         bool ScanIds) const {
+    const SlotRules *Row = rulesOf(Insts[I]);
     if (!Row) // most instructions: values move, nothing checked
       return move(S, I, Jump, R, ScanIds);
-    const SlotRules &Rules = *Row;
+    stepWithRules(S, I, Jump, R, ScanIds, *Row);
+  }
+
+  /// step() of an instruction with a row, \p Rules.
+  LLVM_ATTRIBUTE_NOINLINE void stepWithRules(ValueState &S, uint32_t I,
+                                             bool Jump,
+                                             std::vector<ValueIssue> *R,
+                                             bool ScanIds,
+                                             const SlotRules &Rules) const {
+    const Instruction &In = Insts[I];
     size_t N = S.Stack.size();
     for (const SlotRules::Need &Nd : Rules.Needs)
       if (Nd.Slot < N)
@@ -695,8 +706,9 @@ private:
   /// Instruction \p I's values move (\p Jump: along its jump edge), micro-
   /// operation by micro-operation (MicroOps.h). A value the instruction
   /// pushes gets the Id of its slot from the top after the instruction.
-  void move(ValueState &S, uint32_t I, bool Jump, std::vector<ValueIssue> *R,
-            bool ScanIds) const {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void move(ValueState &S, uint32_t I, bool Jump,
+                                         std::vector<ValueIssue> *R,
+                                         bool ScanIds) const {
     const Instruction &In = Insts[I];
     const OpcodeInfo &Info = In.info();
     Mover M{*this,
