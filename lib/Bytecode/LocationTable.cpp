@@ -8,9 +8,11 @@
 #include "pyverify/Bytecode/LocationTable.h"
 #include "pyverify/Support/InputError.h"
 
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 
 using namespace pyverify;
@@ -192,61 +194,82 @@ pyverify::decodeLocationTable(llvm::StringRef Table, int32_t FirstLineNo,
   return Out;
 }
 
+namespace {
+
+/// Per first byte of an entry: how long the entry is when its length is
+/// fixed (1 + its payload bytes: none for "no location", one for the short
+/// forms, two for the one-line forms), 0 when it is not (the varint forms,
+/// codes 13 and 14) or when the byte cannot start an entry (bit 7 clear).
+struct EntryLengths {
+  std::array<uint8_t, 256> Length{};
+  constexpr EntryLengths() {
+    for (unsigned B = 0x80; B < 256; ++B) {
+      unsigned Code = (B >> 3) & 15;
+      Length[B] = Code == 15 ? 1 : Code < 10 ? 2 : Code < 13 ? 3 : 0;
+    }
+  }
+};
+constexpr EntryLengths TheEntryLengths;
+
+/// Bytes of \p Table with bit 7 set, eight at a time.
+size_t countHighBits(const uint8_t *P, size_t Size) {
+  size_t Count = 0, K = 0;
+  for (; K + 8 <= Size; K += 8) {
+    uint64_t High =
+        (llvm::support::endian::read64le(P + K) >> 7) & 0x0101010101010101ULL;
+    Count += size_t((High * 0x0101010101010101ULL) >> 56);
+  }
+  for (; K < Size; ++K)
+    Count += P[K] >> 7;
+  return Count;
+}
+
+} // namespace
+
 /// Whether \p Table is well formed and covers exactly \p NumCodeUnits: the
 /// structure walkLocationTable() checks, without computing positions or
-/// building errors, one byte at a time. It accepts exactly the tables the
-/// walk accepts (every byte after an entry's first lacks bit 7, a varint has
-/// at most six chunks, the units add up), so the walk is needed only to
-/// describe a table this rejects.
+/// building errors. It accepts exactly the tables the walk accepts (every
+/// byte after an entry's first lacks bit 7, a varint has at most six chunks,
+/// the units add up), so the walk is needed only to describe a table this
+/// rejects. The entries are stepped over by their length (a table for the
+/// fixed forms, the continue bits for varints); that no payload byte has
+/// bit 7 is checked at once, by counting: the bytes with bit 7 must be the
+/// entries' first bytes and no others.
 static bool isWellFormedLocationTable(llvm::StringRef Table,
                                       uint32_t NumCodeUnits) {
   const uint8_t *P = Table.bytes_begin(), *End = Table.bytes_end();
   uint64_t Units = 0;
-  // One payload byte: present and not the start of an entry.
-  auto Byte = [&]() {
-    if (P == End || (*P & 0x80))
-      return false;
-    ++P;
-    return true;
-  };
+  size_t Entries = 0;
+  // One varint: present and at most six chunks (bit 7: by the count).
   auto Varint = [&]() {
     for (unsigned Chunk = 0; Chunk < 6; ++Chunk) {
-      if (P == End || (*P & 0x80))
+      if (P == End)
         return false;
       if (!(*P++ & 0x40))
         return true;
     }
     return false; // a seventh chunk: too long
   };
-  while (P != End) {
-    uint8_t First = *P++;
+  while (P < End) {
+    uint8_t First = *P;
     if (!(First & 0x80))
       return false;
+    ++Entries;
     Units += (First & 7) + 1;
-    switch ((First >> 3) & 15) {
-    case 15:
-      break;
-    case 14:
+    if (unsigned Length = TheEntryLengths.Length[First]) {
+      P += Length; // past End: truncated, below
+      continue;
+    }
+    ++P;
+    if ((First >> 3 & 15) == 14) {
       if (!Varint() || !Varint() || !Varint() || !Varint())
         return false;
-      break;
-    case 13:
-      if (!Varint())
-        return false;
-      break;
-    case 10:
-    case 11:
-    case 12:
-      if (!Byte() || !Byte())
-        return false;
-      break;
-    default:
-      if (!Byte())
-        return false;
-      break;
+    } else if (!Varint()) { // 13
+      return false;
     }
   }
-  return Units == NumCodeUnits;
+  return P == End && Units == NumCodeUnits &&
+         countHighBits(Table.bytes_begin(), Table.size()) == Entries;
 }
 
 llvm::Error pyverify::validateLocationTable(llvm::StringRef Table,
