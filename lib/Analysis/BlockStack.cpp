@@ -193,7 +193,9 @@ void BlockStack::findWithSites(const StackDepthResult &Depth) {
   const CFG &G = *this->G;
   const DecodedCode &D = G.code();
   const InstructionStream &Insts = D.Insts;
-  for (uint32_t I = 0; I < Insts.size(); ++I) {
+  // The size once: Sites.push_back may, for all the compiler knows, change it.
+  const uint32_t N = uint32_t(Insts.size());
+  for (uint32_t I = 0; I < N; ++I) {
     std::optional<WithEnter> Enter = withEnterAt(Insts, I);
     if (!Enter)
       continue;
