@@ -122,15 +122,6 @@ Expected<Value> MarshalReader::readLong(std::optional<size_t> Slot) {
   return fill(Slot, std::move(B));
 }
 
-Expected<StringRef> MarshalReader::readTextPayload(uint8_t Type) {
-  if (Type != 's')
-    return readStrPayload(Type);
-  auto N = readCount("bytes length", 1);
-  if (!N)
-    return N.takeError();
-  return readBytes(*N, "bytes payload");
-}
-
 Expected<Value> MarshalReader::readString(uint8_t Type,
                                           std::optional<size_t> Slot) {
   auto S = readTextPayload(Type);
@@ -141,19 +132,14 @@ Expected<Value> MarshalReader::readString(uint8_t Type,
   return fill(Slot, StrValue{std::make_shared<const std::string>(*S)});
 }
 
-Expected<MarshalReader::RefSlot *> MarshalReader::lookupRef(size_t At) {
-  auto Index = readInt32("reference index");
-  if (!Index)
-    return Index.takeError();
-  if (*Index < 0 || size_t(*Index) >= Refs.size())
+Error MarshalReader::badRef(size_t At, int32_t Index) {
+  if (Index < 0 || size_t(Index) >= Refs.size())
     return err(At, llvm::formatv("reference {0} out of range (table has {1} "
                                  "entries)",
-                                 *Index, Refs.size()));
-  if (Refs[*Index].pending())
-    return err(At, llvm::formatv("reference {0} to an object still being "
-                                 "read (cyclic data)",
-                                 *Index));
-  return &Refs[*Index];
+                                 Index, Refs.size()));
+  return err(At, llvm::formatv("reference {0} to an object still being "
+                               "read (cyclic data)",
+                               Index));
 }
 
 const Value &MarshalReader::refValue(RefSlot &S) {
@@ -241,7 +227,7 @@ Expected<std::optional<Value>> MarshalReader::beginObject(StringRef What) {
     return std::nullopt;
   }
   case '{':
-    Stack.push_back(Frame{Frame::Dict});
+    Stack.emplace_back(Frame::Dict);
     Stack.back().Slot = reserve(Flag);
     return std::nullopt;
   case 'c':
@@ -259,7 +245,7 @@ Expected<std::optional<Value>> MarshalReader::beginObject(StringRef What) {
 
 void MarshalReader::pushItems(Frame::FrameKind Kind, uint8_t Type, size_t N,
                               std::optional<size_t> Slot, size_t At) {
-  Stack.push_back(Frame{Kind});
+  Stack.emplace_back(Kind);
   Frame &F = Stack.back();
   F.Type = Type;
   F.Slot = Slot;
@@ -392,16 +378,13 @@ Expected<bool> MarshalReader::advanceNames(std::optional<Value> &Done,
 Expected<bool> MarshalReader::advanceDict(std::optional<Value> &Done,
                                           StringRef &What) {
   Frame &F = Stack.back();
-  if (Done && !F.Key) {
-    F.Key = std::move(Done);
-    Done.reset();
-    What = "a dict value";
-    return true;
-  }
   if (Done) {
-    F.Pairs.emplace_back(std::move(*F.Key), std::move(*Done));
-    F.Key.reset();
+    F.Items.push_back(std::move(*Done));
     Done.reset();
+    if (F.Items.size() % 2) {
+      What = "a dict value";
+      return true;
+    }
   }
   if (Error E = need(1, "a dict key or the NULL terminator"))
     return std::move(E);
@@ -410,40 +393,31 @@ Expected<bool> MarshalReader::advanceDict(std::optional<Value> &Done,
     return true;
   }
   ++Pos;
+  std::vector<std::pair<Value, Value>> Pairs;
+  Pairs.reserve(F.Items.size() / 2);
+  for (size_t I = 0; I < F.Items.size(); I += 2)
+    Pairs.emplace_back(std::move(F.Items[I]), std::move(F.Items[I + 1]));
   auto Items = std::make_shared<const std::vector<std::pair<Value, Value>>>(
-      std::move(F.Pairs));
+      std::move(Pairs));
   std::optional<size_t> Slot = F.Slot;
   Stack.pop_back();
   Done = fill(Slot, DictValue{std::move(Items)});
   return false;
 }
 
-/// A str payload (after the type byte), validated as CPython decodes it.
-Expected<StringRef> MarshalReader::readStrPayload(uint8_t Type) {
-  size_t N;
-  if (Type == 'z' || Type == 'Z') {
-    auto L = readByte("short string length");
-    if (!L)
-      return L.takeError();
-    N = *L;
-  } else {
-    auto L = readCount("string length", 1);
-    if (!L)
-      return L.takeError();
-    N = *L;
-  }
-  size_t DataAt = Pos;
-  auto S = readBytes(N, "string payload");
-  if (!S)
-    return S.takeError();
+Error MarshalReader::checkStrText(uint8_t Type, StringRef S, size_t DataAt) {
   if (Type == 'u' || Type == 't') {
     // CPython decodes with "surrogatepass": well-formed UTF-8 plus encoded
     // lone surrogates (ED A0..BF xx). Check well-formedness allowing those.
-    const auto *P = reinterpret_cast<const llvm::UTF8 *>(S->data());
-    const auto *End = P + S->size();
+    const auto *P = reinterpret_cast<const llvm::UTF8 *>(S.data());
+    const auto *End = P + S.size();
     while (P != End) {
       if (*P < 0x80) { // ASCII, most of any str: skip the general check
-        ++P;
+        if (End - P >= 8 &&
+            !(llvm::support::endian::read64le(P) & 0x8080808080808080u))
+          P += 8;
+        else
+          ++P;
         continue;
       }
       if (P[0] == 0xED && End - P >= 3 && (P[1] & 0xE0) == 0xA0 &&
@@ -453,24 +427,16 @@ Expected<StringRef> MarshalReader::readStrPayload(uint8_t Type) {
       }
       unsigned Len = llvm::getNumBytesForUTF8(*P);
       if (Len > size_t(End - P) || !llvm::isLegalUTF8Sequence(P, P + Len))
-        return err(DataAt + (reinterpret_cast<const char *>(P) - S->data()),
+        return err(DataAt + (reinterpret_cast<const char *>(P) - S.data()),
                    "invalid UTF-8 in str");
       P += Len;
     }
   } else {
-    // Eight bytes at a time up to the first word with a high bit set; only
-    // then byte by byte, for the exact offset.
-    size_t I = 0;
-    for (uint64_t W; I + 8 <= S->size(); I += 8) {
-      std::memcpy(&W, S->data() + I, 8);
-      if (W & 0x8080808080808080u)
-        break;
-    }
-    for (; I < S->size(); ++I)
-      if (uint8_t((*S)[I]) >= 0x80)
+    for (size_t I = 0; I < S.size(); ++I)
+      if (uint8_t(S[I]) >= 0x80)
         return err(DataAt + I, "non-ASCII byte in an ASCII str");
   }
-  return *S;
+  return Error::success();
 }
 
 /// The item count of a container (after the type byte).

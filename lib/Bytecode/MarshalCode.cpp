@@ -32,7 +32,7 @@ enum class FieldKind : uint8_t { Bytes, Tuple, StrTuple, Str, Int };
 /// The fields after co_flags, in the order marshal writes them, with the
 /// CodeObject member each is read into (one of the three pointers).
 struct CodeField {
-  const char *Name;
+  StringRef Name;
   FieldKind Kind;
   std::string CodeObject::*Text = nullptr;
   std::vector<std::string> CodeObject::*Strs = nullptr;
@@ -63,15 +63,16 @@ Error MarshalReader::beginCode(size_t At, std::optional<size_t> Slot) {
   C->Version = Version;
   int32_t *Ints[] = {&C->ArgCount, &C->PosOnlyArgCount, &C->KwOnlyArgCount,
                      &C->StackSize, &C->Flags};
-  const char *IntNames[] = {"co_argcount", "co_posonlyargcount",
-                            "co_kwonlyargcount", "co_stacksize", "co_flags"};
+  const StringRef IntNames[] = {"co_argcount", "co_posonlyargcount",
+                                "co_kwonlyargcount", "co_stacksize",
+                                "co_flags"};
   for (unsigned I = 0; I < 5; ++I) {
     auto V = readInt32(IntNames[I]);
     if (!V)
       return V.takeError();
     *Ints[I] = *V;
   }
-  Stack.push_back(Frame{Frame::Code});
+  Stack.emplace_back(Frame::Code);
   Frame &F = Stack.back();
   F.Slot = Slot;
   F.At = At;
@@ -116,7 +117,7 @@ Expected<bool> MarshalReader::advanceCode(std::optional<Value> &Done,
         pushItems(Frame::TupleField, Type, *N, std::nullopt, F.FieldAt);
       } else {
         size_t At = F.FieldAt;
-        Stack.push_back(Frame{Frame::NameTuple});
+        Stack.emplace_back(Frame::NameTuple);
         Frame &T = Stack.back();
         T.At = At;
         T.Left = *N;
@@ -157,8 +158,7 @@ Error MarshalReader::wrongFieldType(const Frame &F) {
   case FieldKind::Int:
     llvm_unreachable("int fields are read in place");
   }
-  return err(F.FieldAt,
-             "code object field " + StringRef(CF.Name) + " must be " + Want);
+  return err(F.FieldAt, "code object field " + CF.Name + " must be " + Want);
 }
 
 Expected<bool> MarshalReader::readTextField(Frame &F) {
@@ -269,8 +269,7 @@ Error MarshalReader::storeNames(Frame &F, llvm::ArrayRef<StringRef> Texts,
     if (Error E = charge(S.size() + 1, At))
       return E;
   if (NonStr)
-    return err(At, "code object field " + StringRef(CF.Name) +
-                       " must hold only str");
+    return err(At, "code object field " + CF.Name + " must hold only str");
   std::vector<std::string> Out;
   Out.reserve(Texts.size());
   for (StringRef S : Texts)

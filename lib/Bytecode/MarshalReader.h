@@ -21,6 +21,7 @@
 #include "pyverify/Support/InputError.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Compiler.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -142,11 +143,16 @@ private:
   size_t remaining() const { return Bytes.size() - Pos; }
 
   llvm::Error need(size_t N, llvm::StringRef What) {
-    if (remaining() < N)
-      return err(Pos, llvm::formatv("truncated: expected {0} ({1} bytes), "
-                                    "found {2} bytes before the end",
-                                    What, N, remaining()));
+    if (LLVM_UNLIKELY(remaining() < N))
+      return truncated(N, What);
     return llvm::Error::success();
+  }
+  /// need()'s error, out of the inlined fast path.
+  LLVM_ATTRIBUTE_NOINLINE llvm::Error truncated(size_t N,
+                                                llvm::StringRef What) {
+    return err(Pos, llvm::formatv("truncated: expected {0} ({1} bytes), "
+                                  "found {2} bytes before the end",
+                                  What, N, remaining()));
   }
 
   llvm::Expected<uint8_t> readByte(llvm::StringRef What) {
@@ -170,12 +176,18 @@ private:
     auto N = readInt32(What);
     if (!N)
       return N.takeError();
-    if (*N < 0)
-      return err(At, llvm::formatv("negative {0} {1}", What, *N));
-    if (MinBytesEach && size_t(*N) > remaining() / MinBytesEach)
-      return err(At, llvm::formatv("{0} {1} exceeds the {2} bytes left", What,
-                                   *N, remaining()));
+    if (LLVM_UNLIKELY(*N < 0 || (MinBytesEach &&
+                                 size_t(*N) > remaining() / MinBytesEach)))
+      return badCount(At, What, *N);
     return size_t(*N);
+  }
+  /// readCount()'s error for count \p N read at \p At.
+  LLVM_ATTRIBUTE_NOINLINE llvm::Error badCount(size_t At, llvm::StringRef What,
+                                               int32_t N) {
+    if (N < 0)
+      return err(At, llvm::formatv("negative {0} {1}", What, N));
+    return err(At, llvm::formatv("{0} {1} exceeds the {2} bytes left", What, N,
+                                 remaining()));
   }
 
   llvm::Expected<llvm::StringRef> readBytes(size_t N, llvm::StringRef What) {
@@ -230,32 +242,33 @@ private:
   struct Frame {
     enum FrameKind : uint8_t {
       Sequence,   ///< tuple, list, set, frozenset: Items, Left
-      Dict,       ///< Pairs, Key
+      Dict,       ///< Items: its keys and values, alternately
       Code,       ///< C, Field, FieldAt
       TupleField, ///< co_consts' tuple read straight into the parent Code
       NameTuple,  ///< the same for a str tuple field: ViewBase, SawNonStr
     };
+    explicit Frame(FrameKind Kind) : Kind(Kind) {}
     FrameKind Kind;
-    uint8_t Type = 0; ///< Sequence: its type code.
+    uint8_t Type = 0;       ///< Sequence: its type code.
+    bool SawNonStr = false; ///< NameTuple: see ViewBase.
+    unsigned Field = 0;     ///< Code: index into the field table.
     std::optional<size_t> Slot;
     size_t At = 0;   ///< Code: its type byte. TupleField: the field's.
     size_t Left = 0; ///< Sequence, TupleField, NameTuple: items to read.
     /// NameTuple: where its items' text starts in NameViews (the str items
     /// before the first that is not a str, if any: SawNonStr).
     size_t ViewBase = 0;
-    bool SawNonStr = false;
+    size_t FieldAt = 0; ///< Code: first byte of the field.
     std::vector<Value> Items;
-    std::vector<std::pair<Value, Value>> Pairs;
-    std::optional<Value> Key;      ///< Dict: a key waiting for its value.
     std::shared_ptr<CodeObject> C; ///< Code.
-    unsigned Field = 0;            ///< Code: index into the field table.
-    size_t FieldAt = 0;            ///< Code: first byte of the field.
   };
-  std::vector<Frame> Stack;
+  /// The open frames. The inline ones cover the nesting of real code
+  /// (a module, a class, a method, a nested function and their tuples).
+  llvm::SmallVector<Frame, 8> Stack;
   /// The text of the str items read so far by the open NameTuple frames, as
   /// a stack (a frame's items from its ViewBase on): views of the input, or
   /// of a str Value that Refs or KeepAlive holds.
-  std::vector<llvm::StringRef> NameViews;
+  llvm::SmallVector<llvm::StringRef, 64> NameViews;
   /// A str Value that reached a NameTuple frame through readObject's loop
   /// (not a leaf read in place), kept alive for its NameViews entry.
   std::vector<Value> KeepAlive;
@@ -287,13 +300,77 @@ private:
   LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Expected<Value> readRef(size_t At);
   /// The slot a back-reference ('r', type byte at \p At) names, checked as
   /// readRef checks it. Valid until the next reserve().
-  llvm::Expected<RefSlot *> lookupRef(size_t At);
+  llvm::Expected<RefSlot *> lookupRef(size_t At) {
+    auto Index = readInt32("reference index");
+    if (!Index)
+      return Index.takeError();
+    if (LLVM_UNLIKELY(*Index < 0 || size_t(*Index) >= Refs.size() ||
+                      Refs[*Index].pending()))
+      return badRef(At, *Index);
+    return &Refs[*Index];
+  }
+  /// lookupRef()'s error for \p Index.
+  LLVM_ATTRIBUTE_NOINLINE llvm::Error badRef(size_t At, int32_t Index);
   /// The object in \p S, built from its view on first use.
   const Value &refValue(RefSlot &S);
 
-  llvm::Expected<llvm::StringRef> readStrPayload(uint8_t Type);
-  /// The payload of a bytes ('s') or str (any other string type code).
-  llvm::Expected<llvm::StringRef> readTextPayload(uint8_t Type);
+  /// The payload of a bytes ('s') or str (any other string type code)
+  /// after its type byte; a str's validated as CPython decodes it.
+  llvm::Expected<llvm::StringRef> readTextPayload(uint8_t Type) {
+    size_t N;
+    if (Type == 'z' || Type == 'Z') {
+      auto L = readByte("short string length");
+      if (!L)
+        return L.takeError();
+      N = *L;
+    } else {
+      auto L = readCount(Type == 's' ? "bytes length" : "string length", 1);
+      if (!L)
+        return L.takeError();
+      N = *L;
+    }
+    size_t DataAt = Pos;
+    auto S = readBytes(N, Type == 's' ? "bytes payload" : "string payload");
+    if (!S)
+      return S.takeError();
+    // Most str payloads are ASCII, which a word-wide check clears.
+    if (Type != 's' && LLVM_UNLIKELY(hasHighByte(*S)))
+      if (llvm::Error E = checkStrText(Type, *S, DataAt))
+        return std::move(E);
+    return *S;
+  }
+  /// Whether a byte of \p S (a slice of Bytes) is >= 0x80. A payload
+  /// shorter than a word is read as a word of the input when the input goes
+  /// on that far.
+  bool hasHighByte(llvm::StringRef S) const {
+    constexpr uint64_t High = 0x8080808080808080u;
+    const char *P = S.data();
+    size_t N = S.size();
+    if (N < 8) {
+      if (N == 0)
+        return false;
+      if (size_t(Bytes.end() - P) < 8) {
+        for (size_t I = 0; I < N; ++I)
+          if (uint8_t(P[I]) >= 0x80)
+            return true;
+        return false;
+      }
+      // The payload's bytes are the word's low N bytes (read little-endian).
+      uint64_t W = llvm::support::endian::read64le(P);
+      return W & High & ((uint64_t(1) << (8 * N)) - 1);
+    }
+    uint64_t Acc = 0;
+    size_t I = 0;
+    for (; I + 8 <= N; I += 8)
+      Acc |= llvm::support::endian::read64le(P + I);
+    if (I != N) // the last word, overlapping the one before
+      Acc |= llvm::support::endian::read64le(P + N - 8);
+    return Acc & High;
+  }
+  /// The byte-by-byte check of str payload \p S (type \p Type, at
+  /// \p DataAt) that has a byte >= 0x80: the offset of the first bad one.
+  LLVM_ATTRIBUTE_NOINLINE llvm::Error
+  checkStrText(uint8_t Type, llvm::StringRef S, size_t DataAt);
   llvm::Expected<size_t> readContainerSize(uint8_t Type);
   /// Pushes a Sequence or TupleField frame for \p N items.
   void pushItems(Frame::FrameKind Kind, uint8_t Type, size_t N,
