@@ -550,8 +550,9 @@ private:
 
   /// Pops \p N values, reporting a NULL in one that \p NullOk (bit k: the
   /// k-th popped, 0 = deepest) does not allow.
-  static void popChecked(ValueState &S, int64_t N, uint64_t NullOk, uint32_t I,
-                         std::vector<ValueIssue> *R) {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE static void
+  popChecked(ValueState &S, int64_t N, uint64_t NullOk, uint32_t I,
+             std::vector<ValueIssue> *R) {
     size_t Have = S.Stack.size();
     size_t Pops =
         size_t(std::min<int64_t>(std::max<int64_t>(N, 0), int64_t(Have)));
@@ -581,11 +582,11 @@ private:
       bool Scan = ScanIds || !Left;
       push(S, K, fresh(I, Left ? --Left : 0), Scan);
     }
-    void popChecked(int64_t N, uint64_t NullOk) {
+    LLVM_ATTRIBUTE_ALWAYS_INLINE void popChecked(int64_t N, uint64_t NullOk) {
       ValueKinds::popChecked(S, N, NullOk, I, R);
     }
     /// The common alternatives inline, the others through std::visit.
-    void run(const MicroOp &Op) {
+    LLVM_ATTRIBUTE_ALWAYS_INLINE void run(const MicroOp &Op) {
       switch (Op.index()) {
       case IndexOf<uop::LoadLocal>:
         return (*this)(*std::get_if<uop::LoadLocal>(&Op));
@@ -726,6 +727,15 @@ private:
   /// per opcode byte and argument in a code object (a row is a function of
   /// the version, the opcode and the argument).
   const SlotRules *rulesOf(const Instruction &In) const {
+    uint8_t Named = RowNamed[In.OpByte];
+    if (LLVM_LIKELY(Named == 1))
+      return nullptr;
+    return findRow(In);
+  }
+
+  /// rulesOf() past the common case.
+  LLVM_ATTRIBUTE_NOINLINE const SlotRules *
+  findRow(const Instruction &In) const {
     uint8_t &Named = RowNamed[In.OpByte];
     if (Named == 0)
       Named = hasSlotRules(In) ? 2 : 1;
