@@ -78,7 +78,9 @@ private:
   struct Row {
     bool Const = false;
     Small Edge[2] = {};
+    uint8_t Pad = 0; ///< Eight bytes a row: indexing is a shift.
   };
+  static_assert(sizeof(Row) == 8);
   std::array<Row, NumVersions * 256> Rows{};
 
   LLVM_ATTRIBUTE_NOINLINE static Effect slowEffect(const Instruction &I,
@@ -212,12 +214,13 @@ public:
     const OpcodeInfo &Info = Ins[Last].info();
     int64_t MinAfter;
     if (!Info.isJump()) {
-      MinAfter = EdgeAfter(false);
+      MinAfter = LastAfter[0] = EdgeAfter(false);
     } else if (Info.isConditionalJump()) {
-      MinAfter = EdgeAfter(false);
-      MinAfter = std::min(MinAfter, EdgeAfter(true));
+      LastAfter[0] = EdgeAfter(false);
+      LastAfter[1] = EdgeAfter(true);
+      MinAfter = std::min(LastAfter[0], LastAfter[1]);
     } else {
-      MinAfter = EdgeAfter(true);
+      MinAfter = LastAfter[1] = EdgeAfter(true);
     }
     After[Last] = MinAfter;
     Max = M;
@@ -228,6 +231,10 @@ public:
     return std::move(R);
   }
   StackDepthResult &result() { return R; }
+  /// The depth the last recorded block leaves on its fall-through (\p J
+  /// false) or jump edge: transferEdge()'s for that edge, for the edges the
+  /// block has.
+  int64_t lastAfter(bool J) const { return LastAfter[J]; }
 
 private:
   const CFG &G;
@@ -240,6 +247,7 @@ private:
   static constexpr int64_t NoMax = std::numeric_limits<int64_t>::min();
   int64_t Max = NoMax;
   uint32_t MaxInst = 0;
+  int64_t LastAfter[2] = {0, 0};
 
   void finish() {
     if (Max != NoMax) {
@@ -251,8 +259,9 @@ private:
   /// Names two incoming edges of \p B that bring different depths (their
   /// representatives, when they come from conflicts themselves); a block
   /// whose predecessors all agree only inherits an earlier conflict.
-  void recordConflict(const BasicBlock &B, const DepthValue &In,
-                      llvm::ArrayRef<DepthValue> All) {
+  LLVM_ATTRIBUTE_NOINLINE void recordConflict(const BasicBlock &B,
+                                              const DepthValue &In,
+                                              llvm::ArrayRef<DepthValue> All) {
     std::optional<std::pair<unsigned, int64_t>> First;
     for (unsigned EI : B.Preds) {
       const CFGEdge &E = G.edge(EI);
@@ -298,14 +307,16 @@ bool sweepOnce(const CFG &G, const StackDepthAnalysis &A, DepthRecorder &Rec) {
     ++Visits;
     Rec.record(Node, Entry, In);
     const BasicBlock &B = G.block(Node);
-    // The depth before the last instruction, as transferNode() gives it.
-    DepthValue Out =
-        B.size() ? DepthValue::of(*Rec.result().Before[B.last()]) : Entry;
     for (unsigned EI : B.Succs) {
-      DepthValue S = A.transferEdge(EI, Entry, Out);
-      if (S.isBottom())
-        continue;
-      unsigned T = G.edge(EI).Target;
+      // transferEdge(): Entry is a depth, and so is the one before the
+      // last instruction (a block with edges is not empty); the recorder
+      // has the normal edges' depths.
+      const CFGEdge &E = G.edge(EI);
+      DepthValue S =
+          E.isException()
+              ? A.transferEdge(EI, Entry, Entry)
+              : DepthValue::of(Rec.lastAfter(usesJumpEffect(E.Kind)));
+      unsigned T = E.Target;
       if (T <= Node) {
         DepthValue Copy = In[T];
         if (Copy.join(S))
