@@ -128,8 +128,8 @@ Expected<Value> MarshalReader::readString(uint8_t Type,
   if (!S)
     return S.takeError();
   if (Type == 's')
-    return fill(Slot, BytesValue{std::make_shared<const std::string>(*S)});
-  return fill(Slot, StrValue{std::make_shared<const std::string>(*S)});
+    return fill(Slot, BytesValue{makeText(*S)});
+  return fill(Slot, StrValue{makeText(*S)});
 }
 
 Error MarshalReader::badRef(size_t At, int32_t Index) {
@@ -144,7 +144,7 @@ Error MarshalReader::badRef(size_t At, int32_t Index) {
 
 const Value &MarshalReader::refValue(RefSlot &S) {
   if (!S.V) {
-    auto Text = std::make_shared<const std::string>(S.View);
+    auto Text = makeText(S.View);
     if (S.ViewType == 's')
       S.V.emplace(BytesValue{std::move(Text)});
     else

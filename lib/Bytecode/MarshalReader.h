@@ -22,6 +22,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/Compiler.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -269,6 +270,19 @@ private:
   /// a stack (a frame's items from its ViewBase on): views of the input, or
   /// of a str Value that Refs or KeepAlive holds.
   llvm::SmallVector<llvm::StringRef, 64> NameViews;
+  /// The strings of the str and bytes Values read. Their shared_ptrs alias
+  /// this one arena (made by the first), so a Value's text costs no
+  /// allocation of its own beyond its characters when they do not fit in
+  /// the string. It holds no Value, so no cycle: it is freed with the last
+  /// Value of the read that uses it.
+  using TextArena = llvm::SpecificBumpPtrAllocator<std::string>;
+  std::shared_ptr<TextArena> Texts;
+  std::shared_ptr<const std::string> makeText(llvm::StringRef S) {
+    if (!Texts)
+      Texts = std::make_shared<TextArena>();
+    const std::string *T = new (Texts->Allocate()) std::string(S);
+    return std::shared_ptr<const std::string>(Texts, T);
+  }
   /// A str Value that reached a NameTuple frame through readObject's loop
   /// (not a leaf read in place), kept alive for its NameViews entry.
   std::vector<Value> KeepAlive;
