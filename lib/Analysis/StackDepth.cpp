@@ -25,6 +25,18 @@ namespace {
 /// on the argument are cached per version and byte, both edges in one row.
 class OpcodeFacts {
 public:
+  struct Small {
+    int8_t Pops, Net, Reads;
+  };
+  /// One version's facts about one byte: both edges' effects when they do
+  /// not depend on the argument (Const).
+  struct Row {
+    bool Const = false;
+    Small Edge[2] = {};
+    uint8_t Pad = 0; ///< Eight bytes a row: indexing is a shift.
+  };
+  static_assert(sizeof(Row) == 8);
+
   OpcodeFacts() {
     for (unsigned V = 0; V < NumVersions; ++V)
       for (unsigned B = 0; B < 256; ++B) {
@@ -59,28 +71,28 @@ public:
       return std::max<int64_t>(D - Pops, 0) + Pops + Net;
     }
   };
-  /// getStackIO(I.info(), I.Arg, J), as pops, net and reads.
-  Effect effect(const Instruction &I, bool J) const {
+  /// Version \p V's rows, indexed by opcode byte.
+  const Row *rowsOf(PythonVersion V) const {
+    return Rows.data() + unsigned(V) * 256;
+  }
+  /// getStackIO(I.info(), I.Arg, J), as pops, net and reads; \p VerRows
+  /// are I's version's.
+  Effect effect(const Row *VerRows, const Instruction &I, bool J) const {
     assert(I.Valid && "well-formed code has base opcodes only");
-    const Row &R = Rows[unsigned(I.Ver) * 256 + I.OpByte];
+    assert(VerRows == rowsOf(I.Ver) && "the instruction's version's rows");
+    const Row &R = VerRows[I.OpByte];
     if (LLVM_LIKELY(R.Const)) {
       const Small &C = R.Edge[J];
       return {C.Pops, C.Net, C.Reads};
     }
     return slowEffect(I, J);
   }
+  Effect effect(const Instruction &I, bool J) const {
+    return effect(rowsOf(I.Ver), I, J);
+  }
 
 private:
   static constexpr unsigned NumVersions = std::size(AllPythonVersions);
-  struct Small {
-    int8_t Pops, Net, Reads;
-  };
-  struct Row {
-    bool Const = false;
-    Small Edge[2] = {};
-    uint8_t Pad = 0; ///< Eight bytes a row: indexing is a shift.
-  };
-  static_assert(sizeof(Row) == 8);
   std::array<Row, NumVersions * 256> Rows{};
 
   LLVM_ATTRIBUTE_NOINLINE static Effect slowEffect(const Instruction &I,
@@ -170,6 +182,8 @@ public:
       return;
     // Locals, so that the loop keeps them in registers.
     const Instruction *Ins = Insts.instructions().data();
+    // One version's rows: a stream is decoded as one version's bytecode.
+    const OpcodeFacts::Row *VerRows = F.rowsOf(Ins[B.Begin].Ver);
     std::optional<int64_t> *Before = R.Before.data();
     std::optional<int64_t> *After = R.After.data();
     int64_t M = Max;
@@ -189,7 +203,7 @@ public:
       Before[I] = D;
       NoteMax(D, I);
       // Inside the block only the fall-through effect applies.
-      OpcodeFacts::Effect Eff = F.effect(Ins[I], false);
+      OpcodeFacts::Effect Eff = F.effect(VerRows, Ins[I], false);
       if (LLVM_UNLIKELY(D < Eff.Reads))
         R.Underflows.push_back({I, D, Eff.Pops, Eff.Reads});
       D = Eff.after(D);
@@ -202,7 +216,7 @@ public:
     // conditional one has both); its After is the lower of the two.
     bool Under = false;
     auto EdgeAfter = [&](bool J) {
-      OpcodeFacts::Effect Eff = F.effect(Ins[Last], J);
+      OpcodeFacts::Effect Eff = F.effect(VerRows, Ins[Last], J);
       if (D < Eff.Reads && !Under) {
         R.Underflows.push_back({Last, D, Eff.Pops, Eff.Reads});
         Under = true;

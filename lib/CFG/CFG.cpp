@@ -118,7 +118,9 @@ llvm::BitVector findLeaders(const DecodedCode &D, std::vector<int32_t> &Cover,
     MarkAt(E.End);
     MarkAt(E.Target);
   }
-  const uint8_t *Facts = LeaderFacts::get().Flags.data();
+  // One version's row: a stream is decoded as one version's bytecode.
+  const uint8_t *Facts =
+      LeaderFacts::get().Flags.data() + unsigned(Insts[0].Ver) * 256;
   const ExceptionTableEntry *Table = D.Table.data();
   size_t E = 0, NumEntries = D.Table.size();
   // The entry the scan is at: instructions before its start are uncovered.
@@ -137,7 +139,8 @@ llvm::BitVector findLeaders(const DecodedCode &D, std::vector<int32_t> &Cover,
     }
     if (Key >= EntryStart) // and below EntryEnd: ExceptionTableEntry::covers
       CoverOut[I] = int32_t(E);
-    uint8_t F = Facts[unsigned(In.Ver) * 256 + In.OpByte];
+    assert(In.Ver == Insts[0].Ver && "one version per stream");
+    uint8_t F = Facts[In.OpByte];
     bool R = F & LeaderFacts::Raises;
     if (LLVM_UNLIKELY(F & LeaderFacts::ArgDependent))
       R = mayRaiseGiven(In, In.info(), LeaderFacts::backEdgeSeparately());
