@@ -499,23 +499,3 @@ InstructionStream InstructionStream::decode(llvm::StringRef Code,
   D.resolveJumps(S);
   return S;
 }
-
-int64_t InstructionStream::indexContaining(uint64_t ByteOffset) const {
-  if (ByteOffset >= CodeBytes)
-    return -1;
-  return UnitToIndex[ByteOffset / 2];
-}
-
-int64_t InstructionStream::indexAtStart(uint64_t ByteOffset) const {
-  int64_t I = indexContaining(ByteOffset);
-  if (I < 0 || Insts[I].Start != ByteOffset)
-    return -1;
-  return I;
-}
-
-int64_t InstructionStream::indexAtOffset(uint64_t ByteOffset) const {
-  int64_t I = indexContaining(ByteOffset);
-  if (I < 0 || Insts[I].Offset != ByteOffset)
-    return -1;
-  return I;
-}

@@ -110,15 +110,32 @@ public:
   bool hasErrors() const { return HasErrors; }
 
   /// Index of the instruction whose Start is \p ByteOffset, or -1.
-  int64_t indexAtStart(uint64_t ByteOffset) const;
+  int64_t indexAtStart(uint64_t ByteOffset) const {
+    int64_t I = indexContaining(ByteOffset);
+    if (I < 0 || Insts[I].Start != ByteOffset)
+      return -1;
+    return I;
+  }
   /// Index of the instruction covering byte \p ByteOffset, or -1 if outside.
-  int64_t indexContaining(uint64_t ByteOffset) const;
+  int64_t indexContaining(uint64_t ByteOffset) const {
+    if (ByteOffset >= CodeBytes)
+      return -1;
+    return UnitToIndex[ByteOffset / 2];
+  }
   /// Index of the instruction whose opcode unit is at \p ByteOffset, or -1.
-  int64_t indexAtOffset(uint64_t ByteOffset) const;
+  int64_t indexAtOffset(uint64_t ByteOffset) const {
+    int64_t I = indexContaining(ByteOffset);
+    if (I < 0 || Insts[I].Offset != ByteOffset)
+      return -1;
+    return I;
+  }
 
 private:
   std::vector<Instruction> Insts;
-  std::vector<uint32_t> UnitToIndex; ///< Per code unit: covering instruction.
+  /// Per code unit: the covering instruction (and a few entries past the
+  /// code, which the decoder writes and nothing reads). The lookups above
+  /// are inline: the CFG and the table checks ask them per jump and entry.
+  std::vector<uint32_t> UnitToIndex;
   uint32_t CodeBytes = 0;
   bool HasErrors = false;
 };
