@@ -12,6 +12,8 @@
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/ErrorHandling.h"
 
+#include <cassert>
+
 using namespace pyverify;
 using namespace pyverify::marshal;
 using llvm::Error;
@@ -28,45 +30,45 @@ std::string describeTypeCode(uint8_t C) {
 
 } // namespace
 
-Expected<Value> MarshalReader::readScalar(uint8_t Type,
-                                          std::optional<size_t> Slot) {
+Error MarshalReader::readScalar(uint8_t Type, std::optional<size_t> Slot,
+                                ValueSink Out) {
   switch (Type) {
   case 'N':
-    return fill(Slot, NoneValue{});
+    return emit(Out, Slot, NoneValue{});
   case 'F':
-    return fill(Slot, false);
+    return emit(Out, Slot, false);
   case 'T':
-    return fill(Slot, true);
+    return emit(Out, Slot, true);
   case 'S':
-    return fill(Slot, StopIterationValue{});
+    return emit(Out, Slot, StopIterationValue{});
   case '.':
-    return fill(Slot, EllipsisValue{});
+    return emit(Out, Slot, EllipsisValue{});
   case 'i': {
     auto V = readInt32("int32 payload of an int");
     if (!V)
       return V.takeError();
-    return fill(Slot, int64_t(*V));
+    return emit(Out, Slot, int64_t(*V));
   }
   case 'I': {
     if (Error E = need(8, "int64 payload"))
       return E;
     int64_t V = int64_t(llvm::support::endian::read64le(Bytes.data() + Pos));
     Pos += 8;
-    return fill(Slot, V);
+    return emit(Out, Slot, V);
   }
   case 'l':
-    return readLong(Slot);
+    return readLong(Slot, Out);
   case 'g': {
     auto D = readBinaryFloat("binary float");
     if (!D)
       return D.takeError();
-    return fill(Slot, *D);
+    return emit(Out, Slot, *D);
   }
   case 'f': {
     auto D = readTextFloat("text float");
     if (!D)
       return D.takeError();
-    return fill(Slot, *D);
+    return emit(Out, Slot, *D);
   }
   case 'y': {
     auto Re = readBinaryFloat("binary complex real part");
@@ -75,7 +77,7 @@ Expected<Value> MarshalReader::readScalar(uint8_t Type,
     auto Im = readBinaryFloat("binary complex imaginary part");
     if (!Im)
       return Im.takeError();
-    return fill(Slot, std::complex<double>(*Re, *Im));
+    return emit(Out, Slot, std::complex<double>(*Re, *Im));
   }
   case 'x': {
     auto Re = readTextFloat("text complex real part");
@@ -84,13 +86,13 @@ Expected<Value> MarshalReader::readScalar(uint8_t Type,
     auto Im = readTextFloat("text complex imaginary part");
     if (!Im)
       return Im.takeError();
-    return fill(Slot, std::complex<double>(*Re, *Im));
+    return emit(Out, Slot, std::complex<double>(*Re, *Im));
   }
   }
   llvm_unreachable("beginObject dispatches only scalar type codes here");
 }
 
-Expected<Value> MarshalReader::readLong(std::optional<size_t> Slot) {
+Error MarshalReader::readLong(std::optional<size_t> Slot, ValueSink Out) {
   size_t CountAt = Pos;
   auto N = readInt32("digit count of a long");
   if (!N)
@@ -117,19 +119,19 @@ Expected<Value> MarshalReader::readLong(std::optional<size_t> Slot) {
     int64_t V = 0;
     for (size_t I = B.Digits.size(); I-- > 0;)
       V = (V << 15) | B.Digits[I];
-    return fill(Slot, B.Negative ? -V : V);
+    return emit(Out, Slot, B.Negative ? -V : V);
   }
-  return fill(Slot, std::move(B));
+  return emit(Out, Slot, std::move(B));
 }
 
-Expected<Value> MarshalReader::readString(uint8_t Type,
-                                          std::optional<size_t> Slot) {
+Error MarshalReader::readString(uint8_t Type, std::optional<size_t> Slot,
+                                ValueSink Out) {
   auto S = readTextPayload(Type);
   if (!S)
     return S.takeError();
   if (Type == 's')
-    return fill(Slot, BytesValue{makeText(*S)});
-  return fill(Slot, StrValue{makeText(*S)});
+    return emit(Out, Slot, BytesValue{makeText(*S)});
+  return emit(Out, Slot, StrValue{makeText(*S)});
 }
 
 Error MarshalReader::badRef(size_t At, int32_t Index) {
@@ -153,11 +155,12 @@ const Value &MarshalReader::refValue(RefSlot &S) {
   return *S.V;
 }
 
-Expected<Value> MarshalReader::readRef(size_t At) {
+Error MarshalReader::readRef(size_t At, ValueSink Out) {
   auto S = lookupRef(At);
   if (!S)
     return S.takeError();
-  return refValue(**S);
+  Out.put(refValue(**S));
+  return Error::success();
 }
 
 Expected<Value> MarshalReader::readObject(StringRef What) {
@@ -169,10 +172,9 @@ Expected<Value> MarshalReader::readObject(StringRef What) {
     if (Stack.size() >= MaxMarshalDepth)
       return err(Pos, llvm::formatv("nesting deeper than {0} objects",
                                     MaxMarshalDepth));
-    auto V = beginObject(What);
-    if (!V)
-      return V.takeError();
-    Done = std::move(*V);
+    assert(!Done && "every frame takes the object it asked for");
+    if (Error E = beginObject(What, Done))
+      return std::move(E);
     while (true) {
       if (Stack.empty())
         return std::move(*Done);
@@ -185,17 +187,17 @@ Expected<Value> MarshalReader::readObject(StringRef What) {
   }
 }
 
-Expected<Value> MarshalReader::readLeaf(uint8_t TypeByte, size_t At) {
+Error MarshalReader::readLeaf(uint8_t TypeByte, size_t At, ValueSink Out) {
   uint8_t Type = TypeByte & ~FlagRef;
   if (Type == 'r')
-    return readRef(At);
+    return readRef(At, Out);
   std::optional<size_t> Slot = reserve(TypeByte & FlagRef);
   if (isStringType(Type))
-    return readString(Type, Slot);
-  return readScalar(Type, Slot);
+    return readString(Type, Slot, Out);
+  return readScalar(Type, Slot, Out);
 }
 
-Expected<std::optional<Value>> MarshalReader::beginObject(StringRef What) {
+Error MarshalReader::beginObject(StringRef What, std::optional<Value> &Done) {
   size_t At = Pos;
   auto TypeByte = readByte(What);
   if (!TypeByte)
@@ -203,7 +205,7 @@ Expected<std::optional<Value>> MarshalReader::beginObject(StringRef What) {
   bool Flag = *TypeByte & FlagRef;
   uint8_t Type = *TypeByte & ~FlagRef;
   if (isLeafType(Type))
-    return readLeaf(*TypeByte, At);
+    return readLeaf(*TypeByte, At, ValueSink(Done));
 
   switch (Type) {
   case ':': // a constant slice: marshal version 5 (3.14) on
@@ -224,16 +226,14 @@ Expected<std::optional<Value>> MarshalReader::beginObject(StringRef What) {
     if (!N)
       return N.takeError();
     pushItems(Frame::Sequence, Type, *N, Slot, At);
-    return std::nullopt;
+    return Error::success();
   }
   case '{':
     Stack.emplace_back(Frame::Dict);
     Stack.back().Slot = reserve(Flag);
-    return std::nullopt;
+    return Error::success();
   case 'c':
-    if (Error E = beginCode(At, reserve(Flag)))
-      return std::move(E);
-    return std::nullopt;
+    return beginCode(At, reserve(Flag));
   case '0':
     return err(At, "unexpected NULL object (type code '0') where " + What +
                        " was expected");
@@ -279,10 +279,8 @@ Expected<bool> MarshalReader::advance(std::optional<Value> &Done,
   while (F.Left && Pos < Bytes.size() && Stack.size() < MaxMarshalDepth &&
          isLeafType(uint8_t(Bytes[Pos]) & ~FlagRef)) {
     size_t At = Pos++;
-    auto V = readLeaf(uint8_t(Bytes[At]), At);
-    if (!V)
-      return V.takeError();
-    F.Items.push_back(std::move(*V));
+    if (Error E = readLeaf(uint8_t(Bytes[At]), At, ValueSink(F.Items)))
+      return std::move(E);
     --F.Left;
   }
   if (F.Left) {
@@ -353,9 +351,9 @@ Expected<bool> MarshalReader::advanceNames(std::optional<Value> &Done,
       else
         F.SawNonStr = true;
     } else {
-      auto V = readLeaf(TypeByte, At); // a scalar
-      if (!V)
-        return V.takeError();
+      std::optional<Value> Scalar;
+      if (Error E = readLeaf(TypeByte, At, ValueSink(Scalar)))
+        return std::move(E);
       F.SawNonStr = true;
     }
   }

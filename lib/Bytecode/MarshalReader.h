@@ -287,9 +287,27 @@ private:
   /// (not a leaf read in place), kept alive for its NameViews entry.
   std::vector<Value> KeepAlive;
 
-  /// The type byte at Pos and its payload: a finished object, or std::nullopt
-  /// after pushing a Frame for a container or code object.
-  llvm::Expected<std::optional<Value>> beginObject(llvm::StringRef What);
+  /// Where a leaf reader puts the Value it read: at the end of a
+  /// container's items, or into the one object readObject's loop reads.
+  class ValueSink {
+  public:
+    explicit ValueSink(std::vector<Value> &Items) : Items(&Items) {}
+    explicit ValueSink(std::optional<Value> &One) : One(&One) {}
+    template <typename T> Value &put(T &&X) {
+      if (Items)
+        return Items->emplace_back(std::forward<T>(X));
+      return One->emplace(std::forward<T>(X));
+    }
+
+  private:
+    std::vector<Value> *Items = nullptr;
+    std::optional<Value> *One = nullptr;
+  };
+
+  /// The type byte at Pos and its payload: a finished object in \p Done
+  /// (empty on entry), or \p Done left empty after pushing a Frame for a
+  /// container or code object.
+  llvm::Error beginObject(llvm::StringRef What, std::optional<Value> &Done);
   /// Gives \p Done (if set) to the top frame. Returns true with \p What set
   /// when the frame needs another object read; false when it is finished:
   /// it is popped and \p Done holds its value (or nothing, when it stored
@@ -299,19 +317,19 @@ private:
   llvm::Expected<bool> advanceDict(std::optional<Value> &Done,
                                    llvm::StringRef &What);
   /// The payload of a singleton, int, long, float or complex (type \p Type).
-  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Expected<Value>
-  readScalar(uint8_t Type, std::optional<size_t> Slot);
+  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Error
+  readScalar(uint8_t Type, std::optional<size_t> Slot, ValueSink Out);
   /// The digits of a long ('l'), folded into an int64 when they fit.
-  llvm::Expected<Value> readLong(std::optional<size_t> Slot);
+  llvm::Error readLong(std::optional<size_t> Slot, ValueSink Out);
   /// The payload of a bytes or str object.
-  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Expected<Value>
-  readString(uint8_t Type, std::optional<size_t> Slot);
+  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Error
+  readString(uint8_t Type, std::optional<size_t> Slot, ValueSink Out);
   /// An object that holds no other (scalar, string or back-reference) whose
   /// type byte \p TypeByte, at \p At, has been read.
-  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Expected<Value> readLeaf(uint8_t TypeByte,
-                                                              size_t At);
+  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Error readLeaf(uint8_t TypeByte, size_t At,
+                                                    ValueSink Out);
   /// A back-reference ('r') whose type byte is at \p At.
-  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Expected<Value> readRef(size_t At);
+  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Error readRef(size_t At, ValueSink Out);
   /// The slot a back-reference ('r', type byte at \p At) names, checked as
   /// readRef checks it. Valid until the next reserve().
   llvm::Expected<RefSlot *> lookupRef(size_t At) {
@@ -455,6 +473,15 @@ private:
       return std::nullopt;
     Refs.emplace_back();
     return Refs.size() - 1;
+  }
+  /// Puts a leaf's value \p X into \p Out and \p Slot (if set).
+  template <typename T>
+  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Error
+  emit(ValueSink Out, std::optional<size_t> Slot, T &&X) {
+    Value &V = Out.put(std::forward<T>(X));
+    if (Slot)
+      Refs[*Slot].V = V;
+    return llvm::Error::success();
   }
   LLVM_ATTRIBUTE_ALWAYS_INLINE Value fill(std::optional<size_t> Slot, Value V) {
     if (Slot)
