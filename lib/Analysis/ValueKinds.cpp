@@ -46,8 +46,8 @@ namespace {
 /// that capacity, a multiple of 16 bytes), cheaper than SmallVector's
 /// generic assignment and a call to memcpy.
 template <typename T, unsigned N>
-void copySlots(llvm::SmallVector<T, N> &To,
-               const llvm::SmallVector<T, N> &From) {
+LLVM_ATTRIBUTE_ALWAYS_INLINE void
+copySlots(llvm::SmallVector<T, N> &To, const llvm::SmallVector<T, N> &From) {
   static_assert(std::is_trivially_copyable_v<T> && N * sizeof(T) % 16 == 0);
   size_t Size = From.size();
   To.resize_for_overwrite(Size);
