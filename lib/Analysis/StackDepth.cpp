@@ -33,7 +33,9 @@ public:
   struct Row {
     bool Const = false;
     Small Edge[2] = {};
-    uint8_t Pad = 0; ///< Eight bytes a row: indexing is a shift.
+    /// OpcodeInfo::isJump() and isConditionalJump(); eight bytes a row, so
+    /// that indexing is a shift.
+    uint8_t Jump : 1 = 0, Conditional : 1 = 0;
   };
   static_assert(sizeof(Row) == 8);
 
@@ -45,6 +47,8 @@ public:
           continue;
         const OpcodeInfo &I = *Info;
         Row &R = Rows[V * 256 + B];
+        R.Jump = I.isJump();
+        R.Conditional = I.isConditionalJump();
         R.Const = I.Pops.Formula == CountFormula::Zero &&
                   I.Pushes.Formula == CountFormula::Zero &&
                   I.JumpPops.Formula == CountFormula::Zero &&
@@ -225,11 +229,11 @@ public:
       NoteMax(AfterD, Last);
       return AfterD;
     };
-    const OpcodeInfo &Info = Ins[Last].info();
+    const OpcodeFacts::Row &Info = VerRows[Ins[Last].OpByte];
     int64_t MinAfter;
-    if (!Info.isJump()) {
+    if (!Info.Jump) {
       MinAfter = LastAfter[0] = EdgeAfter(false);
-    } else if (Info.isConditionalJump()) {
+    } else if (Info.Conditional) {
       LastAfter[0] = EdgeAfter(false);
       LastAfter[1] = EdgeAfter(true);
       MinAfter = std::min(LastAfter[0], LastAfter[1]);
