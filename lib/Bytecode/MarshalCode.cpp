@@ -263,18 +263,21 @@ Error MarshalReader::storeNames(Frame &F, llvm::ArrayRef<StringRef> Texts,
                                 bool NonStr) {
   // The checks and charges in item order, as each item would be copied:
   // every str item before the first that is not one is charged first.
+  // (Charging their sum at once fails exactly when charging them one by one
+  // would: the same message, whichever item crosses the budget.)
   const CodeField &CF = CodeFields[F.Field];
   size_t At = F.FieldAt;
+  uint64_t Size = 0;
   for (StringRef S : Texts)
-    if (Error E = charge(S.size() + 1, At))
-      return E;
+    Size += S.size() + 1;
+  if (Error E = charge(Size, At))
+    return E;
   if (NonStr)
     return err(At, "code object field " + CF.Name + " must hold only str");
-  std::vector<std::string> Out;
+  std::vector<std::string> &Out = F.C.get()->*CF.Strs;
   Out.reserve(Texts.size());
   for (StringRef S : Texts)
-    Out.emplace_back(S);
-  F.C.get()->*CF.Strs = std::move(Out);
+    Out.emplace_back(S.data(), S.size());
   ++F.Field;
   return Error::success();
 }
