@@ -140,6 +140,12 @@ public:
         HasErrors(HasErrors), Findings(Findings) {}
 
   size_t numUnits() const { return NumUnits; }
+  /// An instruction as the decoder starts from: V's, and default.
+  Instruction blank() const {
+    Instruction I{};
+    I.Ver = V;
+    return I;
+  }
   void checkLength();
   template <bool CheckCaches> void decodeAll();
   /// The units of the decoded instructions that are no cache units and not
@@ -213,14 +219,17 @@ void Decoder::checkLength() {
                          Code.size()));
 }
 
-/// Every instruction in one loop, into Insts, which holds default
-/// instructions from index Count on (decode() sizes it to a bound; grown
-/// here when malformed code passes it). An instruction with no prefix whose
-/// opcode is valid and whose caches fit is decoded inline; anything else
-/// (prefixes, a bad opcode, truncated caches) by decodeSlow(). Findings
-/// come in the order of the units they are about. Without \p CheckCaches
-/// the inline path does not look at cache units: decode() runs it so when
-/// countNonZeroUnits() says they are all zero, and again with the check
+/// Every instruction in one loop, into Insts, which holds blank()
+/// instructions from index Count on, at least as many as the code has
+/// opcode units that are not 00 00 or that decodeSlow() has met (the
+/// instructions of the inline path take distinct units that are not 00 00:
+/// a valid opcode's; decodeSlow() grows Insts by one for an opcode unit that
+/// is), so the inline path never runs out of room. An instruction with no
+/// prefix whose opcode is valid and whose caches fit is decoded inline;
+/// anything else (prefixes, a bad opcode, truncated caches) by decodeSlow().
+/// Findings come in the order of the units they are about. Without \p
+/// CheckCaches the inline path does not look at cache units: decode() runs it
+/// so when countNonZeroUnits() says they are all zero, and again with the check
 /// when not.
 template <bool CheckCaches> void Decoder::decodeAll() {
   const uint8_t *Bytes = Code.bytes_begin();
@@ -229,28 +238,25 @@ template <bool CheckCaches> void Decoder::decodeAll() {
   const ByteFacts *Facts = byteFacts()[unsigned(Ver)].data();
   uint32_t *Map = UnitToIndex.data();
   Instruction *Out = Insts.data();
-  size_t Cap = Insts.size();
   size_t Count = 0;
   size_t U = 0;
   while (U < N) {
     uint8_t B = Bytes[2 * U];
     ByteFacts F = Facts[B];
     size_t End = U + 1 + F.Caches;
-    if (LLVM_UNLIKELY(!(F.Flags & ByteFacts::Inline) || End > N ||
-                      Count == Cap)) {
+    if (LLVM_UNLIKELY(!(F.Flags & ByteFacts::Inline) || End > N)) {
       std::tie(U, Count) = decodeSlow(U, Count);
       Out = Insts.data();
-      Cap = Insts.size();
       continue;
     }
+    assert(Count < Insts.size() && "room for every instruction");
     uint8_t ArgByte = Bytes[2 * U + 1];
     Instruction &I = Out[Count];
     I.Start = I.Offset = uint32_t(2 * U);
     I.End = uint32_t(2 * End);
     I.Arg = (F.Flags & ByteFacts::TakesArg) ? ArgByte : 0;
     I.OpByte = B;
-    I.Op = F.Op;
-    I.Ver = Ver;
+    I.Op = F.Op; // Ver: blank()'s
     if (LLVM_UNLIKELY(!(F.Flags & ByteFacts::TakesArg) && ArgByte))
       reportArgument(I, *getVersionOpcodeInfo(Ver, B), ArgByte);
     if (CheckCaches && !allZero(Bytes + 2 * U + 2, F.Caches))
@@ -276,7 +282,7 @@ void Decoder::restart(size_t NumFindings, bool HadErrors) {
   HasErrors = HadErrors;
   size_t Bound = Insts.capacity();
   Insts.clear();
-  Insts.resize(Bound);
+  Insts.resize(Bound, blank());
   Jumps.clear();
   SlowExtraUnits = ZeroOpcodeUnits = 0;
 }
@@ -286,8 +292,8 @@ void Decoder::restart(size_t NumFindings, bool HadErrors) {
 /// caches that run past the end (or Insts full). Returns the unit after it
 /// and the instructions made.
 std::pair<size_t, size_t> Decoder::decodeSlow(size_t U, size_t Count) {
-  if (Count == Insts.size()) // past the bound: only malformed code
-    Insts.resize(std::max(NumUnits, Count + 1));
+  if (Count == Insts.size()) // not by the bound (decodeAll): a safety net
+    Insts.push_back(blank());
   size_t Start = U;
   uint32_t Arg = 0;
   unsigned Prefixes = foldPrefixes(U, Arg);
@@ -298,8 +304,10 @@ std::pair<size_t, size_t> Decoder::decodeSlow(size_t U, size_t Count) {
     return {U, Count + 1};
   }
   SlowExtraUnits += Prefixes;
-  if (!byte(U, 0) && !byte(U, 1))
+  if (!byte(U, 0) && !byte(U, 1)) {
     ++ZeroOpcodeUnits;
+    Insts.push_back(blank()); // room: decodeAll()
+  }
   Instruction &I = Insts[Count];
   I.Start = uint32_t(2 * Start);
   I.Ver = V;
@@ -484,11 +492,12 @@ InstructionStream InstructionStream::decode(llvm::StringRef Code,
   S.UnitToIndex.resize(D.numUnits() + MapSlack);
   D.checkLength();
   size_t NonZero = countNonZeroUnits(Code.bytes_begin(), D.numUnits());
-  S.Insts.resize(NonZero);
+  // The count bounds the instructions only while no opcode or prefix unit
+  // can be 00 00 (decodeAll).
+  bool Counted = !getVersionOpcodeInfo(V, 0) && extendedArgByte(V) != 0;
+  S.Insts.resize(Counted ? NonZero : D.numUnits(), D.blank());
   size_t NumFindings = Findings.size();
   bool HadErrors = S.HasErrors;
-  // The count tells only while no opcode or prefix unit can be 00 00.
-  bool Counted = !getVersionOpcodeInfo(V, 0) && extendedArgByte(V) != 0;
   if (Counted)
     D.decodeAll</*CheckCaches=*/false>();
   if (!Counted || D.nonZeroNonCacheUnits() != NonZero) {
