@@ -103,6 +103,12 @@ struct StackCount {
   CountFormula Formula;
   int8_t K;
   int64_t eval(uint32_t Arg) const {
+    // Most counts of most rows are constants: one test, no dispatch.
+    if (Formula == CountFormula::Zero)
+      return K;
+    return evalFormula(Arg);
+  }
+  int64_t evalFormula(uint32_t Arg) const {
     int64_t A = Arg;
     switch (Formula) {
     case CountFormula::Zero:
