@@ -190,9 +190,11 @@ inline std::optional<WithEnter> withEnterAt(const InstructionStream &Insts,
   if (I >= Insts.size())
     return std::nullopt;
   // Only an enter, or a call right after a special-method load, can be one.
-  if (!mayLowerTo(Insts[I], LowersTo::EnterWith) &&
-      !(mayLowerTo(Insts[I], LowersTo::Call) && I > 0 &&
-        mayLowerTo(Insts[I - 1], LowersTo::LoadSpecial)))
+  uint8_t C = lowersToClasses(Insts[I]);
+  if (!(C & (classBit(LowersTo::EnterWith) | classBit(LowersTo::Call))))
+    return std::nullopt;
+  if (!(C & classBit(LowersTo::EnterWith)) &&
+      !(I > 0 && mayLowerTo(Insts[I - 1], LowersTo::LoadSpecial)))
     return std::nullopt;
   return detail::withEnterAtLowered(Insts, I);
 }

@@ -242,14 +242,24 @@ extern const std::array<uint8_t, 256> *const TheLowersToClasses;
 extern const uint8_t *const TheVersionLowersToClasses;
 } // namespace detail
 
+/// The bit of class \p What in lowersToClasses().
+constexpr uint8_t classBit(LowersTo What) {
+  return uint8_t(1u << unsigned(What));
+}
+
+/// Every class instruction \p I's fall-through lowering may hold, as
+/// classBit()s (0 for an invalid instruction): one lookup for a caller
+/// that tests several.
+inline uint8_t lowersToClasses(const Instruction &I) {
+  return I.Valid ? detail::TheLowersToClasses[unsigned(I.Ver)][I.OpByte] : 0;
+}
+
 /// Whether instruction \p I's fall-through lowering may hold \p What: the
 /// lowering's own kind table, looked up without lowering (false for an
 /// invalid instruction). A caller that searches every instruction for one
 /// (withEnterAt) lowers only where this holds.
 inline bool mayLowerTo(const Instruction &I, LowersTo What) {
-  return I.Valid && ((detail::TheLowersToClasses[unsigned(I.Ver)][I.OpByte] >>
-                      unsigned(What)) &
-                     1);
+  return lowersToClasses(I) & classBit(What);
 }
 
 /// Whether any instruction of version \p V may lower to \p What (3.11-3.13
