@@ -201,35 +201,23 @@ Expected<bool> MarshalReader::readTextField(Frame &F) {
 }
 
 Error MarshalReader::storeField(Frame &F, Value V) {
-  const CodeField &CF = CodeFields[F.Field];
-  size_t At = F.FieldAt;
-  switch (CF.Kind) {
-  case FieldKind::Str:
-    if (const std::string *S = V.getStr()) {
-      if (Error E = charge(S->size(), At))
-        return E;
-      F.C.get()->*CF.Text = *S;
-      break;
-    }
-    return wrongFieldType(F);
-  case FieldKind::Bytes:
-    if (auto *B = V.getIf<BytesValue>()) {
-      if (Error E = charge(B->Data->size(), At))
-        return E;
-      F.C.get()->*CF.Text = *B->Data;
-      break;
-    }
-    return wrongFieldType(F);
+  switch (CodeFields[F.Field].Kind) {
   case FieldKind::Tuple:
   case FieldKind::StrTuple:
     if (auto *T = V.getSequence(SequenceKind::Tuple))
       return storeTuple(F, *T);
-    return wrongFieldType(F);
+    break;
+  case FieldKind::Str:
+    // readTextField reads every str and back-reference here; V is not one.
+    assert(!V.getStr() && "read by readTextField");
+    break;
+  case FieldKind::Bytes:
+    assert(!V.is<BytesValue>() && "read by readTextField");
+    break;
   case FieldKind::Int:
     llvm_unreachable("int fields are read in place");
   }
-  ++F.Field;
-  return Error::success();
+  return wrongFieldType(F);
 }
 
 void MarshalReader::storeConsts(Frame &F, std::vector<Value> Items) {

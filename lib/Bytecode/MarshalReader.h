@@ -440,7 +440,8 @@ private:
   llvm::Expected<bool> readTextField(Frame &F);
   /// The error for \p F's next field holding an object of another type.
   llvm::Error wrongFieldType(const Frame &F);
-  /// Stores a field read as a Value (a shared one, or any wrong type).
+  /// Stores a field read as a Value through readObject's loop: a shared
+  /// tuple, or an object of the wrong type (an error).
   llvm::Error storeField(Frame &F, Value V);
   /// Stores a tuple field's items (co_consts, or a str tuple's checked).
   llvm::Error storeTuple(Frame &F, const std::vector<Value> &Items);
