@@ -142,6 +142,33 @@ std::optional<std::string> checkKwCount(const InstructionStream &Insts,
       .str();
 }
 
+/// Whether value \p V may break rule \p R: false exactly where checkRule()
+/// finds nothing, tested inline before it (checkOperands visits every
+/// instruction; checkRule builds messages). The keyword bounds read the
+/// instructions around and always go to checkRule().
+inline bool mayBreak(const OperandRule &R, uint32_t V, const Tables &T) {
+  switch (R.Bound) {
+  case OperandBound::Consts:
+    return V >= T.C.Consts.size();
+  case OperandBound::KwNames:
+  case OperandBound::KwCount:
+    return true;
+  case OperandBound::Names:
+    return V >= T.C.Names.size();
+  case OperandBound::LocalsPlus:
+    return V >= T.numSlots();
+  case OperandBound::Cell:
+    return V >= T.numSlots() || !T.isCellOrFree(V);
+  case OperandBound::NFreeVars:
+    return V != T.NumFree;
+  case OperandBound::Range:
+    return V < R.Lo || V > R.Hi;
+  case OperandBound::OneFlag:
+    return V < R.Lo || V > R.Hi || (V & (V - 1));
+  }
+  return true;
+}
+
 /// The message for \p R broken by instruction \p I, if it is.
 std::optional<std::string> checkRule(const OperandRule &R,
                                      const InstructionStream &Insts, size_t I,
@@ -213,6 +240,8 @@ void pyverify::checkOperands(const DecodedCode &D, std::vector<Finding> &Out) {
       continue;
     Where At(In);
     for (const OperandRule &R : Rules) {
+      if (!mayBreak(R, R.value(In.Arg), T))
+        continue;
       if (std::optional<std::string> Msg = checkRule(R, D.Insts, I, T, At))
         Out.emplace_back(CheckId::OperandOutOfRange, In.Offset,
                          std::move(*Msg));
