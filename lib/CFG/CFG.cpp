@@ -175,11 +175,40 @@ void makeBlocks(const llvm::BitVector &Leader, size_t N, CFGStorage &S,
 
 /// Appends \p E to \p S and to its blocks' successor and predecessor lists.
 /// A free function, so that the EdgeBuilder calling it stays in registers.
-void addEdge(CFGStorage &S, CFGEdge E) {
-  unsigned Idx = S.Edges.size();
-  S.Edges.push_back(E);
-  S.Blocks[E.Source].Succs.push_back(Idx);
-  S.Blocks[E.Target].Preds.push_back(Idx);
+void addEdge(CFGStorage &S, CFGEdge E) { S.Edges.push_back(E); }
+
+/// Fills every block's Succs and Preds from the edges, each in edge order
+/// (the order the edges were added): a count, a prefix sum and a fill into
+/// two arrays for the whole graph.
+void linkEdges(CFGStorage &S) {
+  size_t NB = S.Blocks.size();
+  // On the stack for the common small graph: no allocation.
+  llvm::SmallVector<unsigned, 32> SuccStart(NB + 1, 0), PredStart(NB + 1, 0);
+  for (const CFGEdge &E : S.Edges) {
+    ++SuccStart[E.Source + 1];
+    ++PredStart[E.Target + 1];
+  }
+  for (size_t B = 0; B < NB; ++B) {
+    SuccStart[B + 1] += SuccStart[B];
+    PredStart[B + 1] += PredStart[B];
+  }
+  S.SuccIndex.resize(S.Edges.size());
+  S.PredIndex.resize(S.Edges.size());
+  llvm::SmallVector<unsigned, 32> SuccAt(SuccStart.begin(),
+                                         SuccStart.end() - 1),
+      PredAt(PredStart.begin(), PredStart.end() - 1);
+  for (unsigned EI = 0; EI < S.Edges.size(); ++EI) {
+    S.SuccIndex[SuccAt[S.Edges[EI].Source]++] = EI;
+    S.PredIndex[PredAt[S.Edges[EI].Target]++] = EI;
+  }
+  for (size_t B = 0; B < NB; ++B) {
+    S.Blocks[B].Succs =
+        llvm::ArrayRef<unsigned>(S.SuccIndex)
+            .slice(SuccStart[B], SuccStart[B + 1] - SuccStart[B]);
+    S.Blocks[B].Preds =
+        llvm::ArrayRef<unsigned>(S.PredIndex)
+            .slice(PredStart[B], PredStart[B + 1] - PredStart[B]);
+  }
 }
 
 /// Adds the edges of the blocks in S: per block, its normal edges, then its
@@ -284,6 +313,7 @@ CFG CFG::build(const DecodedCode &D) {
   EdgeBuilder Edges(D, *G.S, G.InstToBlock, G.Cover, G.Raises);
   for (const BasicBlock &B : G.S->Blocks)
     Edges.addEdges(B);
+  linkEdges(*G.S);
   G.Reachable = G.reachableFollowing(/*OnlyRaisingExceptionEdges=*/false);
   return G;
 }

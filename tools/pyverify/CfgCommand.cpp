@@ -98,8 +98,9 @@ GraphView viewOf(const CFG &G) {
   V.D = &G.code();
   V.Edges.assign(G.edges().begin(), G.edges().end());
   for (const BasicBlock &B : G.blocks())
-    V.Blocks.push_back({B.Begin, B.End, G.reachable().test(B.Id),
-                        llvm::SmallVector<unsigned, 2>(B.Succs)});
+    V.Blocks.push_back(
+        {B.Begin, B.End, G.reachable().test(B.Id),
+         llvm::SmallVector<unsigned, 2>(B.Succs.begin(), B.Succs.end())});
   return V;
 }
 

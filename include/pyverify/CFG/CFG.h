@@ -82,8 +82,11 @@ public:
   unsigned Id;
   uint32_t Begin; ///< First instruction index.
   uint32_t End;   ///< One past the last instruction index.
-  llvm::SmallVector<unsigned, 2> Succs; ///< Indices into CFG::edges().
-  llvm::SmallVector<unsigned, 2> Preds; ///< Indices into CFG::edges().
+  /// Indices into CFG::edges(), in edge order: views of the CFG's storage
+  /// (two arrays for every block, filled once the edges are known, so a
+  /// block with many edges allocates nothing of its own).
+  llvm::ArrayRef<unsigned> Succs;
+  llvm::ArrayRef<unsigned> Preds;
 
   uint32_t size() const { return End - Begin; }
   uint32_t last() const { return End - 1; }
@@ -93,6 +96,11 @@ public:
 struct CFGStorage {
   std::vector<BasicBlock> Blocks;
   std::vector<CFGEdge> Edges;
+  /// What the blocks' Succs and Preds view: every block's out-edges, then
+  /// every block's in-edges, block by block.
+  /// Inline for a small graph (the storage is on the heap and never
+  /// moves, so the views stay valid).
+  llvm::SmallVector<unsigned, 16> SuccIndex, PredIndex;
 };
 
 class CFG {

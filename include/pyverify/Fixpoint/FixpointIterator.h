@@ -84,13 +84,28 @@ template <typename Graph>
 using EdgeRefOf = std::decay_t<decltype(*std::begin(
     std::declval<const Graph &>().successors(0u)))>;
 
+/// Every node's successor edges in one array (Start[N] .. Start[N + 1] are
+/// node N's): none of its own per node, and none at all for a small graph.
+template <typename Edge> struct EdgeLists {
+  llvm::SmallVector<Edge, 16> All;       ///< Inline for a small graph.
+  llvm::SmallVector<unsigned, 16> Start; ///< numNodes() + 1 offsets into All.
+  unsigned size() const { return unsigned(Start.size()) - 1; }
+  llvm::ArrayRef<Edge> operator[](unsigned N) const {
+    return llvm::ArrayRef<Edge>(All.data() + Start[N],
+                                All.data() + Start[N + 1]);
+  }
+};
+
 template <typename Graph>
-std::vector<llvm::SmallVector<EdgeRefOf<Graph>, 2>>
-collectSuccessors(const Graph &G) {
-  std::vector<llvm::SmallVector<EdgeRefOf<Graph>, 2>> Out(G.numNodes());
-  for (unsigned N = 0; N < G.numNodes(); ++N)
+EdgeLists<EdgeRefOf<Graph>> collectSuccessors(const Graph &G) {
+  EdgeLists<EdgeRefOf<Graph>> Out;
+  Out.Start.reserve(G.numNodes() + 1);
+  for (unsigned N = 0; N < G.numNodes(); ++N) {
+    Out.Start.push_back(unsigned(Out.All.size()));
     for (const auto &E : G.successors(N))
-      Out[N].push_back(E);
+      Out.All.push_back(E);
+  }
+  Out.Start.push_back(unsigned(Out.All.size()));
   return Out;
 }
 
