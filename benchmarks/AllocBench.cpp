@@ -110,6 +110,8 @@ llvm::cl::opt<std::string> CorpusDir(llvm::cl::Positional,
 struct Phase {
   uint64_t Allocations = 0, Bytes = 0;
   std::vector<uint64_t> PerCodeObject;
+  /// The code object with the most (its file, qualname, instructions).
+  std::string MaxWhere;
 };
 
 /// Runs \p Fn with counting on and adds what it allocated to \p P (and,
@@ -139,6 +141,7 @@ llvm::json::Object phaseJSON(Phase &P, uint64_t CodeObjects,
     std::sort(V.begin(), V.end());
     O["median_per_code_object"] = int64_t(V[V.size() / 2]);
     O["max_per_code_object"] = int64_t(V.back());
+    O["max_code_object"] = P.MaxWhere;
   }
   return O;
 }
@@ -159,6 +162,7 @@ int main(int Argc, char **Argv) {
   CheckOptions Opts;
   Phase Read, Decode, Check;
   uint64_t CodeObjects = 0, Instructions = 0, ReadErrors = 0, Findings = 0;
+  uint64_t CheckMax = 0;
   for (const CorpusFile &F : Corpus->Files) {
     std::optional<PycFile> P;
     counted(Read, false, [&] {
@@ -178,6 +182,12 @@ int main(int Argc, char **Argv) {
       counted(Decode, true, [&] { D.emplace(DecodedCode::decode(C)); });
       Instructions += D->Insts.size();
       counted(Check, true, [&] { Findings += verifyCode(*D, Opts).size(); });
+      if (Check.PerCodeObject.back() > CheckMax || CodeObjects == 1) {
+        CheckMax = Check.PerCodeObject.back();
+        Check.MaxWhere = llvm::formatv("{0}: {1} ({2} instructions)", F.Path,
+                                       C.QualName, D->Insts.size())
+                             .str();
+      }
     });
   }
   llvm::json::Object Out{
