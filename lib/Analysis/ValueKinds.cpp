@@ -78,7 +78,7 @@ ValueState &ValueState::operator=(ValueState &&O) {
     copySlots(Stack, O.Stack);
   else
     Stack = std::move(O.Stack);
-  if (O.Locals.size() <= InlineSlots)
+  if (O.Locals.size() <= InlineLocals)
     copySlots(Locals, O.Locals);
   else
     Locals = std::move(O.Locals);

@@ -214,7 +214,11 @@ TEST(ValueKinds, StateCopiesAndMovesKeepEverySlot) {
     S.Handler = Seed & 1;
     return S;
   };
-  const size_t Sizes[] = {0, 1, 2, 7, 8, 9, 23, 24, 25, 40};
+  // Both sides of each inline capacity (ValueState::InlineSlots for the
+  // stack, InlineLocals for the locals).
+  static_assert(ValueState::InlineSlots == 24 &&
+                ValueState::InlineLocals == 64);
+  const size_t Sizes[] = {0, 1, 2, 7, 8, 9, 23, 24, 25, 40, 63, 64, 65, 90};
   for (size_t D : Sizes)
     for (size_t L : Sizes) {
       ValueState S = Make(D, L, uint32_t(D + L));
@@ -222,7 +226,7 @@ TEST(ValueKinds, StateCopiesAndMovesKeepEverySlot) {
       EXPECT_EQ(Copy, S) << D << " " << L;
       ValueState Moved(std::move(Copy));
       EXPECT_EQ(Moved, S) << D << " " << L;
-      for (size_t Old : {size_t(0), size_t(5), size_t(30)}) {
+      for (size_t Old : {size_t(0), size_t(5), size_t(30), size_t(70)}) {
         ValueState A = Make(Old, Old, 7);
         A = S;
         EXPECT_EQ(A, S) << D << " " << L << " over " << Old;
