@@ -1,0 +1,268 @@
+//===- ValueMoves.h - What each micro-operation does to a ValueState -*- C++
+//-*-===//
+//
+// Private to lib/Analysis/ValueKinds.cpp, inline (the value-kinds walk
+// runs them at every instruction): the moves of values on a ValueState --
+// pushes with their identities, checked pops, local loads and stores -- and
+// Mover, the visitor that runs one instruction's micro-operations
+// (MicroOps.h) on a state, every alternative handled.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYVERIFY_LIB_ANALYSIS_VALUEMOVES_H
+#define PYVERIFY_LIB_ANALYSIS_VALUEMOVES_H
+
+#include "pyverify/Analysis/MicroOps.h"
+#include "pyverify/Analysis/SlotKinds.h"
+#include "pyverify/Analysis/ValueKinds.h"
+#include "pyverify/Bytecode/Value.h"
+#include "pyverify/Support/Overloaded.h"
+
+#include "llvm/Support/Compiler.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+namespace pyverify::values {
+
+/// What a slot or a local may hold (SlotKinds.h); Obj is any object.
+enum : SlotKinds { Obj = KUnknown, Null = KNull, Either = Obj | Null };
+
+using Slot = ValueSlot;
+
+/// The index of alternative \p T in MicroOp.
+template <typename T> constexpr size_t IndexOf = MicroOp(T{}).index();
+
+inline SlotKinds pop(ValueState &S) {
+  if (S.Stack.empty())
+    return Obj; // an underflow: the depth pass reports it
+  SlotKinds K = S.Stack.back().K;
+  S.Stack.pop_back();
+  return K;
+}
+
+/// The Id of the value instruction \p I leaves in slot \p FromTop (0 =
+/// top) after it: unique per instruction and slot, or 0 (no identity).
+inline uint32_t fresh(uint32_t I, size_t FromTop) {
+  return FromTop < 8 && I < (1u << 28) ? (I + 1) * 8 + uint32_t(FromTop) : 0;
+}
+
+/// Pushes a new value of kinds \p K; an older value with its Id (the same
+/// instruction on an earlier pass through a loop, or earlier in the same
+/// step) loses its identity. \p Scan false: the caller knows no slot has
+/// that Id (holdsIdsOf()), so the stack is not searched.
+inline void push(ValueState &S, SlotKinds K, uint32_t Id, bool Scan) {
+  if (Id && Scan)
+    for (Slot &Old : S.Stack)
+      if (Old.Id == Id)
+        Old.Id = 0;
+  S.Stack.push_back({K, Id});
+}
+
+inline void report(std::vector<ValueIssue> *R, ValueIssue::Kind K, uint32_t I,
+                   SlotKinds Kind, uint32_t Which) {
+  if (R)
+    R->push_back({K, I,
+                  Kind == Null ? Certainty::Definite : Certainty::Possible,
+                  Which});
+}
+
+inline bool validLocal(uint32_t L, const ValueState &S) {
+  return L < S.Locals.size();
+}
+
+/// A load of local \p L.Local; LocalRead::Checked: the instruction
+/// raises when it is unbound instead of pushing NULL; Saved: it pushes
+/// NULL by design (nothing to report).
+template <class PushFn>
+void loadLocal(ValueState &S, uop::LoadLocal L, uint32_t I,
+               std::vector<ValueIssue> *R, PushFn PushNew) {
+  bool Checks = L.Read == uop::LocalRead::Checked;
+  if (!validLocal(L.Local, S)) {
+    PushNew(L.Read == uop::LocalRead::Saved ? Either : Obj);
+    return;
+  }
+  SlotKinds K = S.Locals[L.Local];
+  if (L.Read == uop::LocalRead::Saved) {
+    PushNew(K);
+    return;
+  }
+  if (K & Null) {
+    if (S.Handler && K == Null)
+      report(R, ValueIssue::HandlerUnbound, I, K, L.Local);
+    else if (!Checks)
+      report(R, ValueIssue::UnboundRead, I, K, L.Local);
+  }
+  if (Checks) {
+    K &= ~Null; // past it, the local is bound
+    S.Locals[L.Local] = K ? K : SlotKinds(Obj);
+  }
+  PushNew(K ? K : SlotKinds(Obj));
+}
+
+inline void store(ValueState &S, uint32_t L) {
+  SlotKinds K = pop(S);
+  if (validLocal(L, S))
+    S.Locals[L] = K;
+}
+
+/// Pops \p N values, reporting a NULL in one that \p NullOk (bit k: the
+/// k-th popped, 0 = deepest) does not allow.
+LLVM_ATTRIBUTE_ALWAYS_INLINE void
+popChecked(ValueState &S, int64_t N, uint64_t NullOk, uint32_t I,
+           std::vector<ValueIssue> *R) {
+  size_t Have = S.Stack.size();
+  size_t Pops =
+      size_t(std::min<int64_t>(std::max<int64_t>(N, 0), int64_t(Have)));
+  const Slot *Popped = S.Stack.data() + (Have - Pops);
+  for (size_t K = 0; K < Pops; ++K) {
+    SlotKinds Kind = Popped[K].K;
+    bool MayBeNull = K < 64 && ((NullOk >> K) & 1);
+    if ((Kind & Null) && !MayBeNull)
+      report(R, ValueIssue::NullTaken, I, Kind, uint32_t(K));
+  }
+  S.Stack.truncate(Have - Pops);
+}
+
+/// One instruction's micro-operations on a state (move()): a visitor
+/// with one overload per alternative, built once per instruction.
+struct Mover {
+  const std::vector<Value> &Consts; ///< The code object's co_consts.
+  ValueState &S;
+  uint32_t I;
+  std::vector<ValueIssue> *R;
+  size_t Left; ///< Pushes still to come.
+  bool ScanIds;
+
+  /// Once no push is left to come, each push is slot 0's again: it may
+  /// meet the step's own earlier one.
+  void pushNew(SlotKinds K) {
+    bool Scan = ScanIds || !Left;
+    push(S, K, fresh(I, Left ? --Left : 0), Scan);
+  }
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void popChecked(int64_t N, uint64_t NullOk) {
+    values::popChecked(S, N, NullOk, I, R);
+  }
+  /// The common alternatives inline, the others through std::visit.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void run(const MicroOp &Op) {
+    switch (Op.index()) {
+    case IndexOf<uop::LoadLocal>:
+      return (*this)(*std::get_if<uop::LoadLocal>(&Op));
+    case IndexOf<uop::LoadConst>:
+      return (*this)(*std::get_if<uop::LoadConst>(&Op));
+    case IndexOf<uop::StoreLocal>:
+      return (*this)(*std::get_if<uop::StoreLocal>(&Op));
+    case IndexOf<uop::Effect>:
+      return (*this)(*std::get_if<uop::Effect>(&Op));
+    case IndexOf<uop::LoadGlobal>:
+      return (*this)(*std::get_if<uop::LoadGlobal>(&Op));
+    case IndexOf<uop::LoadAttr>:
+      return (*this)(*std::get_if<uop::LoadAttr>(&Op));
+    case IndexOf<uop::LoadMethod>:
+      return (*this)(*std::get_if<uop::LoadMethod>(&Op));
+    case IndexOf<uop::PushNull>:
+      return (*this)(*std::get_if<uop::PushNull>(&Op));
+    case IndexOf<uop::Call>:
+      return (*this)(*std::get_if<uop::Call>(&Op));
+    case IndexOf<uop::CallPrepare>:
+    case IndexOf<uop::Nop>:
+      return; // move nothing
+    default:
+      return std::visit(*this, Op);
+    }
+  }
+
+  void operator()(uop::PushNull) { pushNew(Null); }
+  void operator()(uop::LoadLocal L) {
+    loadLocal(S, L, I, R, [&](SlotKinds K) { pushNew(K); });
+  }
+  void operator()(uop::StoreLocal L) { store(S, L.Local); }
+  void operator()(uop::DeleteLocal L) {
+    if (validLocal(L.Local, S))
+      S.Locals[L.Local] = Null;
+  }
+  void operator()(uop::LoadConst C) {
+    pushNew(C.Index < Consts.size() ? getConstKind(Consts[C.Index])
+                                    : SlotKinds(Obj));
+  }
+  void operator()(uop::MakeCell C) {
+    if (validLocal(C.Local, S))
+      S.Locals[C.Local] = KCell;
+  }
+  void operator()(uop::CopyFreeVars C) {
+    for (size_t K = 0; K < C.N && K < S.Locals.size(); ++K)
+      S.Locals[S.Locals.size() - 1 - K] = KCell;
+  }
+  void operator()(uop::PopExcept) {
+    pop(S);
+    S.Handler = false;
+  }
+  void operator()(uop::LoadGlobal) { pushNew(Obj); }
+  void operator()(uop::LoadAttr) {
+    popChecked(1, 0);
+    pushNew(Obj);
+  }
+  void operator()(uop::LoadMethod M) {
+    popChecked(1, 0);
+    pushNew(M.nullSlot() == 0 ? Either : Obj);
+    pushNew(M.nullSlot() == 1 ? Either : Obj);
+  }
+  void operator()(uop::LoadSpecial M) {
+    popChecked(1, 0);
+    pushNew(M.nullSlot() == 0 ? Either : Obj);
+    pushNew(M.nullSlot() == 1 ? Either : Obj);
+  }
+  void operator()(uop::CallPrepare) {}
+  void operator()(const uop::Call &C) {
+    // The pops, deepest first: the two call slots, the arguments, the
+    // keyword names.
+    popChecked(int64_t(C.NArgs) + 2 + (C.KwNamesOnTop ? 1 : 0),
+               uint64_t(1) << C.nullSlot());
+    pushNew(Obj);
+  }
+  void operator()(uop::Copy C) {
+    size_t N = S.Stack.size();
+    Slot V = C.N >= 1 && C.N <= N ? S.Stack[N - C.N] : Slot();
+    if (V.K & Null)
+      report(R, ValueIssue::NullTaken, I, V.K, 0);
+    S.Stack.push_back(V); // the same object: its Id stays
+  }
+  void operator()(uop::Swap W) {
+    size_t N = S.Stack.size();
+    if (W.N >= 2 && W.N <= N)
+      std::swap(S.Stack[N - 1], S.Stack[N - W.N]);
+  }
+  void operator()(uop::UnpackSequence U) {
+    popChecked(1, 0);
+    for (uint32_t K = 0; K < U.N && K < (1u << 20); ++K)
+      pushNew(Obj);
+  }
+  void operator()(uop::Subscript) {
+    popChecked(2, 0);
+    pushNew(Obj);
+  }
+  void operator()(uop::BuildSequence B) {
+    popChecked(int64_t(B.N), 0);
+    pushNew(Obj);
+  }
+  /// Values no kind follows through: by what they move.
+  void
+  operator()(const OneOf<uop::Test, uop::Next, uop::Return, uop::Raise,
+                         uop::EnterWith, uop::ExitCallStart, uop::PushExcInfo,
+                         uop::ExcMatch, uop::Not, uop::ToBool, uop::LoadCell,
+                         uop::StoreCell, uop::Nop> auto &O) {
+    (*this)(movementOf(O));
+  }
+  void operator()(uop::Effect E) {
+    popChecked(E.Pops, E.NullIn);
+    int64_t Pushes = std::min<int64_t>(E.Pushes, 1 << 20);
+    for (int64_t K = 0; K < Pushes; ++K)
+      pushNew(K < 64 && ((E.NullOut >> K) & 1) ? Either : Obj);
+  }
+};
+
+} // namespace pyverify::values
+
+#endif
