@@ -110,9 +110,9 @@ inline void store(ValueState &S, uint32_t L) {
 
 /// Pops \p N values, reporting a NULL in one that \p NullOk (bit k: the
 /// k-th popped, 0 = deepest) does not allow.
-LLVM_ATTRIBUTE_ALWAYS_INLINE void
-popChecked(ValueState &S, int64_t N, uint64_t NullOk, uint32_t I,
-           std::vector<ValueIssue> *R) {
+LLVM_ATTRIBUTE_ALWAYS_INLINE void popChecked(ValueState &S, int64_t N,
+                                             uint64_t NullOk, uint32_t I,
+                                             std::vector<ValueIssue> *R) {
   size_t Have = S.Stack.size();
   size_t Pops =
       size_t(std::min<int64_t>(std::max<int64_t>(N, 0), int64_t(Have)));
