@@ -8,6 +8,7 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cassert>
 #include <optional>
 
 using namespace pyverify;
@@ -142,10 +143,9 @@ std::optional<std::string> checkKwCount(const InstructionStream &Insts,
       .str();
 }
 
-/// Whether value \p V may break rule \p R: false exactly where checkRule()
-/// finds nothing, tested inline before it (checkOperands visits every
-/// instruction; checkRule builds messages). The keyword bounds read the
-/// instructions around and always go to checkRule().
+/// Whether value \p V breaks rule \p R: the one statement of each bound's
+/// condition, tested inline (checkOperands visits every instruction). The
+/// keyword bounds read the instructions around: true, checkRule() decides.
 inline bool mayBreak(const OperandRule &R, uint32_t V, const Tables &T) {
   switch (R.Bound) {
   case OperandBound::Consts:
@@ -166,63 +166,53 @@ inline bool mayBreak(const OperandRule &R, uint32_t V, const Tables &T) {
   case OperandBound::OneFlag:
     return V < R.Lo || V > R.Hi || (V & (V - 1));
   }
-  return true;
+  llvm_unreachable("unknown operand bound");
 }
 
-/// The message for \p R broken by instruction \p I, if it is.
+/// The message for rule \p R that mayBreak() flagged at instruction \p I
+/// (none for a keyword bound the instructions around satisfy).
 std::optional<std::string> checkRule(const OperandRule &R,
                                      const InstructionStream &Insts, size_t I,
                                      const Tables &T, const Where &At) {
   uint32_t V = R.value(Insts[I].Arg);
-  auto Note = [&R] { return OperandRule::fieldNote(R.Field); };
+  assert(mayBreak(R, V, T) && "the message of a rule the operand keeps");
+  const char *Note = OperandRule::fieldNote(R.Field);
   switch (R.Bound) {
-  case OperandBound::Consts:
   case OperandBound::KwNames:
-    if (V >= T.C.Consts.size())
-      return llvm::formatv("{0} reads co_consts[{1}]{2}, but the code object "
-                           "has {3} constant(s): {4}",
-                           At.str(), V, Note(), T.C.Consts.size(), PastTuple)
-          .str();
-    if (R.Bound == OperandBound::KwNames)
+    if (V < T.C.Consts.size())
       return checkKwNames(Insts, I, T, At);
-    return std::nullopt;
+    [[fallthrough]];
+  case OperandBound::Consts:
+    return llvm::formatv("{0} reads co_consts[{1}]{2}, but the code object "
+                         "has {3} constant(s): {4}",
+                         At.str(), V, Note, T.C.Consts.size(), PastTuple)
+        .str();
   case OperandBound::KwCount:
     return checkKwCount(Insts, I, T, At);
   case OperandBound::Names:
-    if (V >= T.C.Names.size())
-      return llvm::formatv("{0} names co_names[{1}]{2}, but the code object "
-                           "has {3} name(s): {4}",
-                           At.str(), V, Note(), T.C.Names.size(), PastTuple)
-          .str();
-    return std::nullopt;
+    return llvm::formatv("{0} names co_names[{1}]{2}, but the code object "
+                         "has {3} name(s): {4}",
+                         At.str(), V, Note, T.C.Names.size(), PastTuple)
+        .str();
   case OperandBound::LocalsPlus:
   case OperandBound::Cell:
     if (V >= T.numSlots())
-      return slotPast(At, V, Note(), T);
-    if (R.Bound == OperandBound::Cell && !T.isCellOrFree(V))
-      return llvm::formatv("{0} uses localsplus slot {1}{2} ('{3}') as a "
-                           "cell, but it is a plain local, neither a cell nor "
-                           "a free variable: CPython treats the object in it "
-                           "as a cell",
-                           At.str(), V, Note(), T.C.LocalsPlusNames[V])
-          .str();
-    return std::nullopt;
+      return slotPast(At, V, Note, T);
+    return llvm::formatv("{0} uses localsplus slot {1}{2} ('{3}') as a "
+                         "cell, but it is a plain local, neither a cell nor "
+                         "a free variable: CPython treats the object in it "
+                         "as a cell",
+                         At.str(), V, Note, T.C.LocalsPlusNames[V])
+        .str();
   case OperandBound::NFreeVars:
-    if (V != T.NumFree)
-      return llvm::formatv("{0} copies {1} free variable(s), but the code "
-                           "object has {2}: CPython copies closure items past "
-                           "the tuple or leaves free-variable slots NULL",
-                           At.str(), V, T.NumFree)
-          .str();
-    return std::nullopt;
+    return llvm::formatv("{0} copies {1} free variable(s), but the code "
+                         "object has {2}: CPython copies closure items past "
+                         "the tuple or leaves free-variable slots NULL",
+                         At.str(), V, T.NumFree)
+        .str();
   case OperandBound::Range:
-    if (V < R.Lo || V > R.Hi)
-      return rangeMessage(At, R, V, Note());
-    return std::nullopt;
   case OperandBound::OneFlag:
-    if (V < R.Lo || V > R.Hi || (V & (V - 1)))
-      return rangeMessage(At, R, V, Note());
-    return std::nullopt;
+    return rangeMessage(At, R, V, Note);
   }
   llvm_unreachable("unknown operand bound");
 }
