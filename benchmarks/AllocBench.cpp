@@ -110,7 +110,8 @@ llvm::cl::opt<std::string> CorpusDir(llvm::cl::Positional,
 struct Phase {
   uint64_t Allocations = 0, Bytes = 0;
   std::vector<uint64_t> PerCodeObject;
-  /// The code object with the most (its file, qualname, instructions).
+  /// The code object with the most (its file, qualname, instructions);
+  /// kept for the check phase only.
   std::string MaxWhere;
 };
 
@@ -141,7 +142,8 @@ llvm::json::Object phaseJSON(Phase &P, uint64_t CodeObjects,
     std::sort(V.begin(), V.end());
     O["median_per_code_object"] = int64_t(V[V.size() / 2]);
     O["max_per_code_object"] = int64_t(V.back());
-    O["max_code_object"] = P.MaxWhere;
+    if (!P.MaxWhere.empty())
+      O["max_code_object"] = P.MaxWhere;
   }
   return O;
 }

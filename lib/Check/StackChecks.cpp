@@ -282,7 +282,7 @@ void pyverify::checkReachability(const CFG &G, std::vector<Finding> &Out) {
     return G.block(B).size() == 0 || !Reach.test(B);
   };
   for (unsigned B = 0; B < G.size();) {
-    if (!Unreached(B) || G.block(B).size() == 0) {
+    if (G.block(B).size() == 0 || Reach.test(B)) { // no run starts here
       ++B;
       continue;
     }
