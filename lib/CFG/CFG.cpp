@@ -102,7 +102,8 @@ struct LeaderFacts {
 /// that edge); 3.13's raises at the jump.
 /// A raising instruction does not end its block: the block's one exception
 /// edge per handler stands for every raise in it (CFG.h).
-llvm::BitVector findLeaders(const DecodedCode &D, std::vector<int32_t> &Cover,
+llvm::BitVector findLeaders(const DecodedCode &D,
+                            llvm::MutableArrayRef<int32_t> Cover,
                             llvm::BitVector &Raises) {
   const InstructionStream &Insts = D.Insts;
   size_t N = Insts.size();
@@ -157,10 +158,10 @@ llvm::BitVector findLeaders(const DecodedCode &D, std::vector<int32_t> &Cover,
 }
 
 /// Cuts the \p N instructions into blocks at \p Leader, filling
-/// \p InstToBlock.
-void makeBlocks(const llvm::BitVector &Leader, size_t N, CFGStorage &S,
-                std::vector<unsigned> &InstToBlock) {
-  std::vector<BasicBlock> &Blocks = S.Blocks;
+/// \p S.InstToBlock.
+void makeBlocks(const llvm::BitVector &Leader, size_t N, CFGStorage &S) {
+  auto &Blocks = S.Blocks;
+  auto &InstToBlock = S.InstToBlock;
   Blocks.reserve(Leader.count());
   InstToBlock.resize(N);
   for (uint32_t I = 0; I < N;) {
@@ -304,13 +305,13 @@ CFG CFG::build(const DecodedCode &D) {
     G.Raises.resize(0);
     return G;
   }
-  G.Cover.assign(N, -1);
+  G.S->Cover.assign(N, -1);
   G.Raises.resize(N);
-  llvm::BitVector Leader = findLeaders(D, G.Cover, G.Raises);
-  makeBlocks(Leader, N, *G.S, G.InstToBlock);
+  llvm::BitVector Leader = findLeaders(D, G.S->Cover, G.Raises);
+  makeBlocks(Leader, N, *G.S);
 
   G.S->Edges.reserve(2 * G.S->Blocks.size());
-  EdgeBuilder Edges(D, *G.S, G.InstToBlock, G.Cover, G.Raises);
+  EdgeBuilder Edges(D, *G.S, G.S->InstToBlock, G.S->Cover, G.Raises);
   for (const BasicBlock &B : G.S->Blocks)
     Edges.addEdges(B);
   linkEdges(*G.S);

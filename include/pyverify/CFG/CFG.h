@@ -92,15 +92,19 @@ public:
   uint32_t last() const { return End - 1; }
 };
 
-/// Heap storage of a CFG, so block pointers survive moving the CFG.
+/// Heap storage of a CFG, so block pointers survive moving the CFG. Every
+/// array is inline up to a size most code objects stay under (the median
+/// stdlib code object has a few blocks and a few dozen instructions), so a
+/// small CFG is one allocation: the storage is on the heap and never moves,
+/// so the views into it stay valid.
 struct CFGStorage {
-  std::vector<BasicBlock> Blocks;
-  std::vector<CFGEdge> Edges;
+  llvm::SmallVector<BasicBlock, 4> Blocks;
+  llvm::SmallVector<CFGEdge, 8> Edges;
   /// What the blocks' Succs and Preds view: every block's out-edges, then
   /// every block's in-edges, block by block.
-  /// Inline for a small graph (the storage is on the heap and never
-  /// moves, so the views stay valid).
   llvm::SmallVector<unsigned, 16> SuccIndex, PredIndex;
+  llvm::SmallVector<unsigned, 32> InstToBlock; ///< CFG::blockOf
+  llvm::SmallVector<int32_t, 32> Cover;        ///< CFG::coverOf
 };
 
 class CFG {
@@ -118,9 +122,9 @@ public:
 
   /// Index of the table entry covering instruction \p Inst (CPython's lookup
   /// at its opcode unit), or -1.
-  int32_t coverOf(uint32_t Inst) const { return Cover[Inst]; }
+  int32_t coverOf(uint32_t Inst) const { return S->Cover[Inst]; }
   /// Block containing instruction index \p Inst.
-  unsigned blockOf(uint32_t Inst) const { return InstToBlock[Inst]; }
+  unsigned blockOf(uint32_t Inst) const { return S->InstToBlock[Inst]; }
   /// Whether instruction \p Inst may raise by the raise model with no facts
   /// (mayRaiseGiven; a backward jump's eval breaker is its own edge).
   bool mayRaiseAt(uint32_t Inst) const { return Raises.test(Inst); }
@@ -136,8 +140,6 @@ public:
 private:
   const DecodedCode *D = nullptr;
   std::unique_ptr<CFGStorage> S = std::make_unique<CFGStorage>();
-  std::vector<unsigned> InstToBlock;
-  std::vector<int32_t> Cover;
   llvm::BitVector Raises;
   llvm::BitVector Reachable;
 };
