@@ -220,13 +220,17 @@ std::optional<std::string> checkRule(const OperandRule &R,
 } // namespace
 
 void pyverify::checkOperands(const DecodedCode &D, std::vector<Finding> &Out) {
+  llvm::ArrayRef<Instruction> All = D.Insts.instructions();
+  if (All.empty())
+    return;
   Tables T(*D.Code);
-  for (size_t I = 0; I < D.Insts.size(); ++I) {
-    const Instruction &In = D.Insts[I];
+  const VersionOperandRules RulesOf(All[0].Ver); // one version per stream
+  for (size_t I = 0; I < All.size(); ++I) {
+    const Instruction &In = All[I];
     if (!In.Valid)
       continue;
-    llvm::ArrayRef<OperandRule> Rules = getOperandRules(In.Ver, In.op());
-    if (Rules.empty() || !In.hasArg())
+    llvm::ArrayRef<OperandRule> Rules = RulesOf[In.op()];
+    if (Rules.empty() || !In.info().HasArg)
       continue;
     Where At(In);
     for (const OperandRule &R : Rules) {

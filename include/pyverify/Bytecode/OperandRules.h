@@ -85,10 +85,25 @@ extern const OperandRule *const TheOperandRules;
 extern const std::pair<uint32_t, uint32_t> *const TheOperandRuleRuns;
 } // namespace detail
 
+/// One version's rules, by opcode: for a loop over a stream, whose
+/// instructions share a version, the version's row is found once.
+class VersionOperandRules {
+public:
+  explicit VersionOperandRules(PythonVersion V)
+      : Runs(detail::TheOperandRuleRuns + size_t(V) * NumOpcodes) {}
+  /// The rules for \p Op, in OperandRules.def's order.
+  llvm::ArrayRef<OperandRule> operator[](Opcode Op) const {
+    auto [B, E] = Runs[size_t(Op)];
+    return llvm::ArrayRef<OperandRule>(detail::TheOperandRules + B, E - B);
+  }
+
+private:
+  const std::pair<uint32_t, uint32_t> *Runs;
+};
+
 /// \p V's rules for \p Op, in OperandRules.def's order.
 inline llvm::ArrayRef<OperandRule> getOperandRules(PythonVersion V, Opcode Op) {
-  auto [B, E] = detail::TheOperandRuleRuns[size_t(V) * NumOpcodes + size_t(Op)];
-  return llvm::ArrayRef<OperandRule>(detail::TheOperandRules + B, E - B);
+  return VersionOperandRules(V)[Op];
 }
 
 /// What \p I operates on, as a string two instructions of different code
