@@ -194,7 +194,9 @@ public:
     uint32_t MInst = MaxInst;
     // Instructions are recorded in increasing index, so the first one that
     // reaches the maximum is the one at the lowest offset: a later one that
-    // only equals it never replaces it.
+    // only equals it never replaces it. Within the block an instruction's
+    // depth before is the one after its predecessor, which was noted with
+    // the lower index: only the block's first depth before is noted.
     auto NoteMax = [&](int64_t D, uint32_t I) {
       if (D > M) {
         M = D;
@@ -203,9 +205,9 @@ public:
     };
     int64_t D = In.value();
     uint32_t Last = B.last();
+    NoteMax(D, B.Begin);
     for (uint32_t I = B.Begin; I < Last; ++I) {
       Before[I] = D;
-      NoteMax(D, I);
       // Inside the block only the fall-through effect applies.
       OpcodeFacts::Effect Eff = F.effect(VerRows, Ins[I], false);
       if (LLVM_UNLIKELY(D < Eff.Reads))
@@ -215,7 +217,6 @@ public:
       After[I] = D;
     }
     Before[Last] = D;
-    NoteMax(D, Last);
     // The last instruction: jump=false, then jump=true for a jump (a
     // conditional one has both); its After is the lower of the two.
     bool Under = false;
