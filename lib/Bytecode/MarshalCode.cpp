@@ -5,7 +5,8 @@
 // straight into the CodeObject (the fast paths): a bytes or str field from
 // its payload in the input, or from the back-referenced object (that copy
 // charged against the budget); an unshared tuple through a frame of its own
-// (co_names and co_localsplusnames keep their items' text only, no Value).
+// (co_names and co_localsplusnames keep their items' text only, no Value);
+// a back-referenced tuple from the slot's Value, without copying it.
 // Anything else goes through readObject()'s loop, as CPython reads it, and
 // storeField. A code object being read is a Frame on the reader's explicit
 // stack; its next field is Frame::Field.
@@ -89,9 +90,9 @@ Expected<bool> MarshalReader::advanceCode(std::optional<Value> &Done,
     Done.reset();
   }
   // Fields that need no nested object are read here (the fast paths:
-  // readTextField, peekUnsharedType); the first that does is asked of
-  // readObject's loop.
-  for (; F.Field < NumCodeFields; ++F.Field) {
+  // readTextField, readTupleRef, peekUnsharedType); the first that does is
+  // asked of readObject's loop.
+  while (F.Field < NumCodeFields) {
     const CodeField &CF = CodeFields[F.Field];
     F.FieldAt = Pos;
     if (CF.Kind == FieldKind::Int) {
@@ -99,14 +100,21 @@ Expected<bool> MarshalReader::advanceCode(std::optional<Value> &Done,
       if (!V)
         return V.takeError();
       F.C.get()->*CF.Int = *V;
+      ++F.Field;
       continue;
     }
     if (CF.Kind == FieldKind::Bytes || CF.Kind == FieldKind::Str) {
       auto Read = readTextField(F);
       if (!Read)
         return Read.takeError();
-      if (*Read)
+      if (*Read) {
+        ++F.Field;
         continue;
+      }
+    } else if (auto Read = readTupleRef(F); !Read) {
+      return Read.takeError();
+    } else if (*Read) {
+      continue; // storeTuple moved on to the next field
     } else if (uint8_t Type = peekUnsharedType(); Type == '(' || Type == ')') {
       ++Pos;
       auto N = readContainerSize(Type);
@@ -197,6 +205,29 @@ Expected<bool> MarshalReader::readTextField(Frame &F) {
   if (Error E = charge(Text.size(), F.FieldAt))
     return std::move(E);
   (F.C.get()->*CF.Text).assign(Text.data(), Text.size());
+  return true;
+}
+
+Expected<bool> MarshalReader::readTupleRef(Frame &F) {
+  // readObject's loop would check the nesting, read the type byte and the
+  // index (lookupRef: the same checks and messages), copy the slot's Value
+  // (building a str or bytes one from its view, which only a later
+  // back-reference could see, and it would build the same) and hand it to
+  // storeField: storeTuple for a tuple, wrongFieldType for anything else.
+  if (Pos == Bytes.size() || Stack.size() >= MaxMarshalDepth ||
+      (uint8_t(Bytes[Pos]) & ~FlagRef) != 'r')
+    return false;
+  size_t At = Pos++;
+  auto R = lookupRef(At);
+  if (!R)
+    return R.takeError();
+  const std::optional<Value> &V = (*R)->V;
+  const std::vector<Value> *T =
+      V ? V->getSequence(SequenceKind::Tuple) : nullptr;
+  if (!T)
+    return wrongFieldType(F);
+  if (Error E = storeTuple(F, *T))
+    return std::move(E);
   return true;
 }
 
