@@ -264,20 +264,6 @@ private:
   mutable std::vector<ValueState> FoundFrom; ///< The state they are from.
 #endif
 
-  /// Per opcode byte: 0 not looked up, 1 no row of SlotKinds.def names it,
-  /// 2 some row does (rulesOf()).
-  mutable std::array<uint8_t, 256> RowNamed{};
-  struct RowOf {
-    uint8_t OpByte;
-    uint32_t Arg;
-    SlotRules Row;
-  };
-  /// The first MaxRows rows looked up, and the last one looked up past
-  /// them; rulesOf()'s pointer is read before the next lookup.
-  static constexpr size_t MaxRows = 16;
-  mutable std::vector<RowOf> Rows;
-  mutable SlotRules Unkept;
-
   static bool isJumpEdge(const CFGEdge &E) {
     return E.Kind == EdgeKind::Jump || E.Kind == EdgeKind::BranchTaken;
   }
@@ -384,7 +370,7 @@ private:
   LLVM_ATTRIBUTE_ALWAYS_INLINE void step(ValueState &S, uint32_t I, bool Jump,
                                          std::vector<ValueIssue> *R,
                                          bool ScanIds) const {
-    const SlotRules *Row = rulesOf(Insts[I]);
+    const SlotRules *Row = findSlotRules(Insts[I]);
     if (!Row) // most instructions: values move, nothing checked
       return move(S, I, Jump, R, ScanIds);
     stepWithRules(S, I, Jump, R, ScanIds, *Row);
@@ -483,37 +469,6 @@ private:
             ScanIds};
     for (const MicroOp &Op : lowerInstruction(In, Jump))
       M.run(Op);
-  }
-
-  /// \p In's row of SlotKinds.def, or null when it has none: looked up once
-  /// per opcode byte and argument in a code object (a row is a function of
-  /// the version, the opcode and the argument).
-  const SlotRules *rulesOf(const Instruction &In) const {
-    uint8_t Named = RowNamed[In.OpByte];
-    if (LLVM_LIKELY(Named == 1))
-      return nullptr;
-    return findRow(In);
-  }
-
-  /// rulesOf() past the common case.
-  LLVM_ATTRIBUTE_NOINLINE const SlotRules *
-  findRow(const Instruction &In) const {
-    uint8_t &Named = RowNamed[In.OpByte];
-    if (Named == 0)
-      Named = hasSlotRules(In) ? 2 : 1;
-    if (Named == 1)
-      return nullptr;
-    for (const auto &[Byte, Arg, Row] : Rows)
-      if (Byte == In.OpByte && Arg == In.Arg)
-        return &Row;
-    if (Rows.size() == MaxRows) { // kept short: a search stays cheap
-      Unkept = getSlotRules(In);
-      return &Unkept;
-    }
-    if (Rows.empty())
-      Rows.reserve(MaxRows);
-    Rows.push_back({In.OpByte, In.Arg, getSlotRules(In)});
-    return &Rows.back().Row;
   }
 };
 

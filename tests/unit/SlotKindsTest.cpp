@@ -14,8 +14,9 @@
 #include "gtest/gtest.h"
 
 #include <optional>
-
 #include <string>
+#include <tuple>
+#include <vector>
 
 using namespace pyverify;
 using namespace pyverify::slotdef;
@@ -111,6 +112,59 @@ TEST(SlotKindsTable, CommonConstantNoneIsTheVersionsNone) {
     }
   }
   EXPECT_GE(Seen, 1u); // 3.15's None
+}
+
+// findSlotRules(), the table built at start-up, gives every instruction the
+// row getSlotRules() builds for it, or null exactly when that row rules
+// nothing: every version, opcode byte and argument up to 300 (past every
+// argument a row names), and an invalid instruction.
+TEST(SlotKindsTable, FoundRowsAreTheBuiltRows) {
+  auto Same = [](const SlotRules &A, const SlotRules &B) {
+    auto Needs = [](const SlotRules &R) {
+      std::vector<std::tuple<int, int, bool>> Out;
+      for (const SlotRules::Need &N : R.Needs)
+        Out.emplace_back(N.Slot, N.Allowed, N.Exception);
+      return Out;
+    };
+    auto Makes = [](const SlotRules &R) {
+      std::vector<std::tuple<int, int, int>> Out;
+      for (const SlotRules::Make &M : R.Makes)
+        Out.emplace_back(M.Slot, M.Kinds, M.From);
+      return Out;
+    };
+    return Needs(A) == Needs(B) && Makes(A) == Makes(B) &&
+           A.NoneTest == B.NoneTest && A.LocalNeed == B.LocalNeed;
+  };
+  unsigned Rows = 0;
+  for (PythonVersion V : AllPythonVersions)
+    for (unsigned B = 0; B < 256; ++B) {
+      const OpcodeInfo *Info = getVersionOpcodeInfo(V, uint8_t(B));
+      if (!Info)
+        continue;
+      for (uint32_t Arg = 0; Arg < 300; ++Arg) {
+        Instruction In{};
+        In.Ver = V;
+        In.OpByte = uint8_t(B);
+        In.Op = Info->Op;
+        In.Arg = Arg;
+        SlotRules Built = getSlotRules(In);
+        const SlotRules *Found = findSlotRules(In);
+        std::string Where = pythonVersionName(V).str() + " " + Info->Name +
+                            " " + std::to_string(Arg);
+        if (!Found) {
+          EXPECT_TRUE(Same(Built, SlotRules())) << Where;
+          continue;
+        }
+        ++Rows;
+        EXPECT_TRUE(Same(Built, *Found)) << Where;
+        EXPECT_FALSE(Same(*Found, SlotRules())) << Where;
+      }
+    }
+  EXPECT_GT(Rows, 1000u);
+  Instruction Invalid{};
+  Invalid.Valid = false;
+  Invalid.Op = Opcode::RERAISE;
+  EXPECT_EQ(findSlotRules(Invalid), nullptr);
 }
 
 } // namespace

@@ -77,6 +77,34 @@ SlotRules getSlotRules(const Instruction &I);
 /// no; getSlotRules() then returns no rule).
 bool hasSlotRules(const Instruction &I);
 
+namespace detail {
+/// Where one version's opcode has its rows in the table built at start-up
+/// (SlotKinds.cpp): Count rows from First, those of the arguments the .def
+/// names first, the row of every other argument last; Count 0: no row.
+struct SlotRowSpan {
+  uint16_t First = 0;
+  uint16_t Count = 0;
+};
+/// Indexed by version * NumOpcodes + opcode.
+extern const SlotRowSpan *const TheSlotRowSpans;
+/// The row of \p Arg in span \p S (non-empty), null when it is empty.
+const SlotRules *findSlotRow(SlotRowSpan S, uint32_t Arg);
+} // namespace detail
+
+/// \p I's row as getSlotRules() gives it, or null when it has none or an
+/// empty one (which rules nothing): a pass that asks at every instruction
+/// pays one load for most and copies no row. The rows are built once, at
+/// start-up, per version, opcode and argument a row names (any other
+/// argument meets only the rows of every argument), and live as long as the
+/// program.
+inline const SlotRules *findSlotRules(const Instruction &I) {
+  if (!I.Valid)
+    return nullptr; // getSlotRules(): no row applies to an invalid one
+  detail::SlotRowSpan S =
+      detail::TheSlotRowSpans[unsigned(I.Ver) * NumOpcodes + unsigned(I.Op)];
+  return S.Count ? detail::findSlotRow(S, I.Arg) : nullptr;
+}
+
 /// The kind of a constant: None, a list (a live code object's), an unknown
 /// object (any other live object), otherwise another non-exception object.
 SlotKinds getConstKind(const Value &V);
