@@ -2,7 +2,9 @@
 
 #include "pyverify/Analysis/BlockStack.h"
 #include "pyverify/Analysis/ContextEvents.h"
+#include "pyverify/Analysis/MicroOps.h"
 #include "pyverify/Bytecode/ExceptionTableText.h"
+#include "pyverify/Bytecode/VersionOpcodes.h"
 
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/STLExtras.h"
@@ -75,6 +77,34 @@ BlockKind classify(const InstructionStream &Insts, int64_t At, bool Lasti) {
   return BlockKind::Unknown;
 }
 
+/// Per version and opcode byte: whether an instruction with that byte may
+/// be a with enter, by withEnterAt's own filter (it lowers to EnterWith, or
+/// to a Call where the version has a LoadSpecial to follow), built once
+/// from the lowering's tables. A byte that is no base opcode is none.
+/// findWithSites looks every instruction up here, with one load.
+struct EnterCandidates {
+  bool Kind[NumPythonVersions][256] = {};
+
+  EnterCandidates() {
+    for (PythonVersion V : AllPythonVersions) {
+      uint8_t Mask = classBit(LowersTo::EnterWith);
+      if (versionMayLowerTo(V, LowersTo::LoadSpecial))
+        Mask |= classBit(LowersTo::Call);
+      for (unsigned B = 0; B < 256; ++B) {
+        const OpcodeInfo *Info = getVersionOpcodeInfo(V, uint8_t(B));
+        if (!Info)
+          continue;
+        Instruction In{};
+        In.OpByte = uint8_t(B);
+        In.Op = Info->Op;
+        In.Ver = V;
+        In.Valid = true;
+        Kind[unsigned(V)][B] = lowersToClasses(In) & Mask;
+      }
+    }
+  }
+};
+
 /// Skips NOPs from instruction \p I.
 uint32_t skipNops(const InstructionStream &Insts, uint32_t I) {
   while (I < Insts.size() && Insts[I].is(Opcode::NOP))
@@ -116,12 +146,14 @@ std::vector<int32_t> BlockStack::classifyEntries() {
 void BlockStack::buildChains(const std::vector<int32_t> &Outer) {
   const DecodedCode &D = G->code();
   size_t NE = D.Table.size();
-  Chains.resize(NE + 1);
+  ChainStart.reserve(NE + 1);
+  ChainData.reserve(NE);
   // The entries on the chain being built; cleared after each chain by
   // resetting just its entries, so the cost stays that of the chains.
   llvm::BitVector Seen(NE);
+  llvm::SmallVector<uint32_t, 8> Chain;
   for (size_t E = 0; E < NE; ++E) {
-    llvm::SmallVector<uint32_t, 4> Chain;
+    Chain.clear();
     for (int32_t Cur = int32_t(E); Cur >= 0; Cur = Outer[Cur]) {
       if (Seen.test(Cur)) {
         Problems.push_back(
@@ -145,19 +177,19 @@ void BlockStack::buildChains(const std::vector<int32_t> &Outer) {
     }
     for (uint32_t Cur : Chain)
       Seen.reset(Cur);
-    std::reverse(Chain.begin(), Chain.end());
-    Chains[E] = std::move(Chain);
+    ChainStart.push_back(uint32_t(ChainData.size()));
+    ChainData.insert(ChainData.end(), Chain.rbegin(),
+                     Chain.rend()); // outermost first
   }
+  ChainStart.push_back(uint32_t(ChainData.size()));
 }
 
 /// Effective cover: uncovered NOPs inherit from where control comes from.
 void BlockStack::computeEffectiveCover() {
   const CFG &G = *this->G;
   const InstructionStream &Insts = G.code().Insts;
-  if (G.code().Table.empty()) {
-    Effective.assign(Insts.size(), -1); // no cover to carry over a NOP
-    return;
-  }
+  if (G.code().Table.empty())
+    return; // no cover to carry over a NOP: Effective stays empty
   Effective.resize(Insts.size());
   for (uint32_t I = 0; I < Insts.size(); ++I) {
     int32_t C = G.coverOf(I);
@@ -195,7 +227,14 @@ void BlockStack::findWithSites(const StackDepthResult &Depth) {
   const InstructionStream &Insts = D.Insts;
   // The size once: Sites.push_back may, for all the compiler knows, change it.
   const uint32_t N = uint32_t(Insts.size());
+  llvm::ArrayRef<Instruction> All = Insts.instructions();
+  // withEnterAt's own filter, hoisted (every instruction has the code's
+  // version): withEnterAt decides the few candidates, invalid ones included.
+  static const EnterCandidates Candidates;
+  const bool *Candidate = Candidates.Kind[unsigned(D.Code->Version)];
   for (uint32_t I = 0; I < N; ++I) {
+    if (!Candidate[All[I].OpByte])
+      continue;
     std::optional<WithEnter> Enter = withEnterAt(Insts, I);
     if (!Enter)
       continue;
@@ -230,6 +269,8 @@ void BlockStack::findWithSites(const StackDepthResult &Depth) {
       W.Handler = D.Table[W.BodyEntry].Target;
     Sites.push_back(W);
   }
+  if (Sites.empty())
+    return; // no site to index, none a block's handler leads to
   indexSitesByHandler();
   for (Block &B : Blocks)
     if (isWithKind(B.Kind))
@@ -252,9 +293,13 @@ void BlockStack::indexSitesByHandler() {
 BlockStack BlockStack::compute(const CFG &G, const StackDepthResult &Depth) {
   BlockStack S;
   S.G = &G;
-  std::vector<int32_t> Outer = S.classifyEntries();
-  S.buildChains(Outer);
-  S.computeEffectiveCover();
+  // Without a table there is no block to classify, chain or carry over a
+  // NOP: the steps would only allocate empty results.
+  if (!G.code().Table.empty()) {
+    std::vector<int32_t> Outer = S.classifyEntries();
+    S.buildChains(Outer);
+    S.computeEffectiveCover();
+  }
   S.findWithSites(Depth);
   return S;
 }

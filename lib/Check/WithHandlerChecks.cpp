@@ -285,6 +285,12 @@ void pyverify::checkBlockNesting(const BlockStack &BS,
 void pyverify::appendContextFindings(const CFG &G, const BlockStack &BS,
                                      const ContextBalanceResult &R,
                                      std::vector<Finding> &Out) {
+  // Without a with site every check of checkWithHandlers is silent (each
+  // judges a site, or an entry whose handler is a site's: siteForHandler is
+  // null), so with no pass finding and no nesting problem there is nothing
+  // to add, sort or copy (most code objects hold no with).
+  if (R.Findings.empty() && BS.withSites().empty() && BS.problems().empty())
+    return;
   std::vector<Finding> All = R.Findings;
   checkWithHandlers(G, BS, R, All);
   checkBlockNesting(BS, All);

@@ -90,7 +90,11 @@ public:
 
   /// Entries active at instruction \p Inst, outermost first.
   llvm::ArrayRef<uint32_t> chainAt(uint32_t Inst) const {
-    return Chains[ChainOfEntry(Inst)];
+    int32_t C = Effective.empty() ? -1 : Effective[Inst];
+    if (C < 0)
+      return {};
+    return llvm::ArrayRef<uint32_t>(ChainData).slice(
+        ChainStart[C], ChainStart[C + 1] - ChainStart[C]);
   }
   /// The block for table entry \p Entry.
   const Block &blockOf(uint32_t Entry) const { return Blocks[Entry]; }
@@ -120,8 +124,11 @@ private:
   void indexSitesByHandler();
 
   const CFG *G = nullptr;
-  std::vector<Block> Blocks;                          ///< Per table entry.
-  std::vector<llvm::SmallVector<uint32_t, 4>> Chains; ///< Per entry + 1 (none).
+  std::vector<Block> Blocks; ///< Per table entry.
+  /// Entry E's chain is ChainData[ChainStart[E] .. ChainStart[E + 1]): one
+  /// allocation for all chains, none without a table.
+  std::vector<uint32_t> ChainData;
+  std::vector<uint32_t> ChainStart; ///< Per entry + 1; empty without a table.
   std::vector<WithSite> Sites;
   /// Indices into Sites of the sites with a handler, sorted by (handler,
   /// index), and their handlers in the same order: siteIndicesForHandler().
@@ -129,12 +136,9 @@ private:
   std::vector<uint32_t> HandlerOfSitesByHandler;
   std::vector<std::pair<uint32_t, std::string>> Problems;
 
-  std::vector<int32_t> Effective; ///< Per instruction: entry whose chain.
-
-  size_t ChainOfEntry(uint32_t Inst) const {
-    int32_t C = Effective[Inst];
-    return C < 0 ? Blocks.size() : size_t(C);
-  }
+  /// Per instruction: the entry whose chain is in effect, -1 for none;
+  /// empty without a table (no instruction has a chain).
+  std::vector<int32_t> Effective;
 };
 
 } // namespace pyverify
