@@ -257,14 +257,14 @@ void reportBlock(const ContextTransfer &T, unsigned Node,
 /// the engine's post-visit hook.
 llvm::Expected<ContextBalanceResult> run(const CFG &G, const BlockStack &BS,
                                          bool Skip, CodeRole Role) {
-  ContextTransfer T(G, BS, Role);
   ContextBalanceResult Res;
   Res.NormalExits.resize(BS.withSites().size());
   // Nothing can enter or exit a context: every slot would stay untagged,
   // so the interpretation could only confirm that (no context is ever
   // active: ActiveBefore stays empty).
-  if (Skip && !T.involvesContexts())
+  if (Skip && !ContextTransfer::involvesContexts(G, BS, Role))
     return Res;
+  ContextTransfer T(G, BS, Role);
   Res.ActiveBefore.resize(T.Insts.size());
   Res.MaybeBefore.resize(T.Insts.size());
   ContextReport R{G, {}, Res.Findings, Res.NormalExits};

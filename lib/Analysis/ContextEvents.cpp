@@ -108,7 +108,8 @@ bool pyverify::isOutsideCompiledWithBody(const DecodedCode &D, uint32_t I,
   // [SWAP 3; SWAP 2] ... CALL 3, its exit two slots): I is one of them, and
   // the slot the sequence calls is ExitSlot.
   for (uint32_t K = I; K < Insts.size() && K <= I + 6; ++K) {
-    if (!isExitCallSequence(D, K))
+    // isExitCallSequence's first test, inline: the sequence ends in a CALL.
+    if (!Insts[K].is(Opcode::CALL) || !isExitCallSequence(D, K))
       continue;
     const int64_t Slots = traits(Insts[K].Ver).WithExitSlots;
     uint32_t Consts = K - 3 - (traits(Insts[K].Ver).PrecallBeforeCall ? 1 : 0);

@@ -29,9 +29,8 @@ using namespace pyverify::balance;
 
 ContextTransfer::ContextTransfer(const CFG &G, const BlockStack &BS,
                                  CodeRole Role)
-    : G(G), D(G.code()), Insts(D.Insts), BS(BS), Role(Role) {
-  findManagerLocals();
-}
+    : G(G), D(G.code()), Insts(D.Insts), BS(BS), Role(Role),
+      ManagerLocals(managerLocals(D, Role)) {}
 
 ContextState ContextTransfer::entryState() const {
   return ContextState::entry(unsigned(entryStackDepth(*D.Code)));
@@ -525,26 +524,36 @@ struct EventOpcodes {
 };
 } // namespace
 
-bool ContextTransfer::involvesContexts() const {
-  if (!ManagerLocals.empty() || !BS.withSites().empty())
+bool ContextTransfer::involvesContexts(const CFG &G, const BlockStack &BS,
+                                       CodeRole Role) {
+  if (!BS.withSites().empty())
     return true;
+  const DecodedCode &D = G.code();
+  const InstructionStream &Insts = D.Insts;
   static const EventOpcodes Events;
   // By opcode byte in the code's version: a byte that is no base opcode
   // (an invalid instruction) is no event.
   const uint8_t *Kind = Events.Kind[unsigned(D.Code->Version)];
+  // The exit sequence's call takes the exit's slots and self: its argument,
+  // tested first, rules out almost every call.
+  const uint32_t SequenceArg = 1u + traits(D.Code->Version).WithExitSlots;
   llvm::ArrayRef<Instruction> All = Insts.instructions();
   for (size_t I = 0, N = All.size(); I < N; ++I)
     if (uint8_t K = Kind[All[I].OpByte];
-        K && ((K & EventOpcodes::Always) || isExitCallSequence(uint32_t(I))))
+        K && ((K & EventOpcodes::Always) ||
+              (All[I].Arg == SequenceArg &&
+               pyverify::isExitCallSequence(D, uint32_t(I)))))
       return true;
-  return false;
+  // Last, as the scan above answers most code that holds a context.
+  return !managerLocals(D, Role).empty();
 }
 
-void ContextTransfer::findManagerLocals() {
-  if (Role == CodeRole::Plain) {
-    ManagerLocals = pairedManagerLocals(D);
-    return;
-  }
+llvm::SmallVector<uint32_t, 2>
+ContextTransfer::managerLocals(const DecodedCode &D, CodeRole Role) {
+  if (Role == CodeRole::Plain)
+    return pairedManagerLocals(D);
+  const InstructionStream &Insts = D.Insts;
+  llvm::SmallVector<uint32_t, 2> Locals;
   // Emitted code: the local whose method the recogniser tracks, which the
   // instruction before the load pushed last (LOAD_FAST, LOAD_FAST_CHECK,
   // LOAD_FAST_LOAD_FAST's second).
@@ -554,13 +563,10 @@ void ContextTransfer::findManagerLocals() {
     MicroOps Obj = lowerInstruction(Insts[I - 1]);
     const auto *L =
         Obj.empty() ? nullptr : std::get_if<uop::LoadLocal>(&Obj.back());
-    if (L && !llvm::is_contained(ManagerLocals, L->Local))
-      ManagerLocals.push_back(L->Local);
+    if (L && !llvm::is_contained(Locals, L->Local))
+      Locals.push_back(L->Local);
   }
-}
-
-bool ContextTransfer::isExitCallSequence(uint32_t I) const {
-  return pyverify::isExitCallSequence(D, I);
+  return Locals;
 }
 
 // --- Names for messages -----------------------------------------------------

@@ -91,8 +91,11 @@ public:
   void leaving(const ContextState &S, uint32_t I, bool ByException,
                ContextReport *R) const;
 
-  /// Whether anything in the code can enter or exit a context.
-  bool involvesContexts() const;
+  /// Whether anything in \p G's code can enter or exit a context in role
+  /// \p Role: a with site of \p BS, an event opcode, a manager local. Asked
+  /// before a ContextTransfer is built (most code objects hold no context).
+  static bool involvesContexts(const CFG &G, const BlockStack &BS,
+                               CodeRole Role);
 
   /// "40 CALL 2": instruction \p I for messages.
   std::string describe(uint32_t I) const;
@@ -207,11 +210,15 @@ private:
   llvm::StringRef nameAt(uint32_t Name) const;
   /// LOAD_CONST None x3 and PRECALL 2 just before CALL 2 at \p I: the
   /// compiler's __exit__(None, None, None) sequence.
-  bool isExitCallSequence(uint32_t I) const;
+  bool isExitCallSequence(uint32_t I) const {
+    return pyverify::isExitCallSequence(D, I);
+  }
   bool tracked(const ContextState &S, uint32_t Local) const {
     return S.findLocal(Local) != nullptr;
   }
-  void findManagerLocals();
+  /// The ManagerLocals of \p D in role \p Role.
+  static llvm::SmallVector<uint32_t, 2> managerLocals(const DecodedCode &D,
+                                                      CodeRole Role);
 
   /// Locals whose explicit enters and exits are context events
   /// (isTrackedManagerAttribute): in plain code those whose __enter__ and

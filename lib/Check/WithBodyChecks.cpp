@@ -6,6 +6,7 @@
 #include "pyverify/Bytecode/RaiseModel.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <optional>
@@ -28,6 +29,21 @@ std::string describeEntry(const DecodedCode &D, int64_t K) {
                        E.End - 2, E.Target, E.Depth, E.Lasti ? " lasti" : "");
 }
 
+/// withEnterAt of each context id met (an enter instruction), asked once:
+/// the same few contexts are active across a whole with body.
+struct EnterCache {
+  const InstructionStream &Insts;
+  llvm::SmallVector<std::pair<uint32_t, std::optional<WithEnter>>, 4> Known;
+
+  std::optional<WithEnter> of(uint32_t Ctx) {
+    for (const auto &[Id, E] : Known)
+      if (Id == Ctx)
+        return E;
+    Known.push_back({Ctx, withEnterAt(Insts, Ctx)});
+    return Known.back().second;
+  }
+};
+
 } // namespace
 
 void pyverify::checkWithBodyCoverage(const DecodedCode &D,
@@ -46,6 +62,7 @@ void pyverify::checkWithBodyCoverage(const DecodedCode &D,
       Reported.insert(F.Offset);
   std::vector<Finding> New;
   std::optional<Run> Cur;
+  EnterCache Enters{Insts, {}};
   auto Flush = [&] {
     if (!Cur)
       return;
@@ -91,7 +108,7 @@ void pyverify::checkWithBodyCoverage(const DecodedCode &D,
     std::optional<Run> Lost;
     bool Innermost = true;
     for (size_t K = Active.size(); K-- > 0 && !Offs.empty() && !Lost;) {
-      std::optional<WithEnter> Enter = withEnterAt(Insts, Active[K]);
+      std::optional<WithEnter> Enter = Enters.of(Active[K]);
       if (!Enter)
         continue;
       const std::optional<int64_t> &Dp = Depth.Before[Active[K]];
