@@ -55,7 +55,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
-#include <queue>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -109,19 +108,21 @@ EdgeLists<EdgeRefOf<Graph>> collectSuccessors(const Graph &G) {
   return Out;
 }
 
-/// Reverse post-order of the nodes reachable from \p Entry; unreachable
-/// nodes follow in index order. Iterative, so deep graphs cannot overflow
-/// the call stack.
+/// Reverse post-order of the nodes reachable from \p Entry, into \p Post;
+/// unreachable nodes follow in index order. Iterative, so deep graphs
+/// cannot overflow the call stack; a small graph's search allocates
+/// nothing (inline buffers).
 template <typename Graph, typename EdgeLists>
-std::vector<unsigned> reversePostOrder(const Graph &G, const EdgeLists &Succ,
-                                       unsigned Entry) {
+void reversePostOrder(const Graph &G, const EdgeLists &Succ, unsigned Entry,
+                      llvm::SmallVectorImpl<unsigned> &Post) {
   unsigned N = Succ.size();
-  std::vector<unsigned> Post;
+  Post.clear();
   Post.reserve(N);
   llvm::BitVector Seen(N);
-  std::vector<std::pair<unsigned, unsigned>> Stack; // node, next edge index
-  Stack.reserve(N); // each node is pushed at most once
+  // node, next edge index; each node is pushed at most once
+  llvm::SmallVector<std::pair<unsigned, unsigned>, 32> Stack;
   if (N) {
+    Stack.reserve(N);
     Seen.set(Entry);
     Stack.push_back({Entry, 0});
   }
@@ -139,10 +140,19 @@ std::vector<unsigned> reversePostOrder(const Graph &G, const EdgeLists &Succ,
     }
   }
   std::reverse(Post.begin(), Post.end());
-  for (unsigned I = 0; I < N; ++I)
-    if (!Seen.test(I))
-      Post.push_back(I);
-  return Post;
+  if (Post.size() < N)
+    for (unsigned I = 0; I < N; ++I)
+      if (!Seen.test(I))
+        Post.push_back(I);
+}
+
+/// The same order as a vector.
+template <typename Graph, typename EdgeLists>
+std::vector<unsigned> reversePostOrder(const Graph &G, const EdgeLists &Succ,
+                                       unsigned Entry) {
+  llvm::SmallVector<unsigned, 32> Post;
+  reversePostOrder(G, Succ, Entry, Post);
+  return std::vector<unsigned>(Post.begin(), Post.end());
 }
 
 template <typename Graph, typename Analysis>
@@ -160,10 +170,13 @@ runForwardFixpoint(const Graph &G, const Analysis &A, FixpointOptions Opts = {},
   uint64_t MaxVisits =
       Opts.MaxVisits ? Opts.MaxVisits : std::max<uint64_t>(4096, 64ull * N);
 
+  // The engine's own arrays: inline for a small graph (most code objects'
+  // CFGs), so a run allocates only the result.
   auto Succ = collectSuccessors(G);
   unsigned Entry = G.entryNode();
-  std::vector<unsigned> Order = reversePostOrder(G, Succ, Entry);
-  std::vector<unsigned> Priority(N);
+  llvm::SmallVector<unsigned, 32> Order;
+  reversePostOrder(G, Succ, Entry, Order);
+  llvm::SmallVector<unsigned, 32> Priority(N);
   for (unsigned I = 0; I < N; ++I)
     Priority[Order[I]] = I;
   // Loop heads: targets of retreating edges in the RPO numbering.
@@ -173,17 +186,21 @@ runForwardFixpoint(const Graph &G, const Analysis &A, FixpointOptions Opts = {},
       if (Priority[G.edgeTarget(E)] <= Priority[S])
         IsHead.set(G.edgeTarget(E));
 
-  std::vector<unsigned> HeadVisits(N, 0);
+  llvm::SmallVector<unsigned, 32> HeadVisits(N, 0);
+  // The worklist: the priorities of the queued nodes, each node at most
+  // once; the next visit is the smallest, so it is a set of bits, and Low
+  // is at or below its first (a visit queues a node before it -- a
+  // retreating edge -- only by lowering Low).
   llvm::BitVector Queued(N);
-  std::priority_queue<unsigned, std::vector<unsigned>, std::greater<unsigned>>
-      Work;
+  unsigned Low = 0;
   R.In[Entry] = A.entryState();
-  Work.push(Priority[Entry]);
-  Queued.set(Entry);
-  while (!Work.empty()) {
-    unsigned Node = Order[Work.top()];
-    Work.pop();
-    Queued.reset(Node);
+  Queued.set(Priority[Entry]);
+  Low = Priority[Entry];
+  for (int P = Queued.find_first_in(Low, N); P >= 0;
+       P = Queued.find_first_in(Low, N)) {
+    unsigned Node = Order[unsigned(P)];
+    Queued.reset(unsigned(P));
+    Low = unsigned(P);
     if (++R.Visits > MaxVisits)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
@@ -202,11 +219,11 @@ runForwardFixpoint(const Graph &G, const Analysis &A, FixpointOptions Opts = {},
         Changed = R.In[T].widen(S);
       else
         Changed = R.In[T].join(S);
-      if (Changed && !Queued.test(T)) {
+      if (Changed && !Queued.test(Priority[T])) {
         if (IsHead.test(T))
           ++HeadVisits[T];
-        Queued.set(T);
-        Work.push(Priority[T]);
+        Queued.set(Priority[T]);
+        Low = std::min(Low, Priority[T]);
       }
     }
   }
