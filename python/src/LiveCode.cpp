@@ -5,6 +5,7 @@
 #include <marshal.h>
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 #include <optional>
@@ -31,17 +32,26 @@ private:
   /// reader's explicit stack, so nesting costs heap, not C stack (a Python
   /// thread's stack can be 32 KiB).
   struct Frame {
-    PyObject *Obj;
+    PyObject *Obj = nullptr;
     /// The code object whose co_consts these are (null for a container);
     /// Owned holds it unless it is the caller's root.
     CodeObject *Code = nullptr;
     std::shared_ptr<CodeObject> Owned;
     SequenceKind Kind = SequenceKind::Tuple;
-    std::vector<PyObject *> Elems; ///< Borrowed: Obj holds them.
+    /// The items to read, borrowed: a tuple's own item array (a tuple is
+    /// immutable and Obj holds it, so no copy is needed), or null when they
+    /// are in OwnedElems (a frozenset's in marshal order, a slice's three).
+    PyObject *const *Elems = nullptr;
+    size_t NumElems = 0;
+    std::vector<PyObject *> OwnedElems;
     std::vector<Value> Items;
-    unsigned ItemDepth = 0; ///< The nesting depth of Elems.
+    unsigned ItemDepth = 0; ///< The nesting depth of the items.
+
+    PyObject *elem(size_t I) const { return Elems ? Elems[I] : OwnedElems[I]; }
   };
-  std::vector<Frame> Stack;
+  /// Inline room for the root's frame and one container: a typical code
+  /// object's read allocates no frame.
+  llvm::SmallVector<Frame, 2> Stack;
 
   /// Reads the fields of \p Obj other than co_consts into \p C and pushes
   /// the frame that reads its constants at \p ConstDepth.
@@ -49,10 +59,12 @@ private:
                  std::shared_ptr<CodeObject> Owned, unsigned ConstDepth);
   /// Reads frames until the stack is empty.
   bool drain();
-  /// A constant at \p Depth: 1 with \p Out set for a finished value (a
-  /// scalar, a string, an opaque value or one already converted), 0 after
-  /// pushing a Frame for its items, -1 with a Python exception set.
-  int readValue(PyObject *Obj, unsigned Depth, std::optional<Value> &Out);
+  /// A constant at \p Depth: 1 after appending it to \p Out when it is
+  /// finished (a scalar, a string, an opaque value or one already
+  /// converted), 0 after pushing a Frame for its items (\p Out, which may
+  /// be a frame's, is then not touched: the push may have moved it), -1
+  /// with a Python exception set.
+  int readValue(PyObject *Obj, unsigned Depth, std::vector<Value> &Out);
   bool readStr(PyObject *Obj, std::string &Out, const char *Field) {
     Out.clear();
     return appendStr(Obj, Out, Field);
@@ -73,8 +85,12 @@ private:
   /// Containers and code objects already converted (the code object holds
   /// references to all of them for the whole conversion, so pointers are
   /// stable keys). Most code objects have a few such constants at most: the
-  /// inline buckets spare an allocation per call.
-  llvm::SmallDenseMap<PyObject *, Value, 8> Seen;
+  /// inline buckets spare an allocation per call. Made on the first such
+  /// constant: many code objects have none, and then neither fill nor scan
+  /// the buckets.
+  using SeenMap = llvm::SmallDenseMap<PyObject *, Value, 8>;
+  std::optional<SeenMap> Seen;
+  SeenMap &seen() { return Seen ? *Seen : Seen.emplace(); }
 };
 
 bool Reader::appendStr(PyObject *Obj, std::string &Out, const char *Field) {
@@ -262,27 +278,26 @@ Value Reader::opaque(PyObject *Obj, std::shared_ptr<std::string> Repr) {
       std::move(Repr)};
 }
 
-int Reader::readValue(PyObject *Obj, unsigned Depth,
-                      std::optional<Value> &Out) {
+int Reader::readValue(PyObject *Obj, unsigned Depth, std::vector<Value> &Out) {
   if (Depth > pyverify::python::MaxConstDepth) {
     PyErr_Format(PyExc_ValueError, "constants nested deeper than %u levels",
                  pyverify::python::MaxConstDepth);
     return -1;
   }
   if (Obj == Py_None) {
-    Out.emplace(NoneValue{});
+    Out.emplace_back(NoneValue{});
     return 1;
   }
   if (Obj == Py_Ellipsis) {
-    Out.emplace(EllipsisValue{});
+    Out.emplace_back(EllipsisValue{});
     return 1;
   }
   if (Obj == PyExc_StopIteration) {
-    Out.emplace(StopIterationValue{});
+    Out.emplace_back(StopIterationValue{});
     return 1;
   }
   if (Obj == Py_True || Obj == Py_False) {
-    Out.emplace(Obj == Py_True);
+    Out.emplace_back(Obj == Py_True);
     return 1;
   }
   PyTypeObject *Type = Py_TYPE(Obj);
@@ -292,7 +307,7 @@ int Reader::readValue(PyObject *Obj, unsigned Depth,
     if (!Overflow) {
       if (V == -1 && PyErr_Occurred())
         return -1;
-      Out.emplace(int64_t(V));
+      Out.emplace_back(int64_t(V));
       return 1;
     }
     // Magnitude as little-endian bytes, then marshal's base-2^15 digits.
@@ -329,37 +344,38 @@ int Reader::readValue(PyObject *Obj, unsigned Depth,
       B.Digits.push_back(uint16_t(Acc));
     while (!B.Digits.empty() && B.Digits.back() == 0)
       B.Digits.pop_back();
-    Out.emplace(std::move(B));
+    Out.emplace_back(std::move(B));
     return 1;
   }
   if (Type == &PyFloat_Type) {
-    Out.emplace(PyFloat_AS_DOUBLE(Obj));
+    Out.emplace_back(PyFloat_AS_DOUBLE(Obj));
     return 1;
   }
   if (Type == &PyComplex_Type) {
     Py_complex C = PyComplex_AsCComplex(Obj);
-    Out.emplace(std::complex<double>(C.real, C.imag));
+    Out.emplace_back(std::complex<double>(C.real, C.imag));
     return 1;
   }
   if (Type == &PyBytes_Type) {
     std::shared_ptr<std::string> S = newPayload();
     S->assign(PyBytes_AS_STRING(Obj), size_t(PyBytes_GET_SIZE(Obj)));
-    Out.emplace(BytesValue{std::move(S)});
+    Out.emplace_back(BytesValue{std::move(S)});
     return 1;
   }
   if (Type == &PyUnicode_Type) {
     std::shared_ptr<std::string> S = newPayload();
     if (!readStr(Obj, *S, "a constant"))
       return -1;
-    Out.emplace(StrValue{std::move(S)});
+    Out.emplace_back(StrValue{std::move(S)});
     return 1;
   }
 
   // Composite values: convert each distinct object once.
-  if (auto It = Seen.find(Obj); It != Seen.end()) {
-    Out.emplace(It->second);
-    return 1;
-  }
+  if (Seen)
+    if (auto It = Seen->find(Obj); It != Seen->end()) {
+      Out.emplace_back(It->second);
+      return 1;
+    }
   if (PyCode_Check(Obj)) {
     auto *Code = reinterpret_cast<PyCodeObject *>(Obj);
     if (Recursive) {
@@ -378,28 +394,32 @@ int Reader::readValue(PyObject *Obj, unsigned Depth,
     Repr->append("\", line ");
     Repr->append(std::to_string(Code->co_firstlineno));
     Repr->push_back('>');
-    Out.emplace(opaque(Obj, std::move(Repr)));
-    Seen.try_emplace(Obj, *Out);
+    Out.emplace_back(opaque(Obj, std::move(Repr)));
+    seen().try_emplace(Obj, Out.back());
     return 1;
   }
   if (Type == &PyTuple_Type || Type == &PyFrozenSet_Type ||
       Type == &PySlice_Type) {
-    Frame F{Obj};
+    Frame F;
+    F.Obj = Obj;
     if (Type == &PyTuple_Type) {
-      auto *T = reinterpret_cast<PyTupleObject *>(Obj);
-      F.Elems.assign(T->ob_item, T->ob_item + PyTuple_GET_SIZE(Obj));
-    } else if (Type == &PySlice_Type) { // 3.14's constant slices
-      auto *S = reinterpret_cast<PySliceObject *>(Obj);
-      F.Kind = SequenceKind::Slice;
-      F.Elems = {S->start, S->stop, S->step};
+      F.Elems = reinterpret_cast<PyTupleObject *>(Obj)->ob_item;
+      F.NumElems = size_t(PyTuple_GET_SIZE(Obj));
     } else {
-      F.Kind = SequenceKind::FrozenSet;
-      if (!frozenSetInMarshalOrder(Obj, F.Elems))
-        return -1;
+      if (Type == &PySlice_Type) { // 3.14's constant slices
+        auto *S = reinterpret_cast<PySliceObject *>(Obj);
+        F.Kind = SequenceKind::Slice;
+        F.OwnedElems = {S->start, S->stop, S->step};
+      } else {
+        F.Kind = SequenceKind::FrozenSet;
+        if (!frozenSetInMarshalOrder(Obj, F.OwnedElems))
+          return -1;
+      }
+      F.NumElems = F.OwnedElems.size();
     }
-    F.Items.reserve(F.Elems.size());
+    F.Items.reserve(F.NumElems);
     F.ItemDepth = Depth + 1;
-    Stack.push_back(std::move(F));
+    Stack.push_back(std::move(F)); // Out may move: not touched again.
     return 0;
   }
 
@@ -412,8 +432,8 @@ int Reader::readValue(PyObject *Obj, unsigned Depth,
   Py_DECREF(Repr);
   if (!Ok)
     return -1;
-  Out.emplace(opaque(Obj, std::move(Text)));
-  Seen.try_emplace(Obj, *Out);
+  Out.emplace_back(opaque(Obj, std::move(Text)));
+  seen().try_emplace(Obj, Out.back());
   return 1;
 }
 
@@ -474,28 +494,28 @@ bool Reader::beginCode(PyObject *Obj, CodeObject &C,
     PyErr_SetString(PyExc_TypeError, "co_consts is not a tuple");
     return false;
   }
-  Frame F{Obj, &C, std::move(Owned)};
-  auto *T = reinterpret_cast<PyTupleObject *>(Consts);
-  F.Elems.assign(T->ob_item, T->ob_item + PyTuple_GET_SIZE(Consts));
+  Frame &F = Stack.emplace_back();
+  F.Obj = Obj;
+  F.Code = &C;
+  F.Owned = std::move(Owned);
+  F.Elems = reinterpret_cast<PyTupleObject *>(Consts)->ob_item;
+  F.NumElems = size_t(PyTuple_GET_SIZE(Consts));
   F.Items.swap(C.Consts); // Keeps the root's capacity from read to read.
-  F.Items.reserve(F.Elems.size());
+  F.Items.reserve(F.NumElems);
   F.ItemDepth = ConstDepth;
-  Stack.push_back(std::move(F));
   return true;
 }
 
 bool Reader::drain() {
   while (!Stack.empty()) {
     Frame &F = Stack.back();
-    if (F.Items.size() < F.Elems.size()) {
-      std::optional<Value> V;
-      int R = readValue(F.Elems[F.Items.size()], F.ItemDepth, V);
-      if (R < 0) {
+    if (F.Items.size() < F.NumElems) {
+      // The value goes straight into F.Items (readValue leaves them alone
+      // when it pushes a frame instead).
+      if (readValue(F.elem(F.Items.size()), F.ItemDepth, F.Items) < 0) {
         Stack.clear();
         return false;
       }
-      if (R > 0)
-        Stack.back().Items.push_back(std::move(*V)); // No frame was pushed.
       continue;
     }
     // All items read: the value goes to the frame below (none: the root).
@@ -513,7 +533,7 @@ bool Reader::drain() {
     Stack.pop_back();
     if (!Done)
       continue;
-    Seen.try_emplace(Obj, *Done);
+    seen().try_emplace(Obj, *Done);
     Stack.back().Items.push_back(std::move(*Done));
   }
   return true;
