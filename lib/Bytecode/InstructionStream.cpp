@@ -132,14 +132,30 @@ const ByteFactsTable &byteFacts() {
 /// instructions and findings carry byte offsets (2 * U).
 class Decoder {
 public:
-  Decoder(llvm::StringRef Code, PythonVersion V,
-          std::vector<Instruction> &Insts, std::vector<uint32_t> &UnitToIndex,
-          bool &HasErrors, std::vector<Finding> &Findings)
+  Decoder(llvm::StringRef Code, PythonVersion V, bool &HasErrors,
+          std::vector<Finding> &Findings)
       : Code(Code), NumUnits(Code.size() / 2), V(V),
-        ExtendedArg(extendedArgByte(V)), Insts(Insts), UnitToIndex(UnitToIndex),
-        HasErrors(HasErrors), Findings(Findings) {}
+        ExtendedArg(extendedArgByte(V)), HasErrors(HasErrors),
+        Findings(Findings) {}
 
   size_t numUnits() const { return NumUnits; }
+  /// Allocates the unit map and room for \p Bound instructions (the map is
+  /// not cleared: every unit's entry is written, and only those are read).
+  void allocate(size_t Bound) {
+    Cap = Bound;
+    Buffer.reset(new uint64_t[mapWords() + Cap * InstWords]);
+    UnitToIndex = reinterpret_cast<uint32_t *>(Buffer.get());
+    Insts = reinterpret_cast<Instruction *>(Buffer.get() + mapWords());
+  }
+  /// Hands the buffer and what fills it to \p Buf, \p I, \p N and \p Map
+  /// (the stream's); the decoder's pointers stay valid (resolveJumps).
+  void release(std::unique_ptr<uint64_t[]> &Buf, Instruction *&I, size_t &N,
+               uint32_t *&Map) {
+    Buf = std::move(Buffer);
+    I = Insts;
+    N = Made;
+    Map = UnitToIndex;
+  }
   /// An instruction as the decoder starts from: V's, and default.
   Instruction blank() const {
     Instruction I{};
@@ -153,7 +169,7 @@ public:
   /// 0): countNonZeroUnits() less this is the cache units that are not
   /// zero.
   size_t nonZeroNonCacheUnits() const {
-    return Insts.size() + SlowExtraUnits - ZeroOpcodeUnits;
+    return Made + SlowExtraUnits - ZeroOpcodeUnits;
   }
   /// Forgets what decodeAll() did (its findings are past \p NumFindings), to
   /// run it again.
@@ -167,8 +183,13 @@ private:
   size_t NumUnits;
   PythonVersion V;
   uint8_t ExtendedArg; ///< V's EXTENDED_ARG byte.
-  std::vector<Instruction> &Insts;
-  std::vector<uint32_t> &UnitToIndex;
+  /// The unit map (mapWords() words), then room for Cap instructions, of
+  /// which the first Made are made once decodeAll() returns (placement new:
+  /// what is not made is never read, so none of it is cleared first).
+  std::unique_ptr<uint64_t[]> Buffer;
+  uint32_t *UnitToIndex = nullptr;
+  Instruction *Insts = nullptr;
+  size_t Made = 0, Cap = 0;
   bool &HasErrors;
   std::vector<Finding> &Findings;
   /// Indices of the valid jumps, in order: resolveJumps() visits only them.
@@ -198,6 +219,13 @@ private:
   LLVM_ATTRIBUTE_NOINLINE void reportCaches(const Instruction &I,
                                             const VersionOpcodeInfo &CacheInfo,
                                             size_t U);
+  static constexpr size_t InstWords = sizeof(Instruction) / sizeof(uint64_t);
+  static_assert(sizeof(Instruction) % sizeof(uint64_t) == 0 &&
+                alignof(Instruction) <= alignof(uint64_t));
+  size_t mapWords() const;
+  /// Room for at least \p N instructions: a larger buffer, when needed,
+  /// with the map and the first \p NumMade instructions.
+  void reserve(size_t N, size_t NumMade);
   void mapUnits(size_t From, size_t To, size_t Index) {
     for (size_t K = From; K < To; ++K)
       UnitToIndex[K] = uint32_t(Index);
@@ -211,6 +239,19 @@ private:
 /// own mapping overwrites them).
 static constexpr size_t MapSlack = 11;
 
+size_t Decoder::mapWords() const { return (NumUnits + MapSlack + 1) / 2; }
+
+void Decoder::reserve(size_t N, size_t NumMade) {
+  if (N <= Cap)
+    return;
+  std::unique_ptr<uint64_t[]> Old = std::move(Buffer);
+  Instruction *OldInsts = Insts;
+  allocate(std::max(N, 2 * Cap));
+  std::memcpy(Buffer.get(), Old.get(), mapWords() * sizeof(uint64_t));
+  for (size_t I = 0; I < NumMade; ++I)
+    new (Insts + I) Instruction(OldInsts[I]);
+}
+
 void Decoder::checkLength() {
   if (Code.size() % 2)
     report(CheckId::BytecodeDecode, uint32_t(Code.size() - 1),
@@ -219,12 +260,12 @@ void Decoder::checkLength() {
                          Code.size()));
 }
 
-/// Every instruction in one loop, into Insts, which holds blank()
-/// instructions from index Count on, at least as many as the code has
-/// opcode units that are not 00 00 or that decodeSlow() has met (the
-/// instructions of the inline path take distinct units that are not 00 00:
-/// a valid opcode's; decodeSlow() grows Insts by one for an opcode unit that
-/// is), so the inline path never runs out of room. An instruction with no
+/// Every instruction in one loop, into Insts, which has room from index
+/// Count on for at least as many instructions as the code has opcode units
+/// that are not 00 00 or that decodeSlow() has met (the instructions of the
+/// inline path take distinct units that are not 00 00: a valid opcode's;
+/// decodeSlow() makes room for one more for an opcode unit that is), so the
+/// inline path never runs out of room. An instruction with no
 /// prefix whose opcode is valid and whose caches fit is decoded inline;
 /// anything else (prefixes, a bad opcode, truncated caches) by decodeSlow().
 /// Findings come in the order of the units they are about. Without \p
@@ -236,8 +277,8 @@ template <bool CheckCaches> void Decoder::decodeAll() {
   const size_t N = NumUnits;
   const PythonVersion Ver = V;
   const ByteFacts *Facts = byteFacts()[unsigned(Ver)].data();
-  uint32_t *Map = UnitToIndex.data();
-  Instruction *Out = Insts.data();
+  uint32_t *Map = UnitToIndex;
+  Instruction *Out = Insts;
   size_t Count = 0;
   size_t U = 0;
   while (U < N) {
@@ -246,17 +287,21 @@ template <bool CheckCaches> void Decoder::decodeAll() {
     size_t End = U + 1 + F.Caches;
     if (LLVM_UNLIKELY(!(F.Flags & ByteFacts::Inline) || End > N)) {
       std::tie(U, Count) = decodeSlow(U, Count);
-      Out = Insts.data();
+      Out = Insts; // reserve() may have moved both
+      Map = UnitToIndex;
       continue;
     }
-    assert(Count < Insts.size() && "room for every instruction");
+    assert(Count < Cap && "room for every instruction");
     uint8_t ArgByte = Bytes[2 * U + 1];
-    Instruction &I = Out[Count];
+    // Default-initialised: the members with a default get it, blank()'s
+    // (but Ver), the rest are set here; no blank one is copied first.
+    Instruction &I = *new (Out + Count) Instruction;
     I.Start = I.Offset = uint32_t(2 * U);
     I.End = uint32_t(2 * End);
     I.Arg = (F.Flags & ByteFacts::TakesArg) ? ArgByte : 0;
     I.OpByte = B;
-    I.Op = F.Op; // Ver: blank()'s
+    I.Op = F.Op;
+    I.Ver = Ver;
     if (LLVM_UNLIKELY(!(F.Flags & ByteFacts::TakesArg) && ArgByte))
       reportArgument(I, *getVersionOpcodeInfo(Ver, B), ArgByte);
     if (CheckCaches && !allZero(Bytes + 2 * U + 2, F.Caches))
@@ -274,15 +319,13 @@ template <bool CheckCaches> void Decoder::decodeAll() {
     ++Count;
     U = End;
   }
-  Insts.resize(Count);
+  Made = Count;
 }
 
 void Decoder::restart(size_t NumFindings, bool HadErrors) {
   Findings.erase(Findings.begin() + NumFindings, Findings.end());
   HasErrors = HadErrors;
-  size_t Bound = Insts.capacity();
-  Insts.clear();
-  Insts.resize(Bound, blank());
+  Made = 0;
   Jumps.clear();
   SlowExtraUnits = ZeroOpcodeUnits = 0;
 }
@@ -292,8 +335,8 @@ void Decoder::restart(size_t NumFindings, bool HadErrors) {
 /// caches that run past the end (or Insts full). Returns the unit after it
 /// and the instructions made.
 std::pair<size_t, size_t> Decoder::decodeSlow(size_t U, size_t Count) {
-  if (Count == Insts.size()) // not by the bound (decodeAll): a safety net
-    Insts.push_back(blank());
+  reserve(Count + 1, Count); // not by the bound (decodeAll): a safety net
+  new (Insts + Count) Instruction(blank());
   size_t Start = U;
   uint32_t Arg = 0;
   unsigned Prefixes = foldPrefixes(U, Arg);
@@ -306,9 +349,9 @@ std::pair<size_t, size_t> Decoder::decodeSlow(size_t U, size_t Count) {
   SlowExtraUnits += Prefixes;
   if (!byte(U, 0) && !byte(U, 1)) {
     ++ZeroOpcodeUnits;
-    Insts.push_back(blank()); // room: decodeAll()
+    reserve(Cap + 1, Count + 1); // room: decodeAll()
   }
-  Instruction &I = Insts[Count];
+  Instruction &I = Insts[Count]; // reserve() may have moved it
   I.Start = uint32_t(2 * Start);
   I.Ver = V;
   I.Offset = uint32_t(2 * U);
@@ -456,8 +499,7 @@ void Decoder::checkSkipped(const InstructionStream &S, Instruction &I,
   int64_t At = S.indexAtStart(uint64_t(I.Target));
   unsigned Units = 0;
   for (unsigned K = 0; Units < J.JumpSkip; ++K, ++At) {
-    const Instruction *In =
-        At < int64_t(Insts.size()) ? &Insts[size_t(At)] : nullptr;
+    const Instruction *In = At < int64_t(Made) ? &Insts[size_t(At)] : nullptr;
     if (!In || K >= std::size(Expected) || !In->is(Expected[K]) ||
         In->NumPrefixes) {
       I.TargetValid = false;
@@ -487,15 +529,14 @@ InstructionStream InstructionStream::decode(llvm::StringRef Code,
                                             std::vector<Finding> &Findings,
                                             PythonVersion V) {
   InstructionStream S;
-  Decoder D(Code, V, S.Insts, S.UnitToIndex, S.HasErrors, Findings);
+  Decoder D(Code, V, S.HasErrors, Findings);
   S.CodeBytes = uint32_t(D.numUnits() * 2);
-  S.UnitToIndex.resize(D.numUnits() + MapSlack);
   D.checkLength();
   size_t NonZero = countNonZeroUnits(Code.bytes_begin(), D.numUnits());
   // The count bounds the instructions only while no opcode or prefix unit
   // can be 00 00 (decodeAll).
   bool Counted = !getVersionOpcodeInfo(V, 0) && extendedArgByte(V) != 0;
-  S.Insts.resize(Counted ? NonZero : D.numUnits(), D.blank());
+  D.allocate(Counted ? NonZero : D.numUnits());
   size_t NumFindings = Findings.size();
   bool HadErrors = S.HasErrors;
   if (Counted)
@@ -505,6 +546,32 @@ InstructionStream InstructionStream::decode(llvm::StringRef Code,
     D.restart(NumFindings, HadErrors);
     D.decodeAll</*CheckCaches=*/true>();
   }
+  D.release(S.Buffer, S.Insts, S.NumInsts, S.UnitToIndex);
   D.resolveJumps(S);
   return S;
+}
+
+InstructionStream::InstructionStream(const InstructionStream &O)
+    : NumInsts(O.NumInsts), CodeBytes(O.CodeBytes), HasErrors(O.HasErrors) {
+  // The map's entries past the code are not copied: nothing reads them.
+  size_t MapWords = (CodeBytes / 2 + 1) / 2;
+  constexpr size_t InstWords = sizeof(Instruction) / sizeof(uint64_t);
+  Buffer.reset(new uint64_t[MapWords + NumInsts * InstWords]);
+  UnitToIndex = reinterpret_cast<uint32_t *>(Buffer.get());
+  Insts = reinterpret_cast<Instruction *>(Buffer.get() + MapWords);
+  if (CodeBytes)
+    std::memcpy(UnitToIndex, O.UnitToIndex, CodeBytes / 2 * sizeof(uint32_t));
+  for (size_t I = 0; I < NumInsts; ++I)
+    new (Insts + I) Instruction(O.Insts[I]);
+}
+
+InstructionStream &
+InstructionStream::operator=(InstructionStream &&O) noexcept {
+  Buffer = std::move(O.Buffer);
+  Insts = std::exchange(O.Insts, nullptr);
+  NumInsts = std::exchange(O.NumInsts, 0);
+  UnitToIndex = std::exchange(O.UnitToIndex, nullptr);
+  CodeBytes = std::exchange(O.CodeBytes, 0);
+  HasErrors = std::exchange(O.HasErrors, false);
+  return *this;
 }

@@ -43,6 +43,7 @@
 
 #include <cassert>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace pyverify {
@@ -96,14 +97,22 @@ struct Instruction {
 
 class InstructionStream {
 public:
+  InstructionStream() = default;
+  InstructionStream(const InstructionStream &O);
+  InstructionStream(InstructionStream &&O) noexcept { *this = std::move(O); }
+  InstructionStream &operator=(const InstructionStream &O) {
+    return *this = InstructionStream(O);
+  }
+  InstructionStream &operator=(InstructionStream &&O) noexcept;
+
   /// Decodes \p Code as \p V's bytecode, appending findings to
   /// \p Findings.
   static InstructionStream decode(llvm::StringRef Code,
                                   std::vector<Finding> &Findings,
                                   PythonVersion V = defaultPythonVersion());
 
-  llvm::ArrayRef<Instruction> instructions() const { return Insts; }
-  size_t size() const { return Insts.size(); }
+  llvm::ArrayRef<Instruction> instructions() const { return {Insts, NumInsts}; }
+  size_t size() const { return NumInsts; }
   const Instruction &operator[](size_t I) const { return Insts[I]; }
   uint32_t codeSize() const { return CodeBytes; }
   /// True when a bytecode-decode or jump-target-invalid error was found.
@@ -131,11 +140,15 @@ public:
   }
 
 private:
-  std::vector<Instruction> Insts;
+  /// One allocation per stream (the decoder's: what it did not fill is
+  /// never read): the unit map, then the instructions.
+  std::unique_ptr<uint64_t[]> Buffer;
+  Instruction *Insts = nullptr;
+  size_t NumInsts = 0;
   /// Per code unit: the covering instruction (and a few entries past the
   /// code, which the decoder writes and nothing reads). The lookups above
   /// are inline: the CFG and the table checks ask them per jump and entry.
-  std::vector<uint32_t> UnitToIndex;
+  uint32_t *UnitToIndex = nullptr;
   uint32_t CodeBytes = 0;
   bool HasErrors = false;
 };
