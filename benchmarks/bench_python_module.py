@@ -22,15 +22,20 @@ Each figure is the median over rounds, in microseconds per code object, with
 the ratios. Goal (printed as met or not, never asserted): median verify() at
 most 3 us per code object.
 
-Then, per code object (--breakdown-rounds rounds, the fastest of each, so
-with warm caches: each object is verified a few times in a row), where
-verify(co, recursive=False) spends its time, from the extension's
+Then, per code object (--breakdown-rounds rounds, the fastest of each),
+where verify(co, recursive=False) spends its time, from the extension's
 _time_phases hook: reading the live code object into the C++ CodeObject,
 the check proper (DecodedCode::decode + verifyCode, lib/), and the rest:
-verify() less the two -- the call from Python, the arguments, the Report,
-and what the caches lose between calls (the hook times each part in a
-loop of its own). Printed for the median code object (by verify() time)
-and as means; callgrind splits the same more exactly (docs/python.md). Also measures `python3.11 -X importtime -c
+verify() less the two. "verify" is timed as above, 3 calls in a row on
+the object averaged, the first of which follows the previous object's
+calls; the hook's parts are each the fastest of 3 runs in a loop of its
+own, so warm. The rest is therefore split in two: the binding (a fourth,
+warm verify() call timed alone, less read and check: the call from Python,
+the arguments, the Report) and "cold" (the 3-call average less that warm
+call: the caches and branch predictors lost when verify() moves to another
+code object, which fall mostly on the check). Both timers' own cost is
+taken off. Printed for the median code object (by verify() time) and as
+means; callgrind splits the same more exactly (docs/python.md). Also measures `python3.11 -X importtime -c
 "import pyverify"` (the cumulative time of the pyverify import, median of 5
 fresh processes).
 """
@@ -119,9 +124,9 @@ def import_time(python, pythonpath, runs=5):
 
 def breakdown(codes, rounds):
     """Per code object, the fastest over ROUNDS of: verify(co,
-    recursive=False) (3 calls in a row, averaged), and the extension's
-    _time_phases (read, check). The median code object's figures and the
-    means, in us."""
+    recursive=False) (3 calls in a row, averaged; then a 4th, warm, alone),
+    and the extension's _time_phases (read, check). The median code
+    object's figures and the means, in us."""
     from pyverify import _pyverify
     verify = pyverify.verify
     # Modules built before the hook: verify() times only.
@@ -130,12 +135,19 @@ def breakdown(codes, rounds):
     clock = time.perf_counter_ns
     n = len(codes)
     total = [float("inf")] * n
+    warm = [float("inf")] * n
     read = [float("inf")] * n
     check = [float("inf")] * n
     parse = [float("inf")] * n
     parse_table = dis._parse_exception_table
     gc.disable()
     try:
+        # The timer's own cost (two back-to-back reads), taken off the warm
+        # call's time as the hook takes its clock's off its parts.
+        tick = float("inf")
+        for _ in range(1000):
+            t0 = clock()
+            tick = min(tick, clock() - t0)
         for _ in range(rounds):
             for i, c in enumerate(codes):
                 t0 = clock()
@@ -145,6 +157,11 @@ def breakdown(codes, rounds):
                 t = (clock() - t0) / 3
                 if t < total[i]:
                     total[i] = t
+                t0 = clock()
+                verify(c, recursive=False)
+                t = clock() - t0 - tick
+                if t < warm[i]:
+                    warm[i] = t
                 t0 = clock()
                 parse_table(c)
                 parse_table(c)
@@ -160,10 +177,12 @@ def breakdown(codes, rounds):
 
     def split(i):
         if not hooked:
-            return {"verify": total[i] / 1e3}
-        return {"verify": total[i] / 1e3, "read": read[i] / 1e3,
-                "check": check[i] / 1e3,
-                "rest": (total[i] - read[i] - check[i]) / 1e3}
+            return {"verify": total[i] / 1e3, "warm": warm[i] / 1e3}
+        return {"verify": total[i] / 1e3, "warm": warm[i] / 1e3,
+                "read": read[i] / 1e3, "check": check[i] / 1e3,
+                "rest": (total[i] - read[i] - check[i]) / 1e3,
+                "binding": (warm[i] - read[i] - check[i]) / 1e3,
+                "cold": (total[i] - warm[i]) / 1e3}
 
     med = sorted(range(n), key=lambda i: total[i])[n // 2]
     out = {"rounds": rounds, "median_object": split(med)}
@@ -176,10 +195,12 @@ def breakdown(codes, rounds):
     out["median_parse_exception_table_us"] = sorted(parse)[n // 2] / 1e3
     out["median_verify_over_parse_exception_table"] = (
         out["median_verify_us"] / out["median_parse_exception_table_us"])
-    mean = {"verify": sum(total) / n / 1e3}
+    mean = {"verify": sum(total) / n / 1e3, "warm": sum(warm) / n / 1e3}
     if hooked:
         mean.update(read=sum(read) / n / 1e3, check=sum(check) / n / 1e3)
         mean["rest"] = mean["verify"] - mean["read"] - mean["check"]
+        mean["binding"] = mean["warm"] - mean["read"] - mean["check"]
+        mean["cold"] = mean["verify"] - mean["warm"]
     out["mean"] = mean
     return out
 
@@ -277,11 +298,13 @@ def main():
     if "breakdown" in res:
         b = res["breakdown"]
         print("  per code object (fastest of "
-              f"{b['rounds']} rounds, warm), us:")
+              f"{b['rounds']} rounds), us:")
         for k in ("median_object", "mean"):
             f = b[k]
             parts = (f" = read {f['read']:5.2f} + check {f['check']:6.2f}"
-                     f" + rest {f['rest']:5.2f}") if "read" in f else ""
+                     f" + rest {f['rest']:5.2f} (binding "
+                     f"{f['binding']:5.2f} + cold {f['cold']:5.2f})"
+                     ) if "read" in f else ""
             print(f"    {k.replace('_', ' '):14s} verify {f['verify']:6.2f}"
                   + parts)
         print(f"    median code object: verify {b['median_verify_us']:.2f} us,"
