@@ -60,9 +60,11 @@ std::optional<uop::Test> pyverify::branchTest(const Instruction &I,
     return std::nullopt;
   }
   // The tested value is popped on the edges whose row pops it (FOR_ITER's
-  // fall-through keeps the iterator, JUMP_IF_TRUE_OR_POP's jump the value).
-  StackIO IO = getStackIO(I.info(), I.Arg, JumpEdge);
-  return uop::Test{Kind, JumpEdge == JumpWhen, IO.Pops > 0};
+  // fall-through keeps the iterator, JUMP_IF_TRUE_OR_POP's jump the value):
+  // getStackIO()'s Pops, read alone.
+  const OpcodeInfo &Info = I.info();
+  int64_t Pops = (JumpEdge ? Info.JumpPops : Info.Pops).eval(I.Arg);
+  return uop::Test{Kind, JumpEdge == JumpWhen, Pops > 0};
 }
 
 uop::Effect pyverify::movementOf(const MicroOp &Op) {
@@ -260,7 +262,7 @@ bool lowerControl(LowerKind K, const Instruction &I, const OpcodeInfo &Info,
     Out.push_back(uop::Return{});
     return true;
   case LowerKind::Raise:
-    Out.push_back(uop::Raise{getStackIO(Info, I.Arg, false).Pops});
+    Out.push_back(uop::Raise{Info.Pops.eval(I.Arg)}); // getStackIO's Pops
     return true;
   case LowerKind::EnterWith:
   case LowerKind::EnterAsyncWith:
@@ -305,15 +307,27 @@ uop::EffectScope effectScope(LowerKind K, uint32_t Arg) {
   }
 }
 
-/// What \p I does on its jump edge, which moves \p IO.
-MicroOp lowerJumpEdge(LowerKind K, const Instruction &I, const StackIO &IO) {
+/// The Effect of \p I on an edge (\p Jump: its jump edge): getStackIO()'s
+/// counts but Reads, which an Effect has not (read here alone: most
+/// are constants, one test each).
+uop::Effect effectOf(LowerKind K, const Instruction &I, const OpcodeInfo &Info,
+                     bool Jump) {
+  const uint32_t A = I.Arg;
+  return uop::Effect{(Jump ? Info.JumpPops : Info.Pops).eval(A),
+                     (Jump ? Info.JumpPushes : Info.Pushes).eval(A),
+                     uint64_t(Info.NullIn.eval(A)),
+                     uint64_t(Info.NullOut.eval(A)), effectScope(K, A)};
+}
+
+/// What \p I does on its jump edge.
+MicroOp lowerJumpEdge(LowerKind K, const Instruction &I,
+                      const OpcodeInfo &Info) {
   if (K == LowerKind::Branch)
     if (std::optional<uop::Test> T = branchTest(I, true))
       return *T;
-  if (!I.info().isConditionalJump())
+  if (!Info.isConditionalJump())
     return uop::Nop{};
-  return uop::Effect{IO.Pops, IO.Pushes, IO.NullIn, IO.NullOut,
-                     effectScope(K, I.Arg)};
+  return effectOf(K, I, Info, /*Jump=*/true);
 }
 
 } // namespace
@@ -327,8 +341,7 @@ MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge,
     *IOOut = getStackIO(Info, I.Arg, JumpEdge);
   MicroOps Out;
   if (JumpEdge) { // a taken jump: its test, or values nobody tracks
-    Out.push_back(
-        lowerJumpEdge(K, I, IOOut ? *IOOut : getStackIO(Info, I.Arg, true)));
+    Out.push_back(lowerJumpEdge(K, I, Info));
     return Out;
   }
   const VersionTraits &T = traits(I.Ver);
@@ -384,8 +397,6 @@ MicroOps pyverify::lowerInstruction(const Instruction &I, bool JumpEdge,
   }
   if (lowerLocalsAndStack(K, I, Info, Out) || lowerControl(K, I, Info, Out))
     return Out;
-  StackIO IO = IOOut ? *IOOut : getStackIO(Info, I.Arg, false);
-  Out.push_back(uop::Effect{IO.Pops, IO.Pushes, IO.NullIn, IO.NullOut,
-                            effectScope(K, I.Arg)});
+  Out.push_back(effectOf(K, I, Info, /*Jump=*/false));
   return Out;
 }
