@@ -40,13 +40,16 @@ namespace {
 /// edge, once per iteration.
 /// Calls \p Fn(Edge, SourceState, Arriving) for each reached predecessor
 /// edge of \p B with the state that edge brings into \p B.
-template <class F>
-void forEachArriving(const ContextTransfer &T, const BasicBlock &B,
-                     const ContextReport &R, F Fn) {
+/// Only the edges \p Wanted accepts (it reads the edge alone): the others'
+/// states are not computed.
+template <class F, class P = bool (*)(const CFGEdge &)>
+void forEachArriving(
+    const ContextTransfer &T, const BasicBlock &B, const ContextReport &R, F Fn,
+    P Wanted = [](const CFGEdge &) { return true; }) {
   for (unsigned EI : B.Preds) {
     const CFGEdge &E = T.G.edge(EI);
     const ContextState &Src = R.In[E.Source];
-    if (Src.isBottom())
+    if (Src.isBottom() || !Wanted(E))
       continue;
     ContextState Arriving =
         T.transferEdge(EI, Src, T.transferNode(E.Source, Src));
@@ -149,7 +152,8 @@ ExitSlotState exitSlotState(const ContextTransfer &T, const Block &Blk,
 /// Whether instruction \p I is in the body of a with whose handler is at
 /// \p Handler.
 bool inWithBody(const BlockStack &BS, uint32_t I, uint32_t Handler) {
-  return llvm::any_of(BS.blocksAt(I), [&](const Block &Blk) {
+  return llvm::any_of(BS.chainAt(I), [&](uint32_t Entry) {
+    const Block &Blk = BS.blockOf(Entry);
     return isWithKind(Blk.Kind) && Blk.Handler == Handler;
   });
 }
@@ -164,11 +168,20 @@ bool inWithBody(const BlockStack &BS, uint32_t I, uint32_t Handler) {
 void reportBodyEntries(const ContextTransfer &T, const BasicBlock &B,
                        ContextReport &R) {
   llvm::SmallVector<Block, 4> Withs;
-  for (const Block &Blk : T.BS.blocksAt(B.Begin))
-    if (isWithKind(Blk.Kind))
+  for (uint32_t Entry : T.BS.chainAt(B.Begin))
+    if (const Block &Blk = T.BS.blockOf(Entry); isWithKind(Blk.Kind))
       Withs.push_back(Blk);
   if (Withs.empty())
     return;
+  // An edge from inside the body of each of these withs is not judged (the
+  // loop below skips every with for it): its state is not needed. Most
+  // edges into a with body come from inside it.
+  auto FromOutsideOne = [&](const CFGEdge &E) {
+    uint32_t Last = T.G.raisePointOf(E);
+    return llvm::any_of(Withs, [&](const Block &Blk) {
+      return !inWithBody(T.BS, Last, Blk.Handler);
+    });
+  };
   forEachArriving(
       T, B, R,
       [&](const CFGEdge &E, const ContextState &Src,
@@ -211,7 +224,8 @@ void reportBodyEntries(const ContextTransfer &T, const BasicBlock &B,
           R.Findings.push_back(std::move(F));
           break; // the outermost with not entered
         }
-      });
+      },
+      FromOutsideOne);
 }
 
 /// Reports the problems of block \p Node from its final entry state
