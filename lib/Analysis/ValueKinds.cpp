@@ -1,6 +1,7 @@
 //===- ValueKinds.cpp - NULL on the stack, unbound locals -----------------===//
 
 #include "pyverify/Analysis/ValueKinds.h"
+#include "LowerKind.h"
 #include "ValueMoves.h"
 #include "pyverify/Analysis/CFGFixpointGraph.h"
 #include "pyverify/Analysis/MicroOps.h"
@@ -453,7 +454,8 @@ private:
   }
 
   /// Instruction \p I's values move (\p Jump: along its jump edge), micro-
-  /// operation by micro-operation (MicroOps.h). A value the instruction
+  /// operation by micro-operation (MicroOps.h: lowerInstruction()'s, each
+  /// handed straight to the Mover, LowerKind.h). A value the instruction
   /// pushes gets the Id of its slot from the top after the instruction.
   LLVM_ATTRIBUTE_ALWAYS_INLINE void move(ValueState &S, uint32_t I, bool Jump,
                                          std::vector<ValueIssue> *R,
@@ -467,8 +469,7 @@ private:
             size_t(std::max<int64_t>(
                 (Jump ? Info.JumpPushes : Info.Pushes).eval(In.Arg), 0)),
             ScanIds};
-    for (const MicroOp &Op : lowerInstruction(In, Jump))
-      M.run(Op);
+    lowering::lowerEach(In, Jump, M);
   }
 };
 

@@ -32,9 +32,6 @@ enum : SlotKinds { Obj = KUnknown, Null = KNull, Either = Obj | Null };
 
 using Slot = ValueSlot;
 
-/// The index of alternative \p T in MicroOp.
-template <typename T> constexpr size_t IndexOf = MicroOp(T{}).index();
-
 inline SlotKinds pop(ValueState &S) {
   if (S.Stack.empty())
     return Obj; // an underflow: the depth pass reports it
@@ -127,7 +124,8 @@ LLVM_ATTRIBUTE_ALWAYS_INLINE void popChecked(ValueState &S, int64_t N,
 }
 
 /// One instruction's micro-operations on a state (move()): a visitor
-/// with one overload per alternative, built once per instruction.
+/// with one overload per alternative of MicroOp, built once per
+/// instruction; lowerEach() (LowerKind.h) calls it with each one.
 struct Mover {
   const std::vector<Value> &Consts; ///< The code object's co_consts.
   ValueState &S;
@@ -145,35 +143,6 @@ struct Mover {
   LLVM_ATTRIBUTE_ALWAYS_INLINE void popChecked(int64_t N, uint64_t NullOk) {
     values::popChecked(S, N, NullOk, I, R);
   }
-  /// The common alternatives inline, the others through std::visit.
-  LLVM_ATTRIBUTE_ALWAYS_INLINE void run(const MicroOp &Op) {
-    switch (Op.index()) {
-    case IndexOf<uop::LoadLocal>:
-      return (*this)(*std::get_if<uop::LoadLocal>(&Op));
-    case IndexOf<uop::LoadConst>:
-      return (*this)(*std::get_if<uop::LoadConst>(&Op));
-    case IndexOf<uop::StoreLocal>:
-      return (*this)(*std::get_if<uop::StoreLocal>(&Op));
-    case IndexOf<uop::Effect>:
-      return (*this)(*std::get_if<uop::Effect>(&Op));
-    case IndexOf<uop::LoadGlobal>:
-      return (*this)(*std::get_if<uop::LoadGlobal>(&Op));
-    case IndexOf<uop::LoadAttr>:
-      return (*this)(*std::get_if<uop::LoadAttr>(&Op));
-    case IndexOf<uop::LoadMethod>:
-      return (*this)(*std::get_if<uop::LoadMethod>(&Op));
-    case IndexOf<uop::PushNull>:
-      return (*this)(*std::get_if<uop::PushNull>(&Op));
-    case IndexOf<uop::Call>:
-      return (*this)(*std::get_if<uop::Call>(&Op));
-    case IndexOf<uop::CallPrepare>:
-    case IndexOf<uop::Nop>:
-      return; // move nothing
-    default:
-      return std::visit(*this, Op);
-    }
-  }
-
   void operator()(uop::PushNull) { pushNew(Null); }
   void operator()(uop::LoadLocal L) {
     loadLocal(S, L, I, R, [&](SlotKinds K) { pushNew(K); });
