@@ -195,8 +195,10 @@ Expected<bool> MarshalReader::readTextField(Frame &F) {
       return S.takeError();
     fillView(Slot, Type, *S);
     Text = *S;
+    // The field is still empty (each is read once, into a new CodeObject):
+    // append() is assign() without its general replace.
     if (!Slot) { // Not shared: nothing is copied out of a shared object.
-      (F.C.get()->*CF.Text).assign(Text.data(), Text.size());
+      (F.C.get()->*CF.Text).append(Text.data(), Text.size());
       return true;
     }
   } else {
@@ -204,7 +206,7 @@ Expected<bool> MarshalReader::readTextField(Frame &F) {
   }
   if (Error E = charge(Text.size(), F.FieldAt))
     return std::move(E);
-  (F.C.get()->*CF.Text).assign(Text.data(), Text.size());
+  (F.C.get()->*CF.Text).append(Text.data(), Text.size()); // as above
   return true;
 }
 

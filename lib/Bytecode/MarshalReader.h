@@ -333,6 +333,20 @@ private:
   /// The slot a back-reference ('r', type byte at \p At) names, checked as
   /// readRef checks it. Valid until the next reserve().
   llvm::Expected<RefSlot *> lookupRef(size_t At) {
+    // The common case inline; lookupRefSlow() reads it again, from the same
+    // Pos, when it is anything else (an error).
+    if (LLVM_LIKELY(remaining() >= 4)) {
+      int32_t Index = llvm::support::endian::read32le(Bytes.data() + Pos);
+      if (LLVM_LIKELY(Index >= 0 && size_t(Index) < Refs.size() &&
+                      !Refs[Index].pending())) {
+        Pos += 4;
+        return &Refs[Index];
+      }
+    }
+    return lookupRefSlow(At);
+  }
+  /// lookupRef() in full: every check, with its message.
+  LLVM_ATTRIBUTE_NOINLINE llvm::Expected<RefSlot *> lookupRefSlow(size_t At) {
     auto Index = readInt32("reference index");
     if (!Index)
       return Index.takeError();
@@ -349,6 +363,28 @@ private:
   /// The payload of a bytes ('s') or str (any other string type code)
   /// after its type byte; a str's validated as CPython decodes it.
   llvm::Expected<llvm::StringRef> readTextPayload(uint8_t Type) {
+    // The common case (the length and payload present, a str's ASCII)
+    // inline, with no Expected per step; readTextPayloadSlow() reads it
+    // again, from the same Pos, when it is anything else.
+    bool Short = Type == 'z' || Type == 'Z';
+    size_t Header = Short ? 1 : 4;
+    if (LLVM_LIKELY(remaining() >= Header)) {
+      int64_t N = Short ? int64_t(uint8_t(Bytes[Pos]))
+                        : int64_t(int32_t(llvm::support::endian::read32le(
+                              Bytes.data() + Pos)));
+      if (LLVM_LIKELY(N >= 0 && uint64_t(N) <= remaining() - Header)) {
+        llvm::StringRef S = Bytes.substr(Pos + Header, size_t(N));
+        if (LLVM_LIKELY(Type == 's' || !hasHighByte(S))) {
+          Pos += Header + size_t(N);
+          return S;
+        }
+      }
+    }
+    return readTextPayloadSlow(Type);
+  }
+  /// readTextPayload() in full: every check, with its message.
+  LLVM_ATTRIBUTE_NOINLINE llvm::Expected<llvm::StringRef>
+  readTextPayloadSlow(uint8_t Type) {
     size_t N;
     if (Type == 'z' || Type == 'Z') {
       auto L = readByte("short string length");
