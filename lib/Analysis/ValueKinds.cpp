@@ -198,7 +198,8 @@ public:
     ValueState S = In; // the one state returned: no copy on return
     if (!S.isReached() || Blk.size() == 0)
       return S;
-    if (unwinds(Blk)) {
+    const EdgeFacts &F = edgeFacts(B);
+    if (F.Unwinds) {
       Walked.Block = B;
       Walked.In = &In;
       walk(Blk, S, Walked.AtRaise, &R);
@@ -207,7 +208,15 @@ public:
       for (uint32_t I = Blk.Begin; I + 1 < Blk.End; ++I)
         step(S, I, /*Jump=*/false, &R, Scan);
     }
-    if (firstNormalEdge(Blk) == Blk.Succs.end()) {
+    if (F.FirstNormal == NoEdge) {
+      // Only for its issues: the edges read the state before it, but
+      // exception edges from instructions read only whether it is reached
+      // (raiseState()), which a step keeps; so without an edge from the
+      // back edge (which steps it again), it is stepped in place.
+      if (!F.BackEdgeRaise) {
+        step(S, Blk.last(), /*Jump=*/false, &R, /*ScanIds=*/true);
+        return S;
+      }
       ValueState X = S;
       step(X, Blk.last(), /*Jump=*/false, &R, /*ScanIds=*/true);
     }
@@ -228,7 +237,7 @@ public:
       // The last instruction's issues, once: on the block's first normal
       // edge.
       step(X, Blk.last(), isJumpEdge(E),
-           *firstNormalEdge(Blk) == EI ? &Found[E.Source] : nullptr,
+           edgeFacts(E.Source).FirstNormal == EI ? &Found[E.Source] : nullptr,
            /*ScanIds=*/true);
       return X;
     }
@@ -269,17 +278,40 @@ private:
     return E.Kind == EdgeKind::Jump || E.Kind == EdgeKind::BranchTaken;
   }
 
-  /// Whether an exception edge leaves \p Blk from its instructions (not
-  /// from its back edge's eval breaker).
-  bool unwinds(const BasicBlock &Blk) const {
-    return llvm::any_of(Blk.Succs, [&](unsigned EI) {
-      return G.edge(EI).isException() && !G.edge(EI).FromBackEdge;
-    });
-  }
+  static constexpr unsigned NoEdge = ~0u;
+  /// What the transfers read of a block's edges, in one pass over them.
+  struct EdgeFacts {
+    /// An exception edge leaves from the block's instructions (not from its
+    /// back edge's eval breaker).
+    bool Unwinds = false;
+    bool BackEdgeRaise = false;    ///< One leaves from its back edge.
+    unsigned FirstNormal = NoEdge; ///< Its first normal edge, or none.
+  };
+  /// The facts of the block asked last: the engine transfers a block's
+  /// edges right after the block (the facts are the CFG's, so any order
+  /// only costs a new pass).
+  mutable struct {
+    unsigned Block = ~0u;
+    EdgeFacts Facts;
+  } LastFacts;
 
-  const unsigned *firstNormalEdge(const BasicBlock &Blk) const {
-    return llvm::find_if(
-        Blk.Succs, [&](unsigned EI) { return !G.edge(EI).isException(); });
+  const EdgeFacts &edgeFacts(unsigned B) const {
+    if (LastFacts.Block == B)
+      return LastFacts.Facts;
+    EdgeFacts F;
+    for (unsigned EI : G.block(B).Succs) {
+      const CFGEdge &E = G.edge(EI);
+      if (!E.isException()) {
+        if (F.FirstNormal == NoEdge)
+          F.FirstNormal = EI;
+      } else if (E.FromBackEdge) {
+        F.BackEdgeRaise = true;
+      } else {
+        F.Unwinds = true;
+      }
+    }
+    LastFacts = {B, F};
+    return LastFacts.Facts;
   }
 
   /// Walks \p Blk from \p S up to its last instruction, reporting into
