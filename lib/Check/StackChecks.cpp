@@ -3,6 +3,7 @@
 #include "pyverify/Check/StackChecks.h"
 #include "pyverify/Analysis/CallSlots.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace pyverify;
@@ -173,9 +174,9 @@ void reportStackSize(const CFG &G, const StackDepthResult &R,
   const DecodedCode &D = G.code();
   const InstructionStream &Insts = D.Insts;
   const CodeObject &C = *D.Code;
-  bool AnyDepth = false;
-  for (const auto &B : R.Before)
-    AnyDepth |= B.has_value();
+  // Some instruction has a depth: the entry's, unless nothing is reached.
+  bool AnyDepth = llvm::any_of(
+      R.Before, [](const std::optional<int64_t> &B) { return B.has_value(); });
   if (AnyDepth && R.MaxDepth > C.StackSize) {
     const Instruction &I = Insts[R.MaxDepthInst];
     Finding F(CheckId::StacksizeTooSmall, I.Offset,
