@@ -117,8 +117,8 @@ void pyverify::checkWithBodyCoverage(const DecodedCode &D,
       if (!Dp || *Dp < int64_t(Enter->ExitPeek) || !R.definitelyActive(I, K))
         continue;
       int64_t Slot = *Dp - Enter->ExitPeek;
-      if (isOutsideCompiledWithBody(D, I, *Depth.Before[I], Slot, Inner))
-        continue;
+      // The lookups first: whether the compiler leaves I outside the body
+      // (the costlier question) matters only where one loses the context.
       for (uint32_t Off : Offs) {
         const ExceptionTableEntry *E = lookupHandler(D.Table, Off);
         if (!E || int64_t(E->Depth) <= Slot) {
@@ -127,6 +127,9 @@ void pyverify::checkWithBodyCoverage(const DecodedCode &D,
           break;
         }
       }
+      if (Lost &&
+          isOutsideCompiledWithBody(D, I, *Depth.Before[I], Slot, Inner))
+        Lost.reset();
     }
     if (!Lost) {
       Flush();
