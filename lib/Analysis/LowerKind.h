@@ -22,6 +22,8 @@
 #include "pyverify/Bytecode/PythonVersion.h"
 #include "pyverify/Bytecode/VersionOpcodes.h"
 
+#include "llvm/Support/Compiler.h"
+
 #include <array>
 #include <cassert>
 #include <cstdint>
@@ -264,7 +266,8 @@ bool lowerControl(LowerKind K, const Instruction &I, const OpcodeInfo &Info,
 /// fall-through edge (\p JumpEdge false) or its jump edge, in order, each
 /// to \p Emit as its own alternative of MicroOp.
 template <typename EmitFn>
-void lowerEach(const Instruction &I, bool JumpEdge, EmitFn &&Emit) {
+LLVM_ATTRIBUTE_ALWAYS_INLINE void lowerEach(const Instruction &I, bool JumpEdge,
+                                            EmitFn &&Emit) {
   assert(I.Valid && "lowering an invalid instruction");
   const OpcodeInfo &Info = I.info();
   const LowerKind K = kindOf(I);
