@@ -86,11 +86,23 @@ private:
   /// references to all of them for the whole conversion, so pointers are
   /// stable keys). Most code objects have a few such constants at most: the
   /// inline buckets spare an allocation per call. Made on the first such
-  /// constant: many code objects have none, and then neither fill nor scan
-  /// the buckets.
+  /// constant met twice-referenced (mayMeetAgain): most code objects have
+  /// none, and then neither fill nor scan the buckets.
   using SeenMap = llvm::SmallDenseMap<PyObject *, Value, 8>;
   std::optional<SeenMap> Seen;
-  SeenMap &seen() { return Seen ? *Seen : Seen.emplace(); }
+  /// Records \p V as the conversion of \p Obj if Obj may be met again.
+  void remember(PyObject *Obj, const Value &V) {
+    if (mayMeetAgain(Obj))
+      (Seen ? *Seen : Seen.emplace()).try_emplace(Obj, V);
+  }
+  /// False when \p Obj has a single reference: the one container slot the
+  /// reader found it in. The constants form a fixed graph of immutable
+  /// objects (tuples, frozensets, slices, co_consts: nothing a repr() run
+  /// during the read can add a path to), each slot holding a reference; an
+  /// object reached by a second path, or twice from one container, has two.
+  /// So it is never looked up again, and neither remembering nor looking
+  /// it up can change the result. Immortal objects (3.12+) count as many.
+  static bool mayMeetAgain(PyObject *Obj) { return Py_REFCNT(Obj) > 1; }
 };
 
 bool Reader::appendStr(PyObject *Obj, std::string &Out, const char *Field) {
@@ -370,20 +382,13 @@ int Reader::readValue(PyObject *Obj, unsigned Depth, std::vector<Value> &Out) {
     return 1;
   }
 
-  // Composite values: convert each distinct object once.
-  if (Seen)
-    if (auto It = Seen->find(Obj); It != Seen->end()) {
-      Out.emplace_back(It->second);
-      return 1;
-    }
-  if (PyCode_Check(Obj)) {
+  bool IsCode = PyCode_Check(Obj);
+  if (IsCode && !Recursive) {
+    // Only the root is checked: name the child as Value::repr would. Not
+    // remembered: the name is made of immutable fields, so meeting the
+    // object again makes the same value (what it costs is what
+    // remembering it would).
     auto *Code = reinterpret_cast<PyCodeObject *>(Obj);
-    if (Recursive) {
-      auto Child = std::make_shared<CodeObject>();
-      CodeObject &C = *Child;
-      return beginCode(Obj, C, std::move(Child), Depth + 2) ? 0 : -1;
-    }
-    // Only the root is checked: name the child as Value::repr would.
     std::shared_ptr<std::string> Repr = newPayload();
     Repr->assign("<code object ");
     if (!appendStr(Code->co_name, *Repr, "co_name"))
@@ -395,8 +400,19 @@ int Reader::readValue(PyObject *Obj, unsigned Depth, std::vector<Value> &Out) {
     Repr->append(std::to_string(Code->co_firstlineno));
     Repr->push_back('>');
     Out.emplace_back(opaque(Obj, std::move(Repr)));
-    seen().try_emplace(Obj, Out.back());
     return 1;
+  }
+
+  // Composite values: convert each distinct object once.
+  if (Seen && mayMeetAgain(Obj))
+    if (auto It = Seen->find(Obj); It != Seen->end()) {
+      Out.emplace_back(It->second);
+      return 1;
+    }
+  if (IsCode) {
+    auto Child = std::make_shared<CodeObject>();
+    CodeObject &C = *Child;
+    return beginCode(Obj, C, std::move(Child), Depth + 2) ? 0 : -1;
   }
   if (Type == &PyTuple_Type || Type == &PyFrozenSet_Type ||
       Type == &PySlice_Type) {
@@ -433,7 +449,7 @@ int Reader::readValue(PyObject *Obj, unsigned Depth, std::vector<Value> &Out) {
   if (!Ok)
     return -1;
   Out.emplace_back(opaque(Obj, std::move(Text)));
-  seen().try_emplace(Obj, Out.back());
+  remember(Obj, Out.back());
   return 1;
 }
 
@@ -533,7 +549,7 @@ bool Reader::drain() {
     Stack.pop_back();
     if (!Done)
       continue;
-    seen().try_emplace(Obj, *Done);
+    remember(Obj, *Done);
     Stack.back().Items.push_back(std::move(*Done));
   }
   return true;

@@ -160,3 +160,23 @@ def test_time_phases_hook():
     read_ns, check_ns, findings = _pyverify._time_phases(BROKEN, 2)
     assert read_ns >= 0 and check_ns > 0 and findings > 0
     assert _pyverify._time_phases(add, 1)[2] == 0
+
+
+def test_shared_constants_are_converted_once():
+    # A DAG of 2**20 paths (CPython's code.replace walks every path, so
+    # not deeper): each inner tuple is in two slots of its parent, so the
+    # reader remembers it (two references) and converts it once. The root
+    # tuple and the nested code object have one reference each (the code
+    # object's co_consts): not remembered, met once. Same tree as marshal's.
+    t = ()
+    for _ in range(20):
+        t = (t, t)
+    inner = compile("def g():\n    return 2\n", "<dag>", "exec").co_consts[0]
+    code = add.__code__.replace(co_consts=add.__code__.co_consts + (t,))
+    del t
+    code = code.replace(co_consts=code.co_consts + (inner.replace(),))
+    for recursive in (False, True):
+        assert pyverify.verify(code, recursive=recursive).ok
+    assert _pyverify._compare_with_marshal(code, marshal.dumps(code)) is None
+    assert _pyverify._compare_with_marshal(code, marshal.dumps(code),
+                                           reuse=True) is None
