@@ -93,10 +93,10 @@ bool allZero(const uint8_t *P, unsigned Units) {
 }
 
 /// What decodeAll()'s inline path needs of each byte of each version, read
-/// from the version's opcode table (VersionOpcodes.h) once, four bytes a
-/// row so that the loop keeps one table pointer.
-struct ByteFacts {
-  Opcode Op;
+/// from the version's opcode table (VersionOpcodes.h) once: the
+/// instruction it starts, but its offsets and argument, copied whole.
+struct alignas(64) ByteFacts { // a row is found by a shift
+  Instruction Proto;           ///< blank(), with OpByte and Op.
   uint8_t Caches;
   uint8_t Flags;
   enum : uint8_t {
@@ -117,7 +117,9 @@ const ByteFactsTable &byteFacts() {
         if (!Info || B == extendedArgByte(V))
           continue;
         ByteFacts &F = T[unsigned(V)][B];
-        F.Op = Info->Op;
+        F.Proto.Ver = V;
+        F.Proto.OpByte = uint8_t(B);
+        F.Proto.Op = Info->Op;
         F.Caches = Info->Caches;
         F.Flags = ByteFacts::Inline | (Info->HasArg ? ByteFacts::TakesArg : 0) |
                   (Info->isJump() ? ByteFacts::Jump : 0);
@@ -280,43 +282,42 @@ template <bool CheckCaches> void Decoder::decodeAll() {
   uint32_t *Map = UnitToIndex;
   Instruction *Out = Insts;
   size_t Count = 0;
+  uint64_t Pair = 0; // Count in both halves: two map entries at once
   size_t U = 0;
   while (U < N) {
     uint8_t B = Bytes[2 * U];
-    ByteFacts F = Facts[B];
-    size_t End = U + 1 + F.Caches;
-    if (LLVM_UNLIKELY(!(F.Flags & ByteFacts::Inline) || End > N)) {
+    const ByteFacts &BF = Facts[B];
+    // Read before the copy below, which the compiler cannot tell apart.
+    const uint8_t Caches = BF.Caches, Flags = BF.Flags;
+    size_t End = U + 1 + Caches;
+    if (LLVM_UNLIKELY(!(Flags & ByteFacts::Inline) || End > N)) {
       std::tie(U, Count) = decodeSlow(U, Count);
       Out = Insts; // reserve() may have moved both
       Map = UnitToIndex;
+      Pair = uint64_t(Count) * 0x100000001ULL;
       continue;
     }
     assert(Count < Cap && "room for every instruction");
     uint8_t ArgByte = Bytes[2 * U + 1];
-    // Default-initialised: the members with a default get it, blank()'s
-    // (but Ver), the rest are set here; no blank one is copied first.
-    Instruction &I = *new (Out + Count) Instruction;
+    Instruction &I = *new (Out + Count) Instruction(BF.Proto);
     I.Start = I.Offset = uint32_t(2 * U);
     I.End = uint32_t(2 * End);
-    I.Arg = (F.Flags & ByteFacts::TakesArg) ? ArgByte : 0;
-    I.OpByte = B;
-    I.Op = F.Op;
-    I.Ver = Ver;
-    if (LLVM_UNLIKELY(!(F.Flags & ByteFacts::TakesArg) && ArgByte))
+    I.Arg = (Flags & ByteFacts::TakesArg) ? ArgByte : 0;
+    if (LLVM_UNLIKELY(!(Flags & ByteFacts::TakesArg) && ArgByte))
       reportArgument(I, *getVersionOpcodeInfo(Ver, B), ArgByte);
-    if (CheckCaches && !allZero(Bytes + 2 * U + 2, F.Caches))
+    if (CheckCaches && !allZero(Bytes + 2 * U + 2, Caches))
       reportCaches(I, *getVersionOpcodeInfo(Ver, B), U + 1);
-    if (F.Flags & ByteFacts::Jump)
+    if (Flags & ByteFacts::Jump)
       Jumps.push_back(uint32_t(Count));
     // Twelve entries, past End (MapSlack): every instruction without
     // prefixes has at most 11 units; the next instruction maps its own
     // units after.
-    uint64_t Pair = uint64_t(Count) * 0x100000001ULL;
     for (unsigned K = 0; K < 12; K += 2)
       std::memcpy(Map + U + K, &Pair, sizeof(Pair));
-    if (LLVM_UNLIKELY(End - U > 12))
+    if (LLVM_UNLIKELY(Caches > 11)) // End - U > 12
       mapUnits(U + 12, End, Count);
     ++Count;
+    Pair += 0x100000001ULL; // Count, twice
     U = End;
   }
   Made = Count;
