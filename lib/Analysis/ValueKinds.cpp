@@ -380,8 +380,13 @@ private:
       if (R.Stack[K].Id != S.Stack[K].Id)
         R.Stack[K].Id = 0;
     }
-    for (size_t K = 0; K < R.Locals.size() && K < S.Locals.size(); ++K)
-      R.Locals[K] |= S.Locals[K];
+    // Over plain arrays, bounded once: the loop vectorises (every local, at
+    // every raising instruction of a block with a handler).
+    SlotKinds *L = R.Locals.data();
+    const SlotKinds *SL = S.Locals.data();
+    for (size_t K = 0, E = std::min(R.Locals.size(), S.Locals.size()); K < E;
+         ++K)
+      L[K] |= SL[K];
     R.Handler |= S.Handler;
   }
 
