@@ -228,6 +228,15 @@ void reportBodyEntries(const ContextTransfer &T, const BasicBlock &B,
       FromOutsideOne);
 }
 
+/// Whether \p S holds a bound __exit__ (an X slot) at index \p Depth or
+/// above: one an unwind to that depth would drop.
+bool dropsExit(const ContextState &S, size_t Depth) {
+  return Depth < S.Stack.size() &&
+         llvm::any_of(
+             llvm::ArrayRef<ContextSlot>(S.Stack).drop_front(Depth),
+             [](const ContextSlot &X) { return X.T == SlotTag::Exit; });
+}
+
 /// Reports the problems of block \p Node from its final entry state
 /// \p Entry and records the contexts active before each instruction.
 void reportBlock(const ContextTransfer &T, unsigned Node,
@@ -245,18 +254,27 @@ void reportBlock(const ContextTransfer &T, unsigned Node,
         Res.MaybeBefore[I] |= uint64_t(1) << Res.ActiveBefore[I].size();
       Res.ActiveBefore[I].push_back(A.Ctx);
     }
-    if (G.coverOf(I) < 0 && T.raisesHere(S, I)) {
+    // leaving() reports each active context, and the exit events only
+    // remove some: with none active there is nothing to report.
+    if (!S.active().empty() && G.coverOf(I) < 0 && T.raisesHere(S, I)) {
       ContextState X = S;
       T.applyRaisingExitEvents(X, I);
       T.leaving(X, I, /*ByException=*/true, &R);
     }
     // Any instruction of the block may raise along its exception edges (a
     // straight-line region, CFG.h); a back edge's eval breaker only at the
-    // jump that ends it.
+    // jump that ends it. The replay's unwind only reports (its state is the
+    // fixpoint's): a bound __exit__ the entry's depth drops. Without one at
+    // or above that depth (the raise's exit events only turn an X slot
+    // into a called one) it reports nothing; after a back edge's jump, the
+    // step may move slots, so that unwind always runs.
     for (unsigned EI : B.Succs) {
       const CFGEdge &E = G.edge(EI);
-      if (E.isException() && E.MayRaise &&
-          (E.FromBackEdge ? I + 1 == B.End : T.raisesHere(S, I)))
+      if (!E.isException() || !E.MayRaise)
+        continue;
+      if (E.FromBackEdge
+              ? I + 1 == B.End
+              : dropsExit(S, T.D.Table[E.Entry].Depth) && T.raisesHere(S, I))
         T.unwind(S, I, E, &R);
     }
     const OpcodeInfo &Info = T.Insts[I].info();
