@@ -29,6 +29,9 @@ Expected<std::vector<ExceptionTableEntry>>
 pyverify::decodeExceptionTable(llvm::StringRef Bytes,
                                std::vector<uint32_t> *NonCanonical) {
   std::vector<ExceptionTableEntry> Out;
+  // An entry takes at least four bytes (one per varint): one allocation,
+  // bounded by the input.
+  Out.reserve(Bytes.size() / 4);
   size_t Pos = 0;
   while (Pos < Bytes.size()) {
     size_t EntryAt = Pos;

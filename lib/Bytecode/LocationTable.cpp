@@ -8,6 +8,7 @@
 #include "pyverify/Bytecode/LocationTable.h"
 #include "pyverify/Support/InputError.h"
 
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -196,16 +197,22 @@ pyverify::decodeLocationTable(llvm::StringRef Table, int32_t FirstLineNo,
 
 namespace {
 
-/// Per first byte of an entry: how long the entry is when its length is
-/// fixed (1 + its payload bytes: none for "no location", one for the short
-/// forms, two for the one-line forms), 0 when it is not (the varint forms,
-/// codes 13 and 14) or when the byte cannot start an entry (bit 7 clear).
+/// Per first byte of an entry, its kind: how long the entry is when its
+/// length is fixed (1 + its payload bytes: none for "no location", one for
+/// the short forms, two for the one-line forms), Varint13 or Varint14 for
+/// the varint forms (codes 13 and 14), Bad when the byte cannot start an
+/// entry (bit 7 clear). One lookup tells all three apart.
 struct EntryLengths {
-  std::array<uint8_t, 256> Length{};
+  enum : uint8_t { Bad = 0, Varint13 = 4, Varint14 = 5 };
+  std::array<uint8_t, 256> Length{}; // Bad below 0x80
   constexpr EntryLengths() {
     for (unsigned B = 0x80; B < 256; ++B) {
       unsigned Code = (B >> 3) & 15;
-      Length[B] = Code == 15 ? 1 : Code < 10 ? 2 : Code < 13 ? 3 : 0;
+      Length[B] = Code == 15   ? 1
+                  : Code < 10  ? 2
+                  : Code < 13  ? 3
+                  : Code == 13 ? Varint13
+                               : Varint14;
     }
   }
 };
@@ -252,16 +259,17 @@ static bool isWellFormedLocationTable(llvm::StringRef Table,
   };
   while (P < End) {
     uint8_t First = *P;
-    if (!(First & 0x80))
-      return false;
+    unsigned Kind = TheEntryLengths.Length[First];
     ++Entries;
     Units += (First & 7) + 1;
-    if (unsigned Length = TheEntryLengths.Length[First]) {
-      P += Length; // past End: truncated, below
+    if (LLVM_LIKELY(Kind - 1 < 3)) { // a fixed length (1 to 3)
+      P += Kind;                     // past End: truncated, below
       continue;
     }
+    if (Kind == EntryLengths::Bad)
+      return false;
     ++P;
-    if ((First >> 3 & 15) == 14) {
+    if (Kind == EntryLengths::Varint14) {
       if (!Varint() || !Varint() || !Varint() || !Varint())
         return false;
     } else if (!Varint()) { // 13
