@@ -139,7 +139,10 @@ bool Reader::readBytes(PyObject *Obj, std::string &Out, const char *Field) {
                  Py_TYPE(Obj)->tp_name);
     return false;
   }
-  Out.assign(PyBytes_AS_STRING(Obj), size_t(PyBytes_GET_SIZE(Obj)));
+  // clear() + append(): a plain copy into the kept capacity; assign() goes
+  // through _M_replace, which first checks whether the source aliases Out.
+  Out.clear();
+  Out.append(PyBytes_AS_STRING(Obj), size_t(PyBytes_GET_SIZE(Obj)));
   return true;
 }
 

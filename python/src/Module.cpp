@@ -115,10 +115,15 @@ std::string checkSpec(const py::handle &Checks) {
 /// the same spec (a compiler loop passes one spec throughout). Shared, so a
 /// verify() re-entered from a constant's __repr__ with another spec cannot
 /// change the options of the call it interrupted.
-std::shared_ptr<const CheckOptions> parseChecks(const py::handle &Checks) {
+/// The default options (checks=None), built once and never freed.
+const std::shared_ptr<const CheckOptions> &defaultChecks() {
   static const auto Default = std::make_shared<const CheckOptions>();
+  return Default;
+}
+
+std::shared_ptr<const CheckOptions> parseChecks(const py::handle &Checks) {
   if (Checks.is_none())
-    return Default;
+    return defaultChecks();
   std::string Spec = checkSpec(Checks);
   struct Parsed {
     std::string Spec;
@@ -229,7 +234,8 @@ Report verifyCodeArg(const py::handle &CodeArg, const CheckOptions &Opts,
     DecodedCode D = DecodedCode::decode(Root);
     for (const Finding &Fd : verifyCode(D, Opts))
       R.Diags.push_back(makeDiagnostic(Fd, D, Root.Filename, 0));
-    sortDiagnostics(R.Diags);
+    if (R.Diags.size() > 1) // Nothing to order otherwise (nearly every call).
+      sortDiagnostics(R.Diags);
     R.CodeObjects = 1;
   }
   return R;
@@ -326,6 +332,10 @@ PyObject *verifyFast(PyObject *, PyObject *const *Args, Py_ssize_t NArgs,
   if (!Handled)
     return PyObject_Vectorcall(BoundVerify, Args, size_t(NArgs), KwNames);
   try {
+    // checks=None (nearly every call): the default options live as long as
+    // the process, so no reference to them is taken.
+    if (Checks == Py_None)
+      return reportObject(verifyCodeArg(Args[0], *defaultChecks(), Recursive));
     auto Opts = parseChecks(Checks);
     return reportObject(verifyCodeArg(Args[0], *Opts, Recursive));
   } catch (py::error_already_set &E) {
