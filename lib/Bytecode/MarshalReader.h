@@ -473,12 +473,12 @@ private:
   /// checks, messages and charges readObject's loop and storeField would
   /// apply, but no Value built. Returns false, having read nothing, for
   /// anything else (readObject's loop then reads it).
-  llvm::Expected<bool> readTextField(Frame &F);
+  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Expected<bool> readTextField(Frame &F);
   /// Reads \p F's next field, a tuple one, when the object at Pos is a
   /// back-reference: with readObject's checks and messages and storeField's
   /// effect, but no Value copied. Returns false, having read nothing, for
   /// anything else.
-  llvm::Expected<bool> readTupleRef(Frame &F);
+  LLVM_ATTRIBUTE_ALWAYS_INLINE llvm::Expected<bool> readTupleRef(Frame &F);
   /// The error for \p F's next field holding an object of another type.
   llvm::Error wrongFieldType(const Frame &F);
   /// Stores a field read as a Value through readObject's loop: a shared
