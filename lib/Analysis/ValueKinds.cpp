@@ -133,7 +133,7 @@ public:
       return std::vector<ValueIssue>();
     std::vector<ValueIssue> Issues;
     std::optional<unsigned> Conflict; // a block reached at two depths
-    Found.assign(G.size(), {});
+    FoundAt.assign(G.size(), {0, 0});
 #ifndef NDEBUG
     FoundFrom.assign(G.size(), ValueState::bottom());
 #endif
@@ -142,7 +142,9 @@ public:
         [&](unsigned B, const ValueState &In, llvm::ArrayRef<ValueState> All) {
           if (In.isReached()) {
             assert(FoundFrom[B] == In && "a block's last visit is not final");
-            Issues.insert(Issues.end(), Found[B].begin(), Found[B].end());
+            closeFound();
+            Issues.insert(Issues.end(), Found.begin() + FoundAt[B].first,
+                          Found.begin() + FoundAt[B].second);
             return;
           }
           // Named where it arises: a predecessor's state is consistent.
@@ -187,11 +189,10 @@ public:
 
   /// The state before block \p B's last instruction; the issues of its
   /// instructions before the last, and of the last when no normal edge
-  /// leaves (return, raise), go to Found[B].
+  /// leaves (return, raise), go to Found (as block \p B's).
   ValueState transferNode(unsigned B, const ValueState &In) const {
     const BasicBlock &Blk = G.block(B);
-    std::vector<ValueIssue> &R = Found[B];
-    R.clear();
+    std::vector<ValueIssue> &R = openFound(B, /*Keep=*/false);
 #ifndef NDEBUG
     FoundFrom[B] = In;
 #endif
@@ -237,7 +238,9 @@ public:
       // The last instruction's issues, once: on the block's first normal
       // edge.
       step(X, Blk.last(), isJumpEdge(E),
-           edgeFacts(E.Source).FirstNormal == EI ? &Found[E.Source] : nullptr,
+           edgeFacts(E.Source).FirstNormal == EI
+               ? &openFound(E.Source, /*Keep=*/true)
+               : nullptr,
            /*ScanIds=*/true);
       return X;
     }
@@ -269,7 +272,54 @@ private:
   /// last visit is at the final state, and the post-visit hook collects
   /// them without walking the block again (measured: a second walk of
   /// every block costs the full 3.11 check a fifth more instructions).
-  mutable std::vector<std::vector<ValueIssue>> Found;
+  /// All of them, block after block, in one vector (none allocated for a
+  /// code object without issues, nor one per block): block B's are
+  /// Found[FoundAt[B].first, FoundAt[B].second); those of the block Open,
+  /// the one being transferred, run to the end of Found.
+  mutable std::vector<ValueIssue> Found;
+  mutable llvm::SmallVector<std::pair<uint32_t, uint32_t>, 16> FoundAt;
+  static constexpr unsigned NoBlock = ~0u;
+  mutable unsigned Open = NoBlock;
+
+  /// Ends the open block's issues.
+  void closeFound() const {
+    if (Open != NoBlock)
+      FoundAt[Open].second = uint32_t(Found.size());
+    Open = NoBlock;
+  }
+  /// Where block \p B's issues go from now on, at the end of Found: its
+  /// earlier ones dropped (a new visit), or, \p Keep, moved there first
+  /// when another block's follow them (the engine transfers a block's
+  /// edges right after it, so they do not).
+  LLVM_ATTRIBUTE_ALWAYS_INLINE std::vector<ValueIssue> &
+  openFound(unsigned B, bool Keep) const {
+    if (LLVM_LIKELY(Open == B)) {
+      if (!Keep)
+        Found.resize(FoundAt[B].first);
+      return Found;
+    }
+    if (Keep)
+      return reopenFound(B);
+    uint32_t End = uint32_t(Found.size());
+    if (Open != NoBlock)
+      FoundAt[Open].second = End;
+    FoundAt[B].first = End;
+    Open = B;
+    return Found;
+  }
+  /// openFound() keeping the issues of a block not open.
+  LLVM_ATTRIBUTE_NOINLINE std::vector<ValueIssue> &
+  reopenFound(unsigned B) const {
+    closeFound();
+    auto [Begin, End] = FoundAt[B];
+    FoundAt[B] = {uint32_t(Found.size()), 0};
+    for (uint32_t K = Begin; K < End; ++K) {
+      ValueIssue V = Found[K]; // not a reference into what may grow
+      Found.push_back(V);
+    }
+    Open = B;
+    return Found;
+  }
 #ifndef NDEBUG
   mutable std::vector<ValueState> FoundFrom; ///< The state they are from.
 #endif
