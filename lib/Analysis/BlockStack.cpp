@@ -286,8 +286,6 @@ void BlockStack::indexSitesByHandler() {
     return std::make_pair(*Sites[A].Handler, A) <
            std::make_pair(*Sites[B].Handler, B);
   });
-  for (uint32_t K : SitesByHandler)
-    HandlerOfSitesByHandler.push_back(*Sites[K].Handler);
 }
 
 BlockStack BlockStack::compute(const CFG &G, const StackDepthResult &Depth) {
@@ -314,10 +312,14 @@ int32_t BlockStack::siteIndexOfEnter(uint32_t EnterInst) const {
 
 llvm::ArrayRef<uint32_t>
 BlockStack::siteIndicesForHandler(uint32_t Offset) const {
-  auto [Lo, Hi] = std::equal_range(HandlerOfSitesByHandler.begin(),
-                                   HandlerOfSitesByHandler.end(), Offset);
-  size_t From = Lo - HandlerOfSitesByHandler.begin();
-  return llvm::ArrayRef<uint32_t>(SitesByHandler).slice(From, size_t(Hi - Lo));
+  // Sorted by handler: the run of those whose handler is Offset.
+  auto Lo = llvm::partition_point(
+      SitesByHandler, [&](uint32_t K) { return *Sites[K].Handler < Offset; });
+  auto Hi = std::partition_point(Lo, SitesByHandler.end(), [&](uint32_t K) {
+    return *Sites[K].Handler == Offset;
+  });
+  return llvm::ArrayRef<uint32_t>(SitesByHandler)
+      .slice(size_t(Lo - SitesByHandler.begin()), size_t(Hi - Lo));
 }
 
 const WithSite *BlockStack::siteForHandler(uint32_t Offset) const {

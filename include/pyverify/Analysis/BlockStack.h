@@ -131,9 +131,8 @@ private:
   std::vector<uint32_t> ChainStart; ///< Per entry + 1; empty without a table.
   std::vector<WithSite> Sites;
   /// Indices into Sites of the sites with a handler, sorted by (handler,
-  /// index), and their handlers in the same order: siteIndicesForHandler().
+  /// index): siteIndicesForHandler().
   std::vector<uint32_t> SitesByHandler;
-  std::vector<uint32_t> HandlerOfSitesByHandler;
   std::vector<std::pair<uint32_t, std::string>> Problems;
 
   /// Per instruction: the entry whose chain is in effect, -1 for none;
