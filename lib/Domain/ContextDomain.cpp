@@ -26,6 +26,11 @@ bool ContextState::join(const ContextState &Other) {
     K = Kind::Top; // keep this content as the representative
     return true;
   }
+  // Equal values (a revisit that brings nothing new, consecutive raising
+  // instructions unwinding alike): every step below would find nothing to
+  // rename, merge or reorder, so the answer is known (a hot path).
+  if (*this == Other)
+    return false;
   bool Changed = false;
   // Copy the other state only when a slot needs renaming (a hot path).
   std::optional<ContextState> Renamed;
