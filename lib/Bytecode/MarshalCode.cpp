@@ -64,14 +64,21 @@ Error MarshalReader::beginCode(size_t At, std::optional<size_t> Slot) {
   C->Version = Version;
   int32_t *Ints[] = {&C->ArgCount, &C->PosOnlyArgCount, &C->KwOnlyArgCount,
                      &C->StackSize, &C->Flags};
-  const StringRef IntNames[] = {"co_argcount", "co_posonlyargcount",
-                                "co_kwonlyargcount", "co_stacksize",
-                                "co_flags"};
-  for (unsigned I = 0; I < 5; ++I) {
-    auto V = readInt32(IntNames[I]);
-    if (!V)
-      return V.takeError();
-    *Ints[I] = *V;
+  if (LLVM_LIKELY(remaining() >= 20)) { // all five: no check can fail
+    for (unsigned I = 0; I < 5; ++I)
+      *Ints[I] =
+          int32_t(llvm::support::endian::read32le(Bytes.data() + Pos + 4 * I));
+    Pos += 20;
+  } else {
+    static constexpr StringRef IntNames[] = {
+        "co_argcount", "co_posonlyargcount", "co_kwonlyargcount",
+        "co_stacksize", "co_flags"};
+    for (unsigned I = 0; I < 5; ++I) {
+      auto V = readInt32(IntNames[I]);
+      if (!V)
+        return V.takeError();
+      *Ints[I] = *V;
+    }
   }
   Stack.emplace_back(Frame::Code);
   Frame &F = Stack.back();
