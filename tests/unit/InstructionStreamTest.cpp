@@ -340,6 +340,39 @@ TEST(InstructionStream, CacheAtInstructionPosition) {
   EXPECT_FALSE(D.S[1].Valid);
 }
 
+TEST(InstructionStream, ManyCacheOpcodesGrowTheBuffer) {
+  // Nine 00 00 opcode units: the count of non-zero units (one) bounds none
+  // of them, so the decoder makes room as it meets them.
+  std::string Code = std::string(18, '\0') + code({O::RETURN_VALUE});
+  auto D = decode(Code);
+  ASSERT_EQ(D.S.size(), 10u);
+  EXPECT_EQ(D.Findings.size(), 9u);
+  EXPECT_EQ(D.S[9].name(), "RETURN_VALUE");
+  EXPECT_EQ(D.S[9].Start, 18u);
+  for (unsigned K = 0; K < 9; ++K)
+    EXPECT_EQ(D.S.indexAtStart(2 * K), int64_t(K));
+  EXPECT_EQ(D.S.indexContaining(18), 9);
+}
+
+TEST(InstructionStream, CopiesAndMovesKeepInstructionsAndUnitMap) {
+  auto D = decode(code({O::RESUME, {O::LOAD_GLOBAL, 1}}) + caches(5) +
+                  code({O::RETURN_VALUE}));
+  ASSERT_EQ(D.S.size(), 3u);
+  InstructionStream Copy(D.S);
+  EXPECT_EQ(layout(Copy), layout(D.S));
+  for (uint64_t B = 0; B < D.S.codeSize(); B += 2)
+    EXPECT_EQ(Copy.indexContaining(B), D.S.indexContaining(B));
+  EXPECT_EQ(Copy.indexContaining(D.S.codeSize()), -1);
+  InstructionStream Moved(std::move(Copy));
+  EXPECT_EQ(layout(Moved), layout(D.S));
+  EXPECT_EQ(Moved.indexAtOffset(2), 1);
+  EXPECT_EQ(Copy.size(), 0u); // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(Copy.indexContaining(0), -1);
+  Copy = Moved;
+  EXPECT_EQ(layout(Copy), layout(D.S));
+  EXPECT_EQ(Copy.codeSize(), D.S.codeSize());
+}
+
 TEST(InstructionStream, ReportsEveryProblem) {
   // Six problems in one stream; each is reported, in code order, followed
   // by the jump-target pass.
