@@ -565,14 +565,3 @@ InstructionStream::InstructionStream(const InstructionStream &O)
   for (size_t I = 0; I < NumInsts; ++I)
     new (Insts + I) Instruction(O.Insts[I]);
 }
-
-InstructionStream &
-InstructionStream::operator=(InstructionStream &&O) noexcept {
-  Buffer = std::move(O.Buffer);
-  Insts = std::exchange(O.Insts, nullptr);
-  NumInsts = std::exchange(O.NumInsts, 0);
-  UnitToIndex = std::exchange(O.UnitToIndex, nullptr);
-  CodeBytes = std::exchange(O.CodeBytes, 0);
-  HasErrors = std::exchange(O.HasErrors, false);
-  return *this;
-}

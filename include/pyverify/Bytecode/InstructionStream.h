@@ -44,6 +44,7 @@
 #include <cassert>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace pyverify {
@@ -103,7 +104,15 @@ public:
   InstructionStream &operator=(const InstructionStream &O) {
     return *this = InstructionStream(O);
   }
-  InstructionStream &operator=(InstructionStream &&O) noexcept;
+  InstructionStream &operator=(InstructionStream &&O) noexcept {
+    Buffer = std::move(O.Buffer);
+    Insts = std::exchange(O.Insts, nullptr);
+    NumInsts = std::exchange(O.NumInsts, 0);
+    UnitToIndex = std::exchange(O.UnitToIndex, nullptr);
+    CodeBytes = std::exchange(O.CodeBytes, 0);
+    HasErrors = std::exchange(O.HasErrors, false);
+    return *this;
+  }
 
   /// Decodes \p Code as \p V's bytecode, appending findings to
   /// \p Findings.
