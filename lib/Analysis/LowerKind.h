@@ -142,8 +142,9 @@ inline uop::Effect effectOf(LowerKind K, const Instruction &I,
 /// The micro-operations of the locals, cells and stack kinds, to \p Emit;
 /// false for the other kinds.
 template <typename EmitFn>
-bool lowerLocalsAndStack(LowerKind K, const Instruction &I,
-                         const OpcodeInfo &Info, EmitFn &Emit) {
+LLVM_ATTRIBUTE_ALWAYS_INLINE bool
+lowerLocalsAndStack(LowerKind K, const Instruction &I, const OpcodeInfo &Info,
+                    EmitFn &Emit) {
   const uint32_t A = I.Arg;
   switch (K) {
   case LowerKind::LoadFastCheck:
@@ -213,8 +214,9 @@ bool lowerLocalsAndStack(LowerKind K, const Instruction &I,
 /// The micro-operations of control, exception handling and with
 /// statements, to \p Emit; false for the other kinds.
 template <typename EmitFn>
-bool lowerControl(LowerKind K, const Instruction &I, const OpcodeInfo &Info,
-                  EmitFn &Emit) {
+LLVM_ATTRIBUTE_ALWAYS_INLINE bool
+lowerControl(LowerKind K, const Instruction &I, const OpcodeInfo &Info,
+             EmitFn &Emit) {
   switch (K) {
   case LowerKind::Branch:
     if (std::optional<uop::Test> T = branchTest(I, false)) {
