@@ -53,6 +53,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <iterator>
 #include <type_traits>
@@ -188,19 +189,26 @@ runForwardFixpoint(const Graph &G, const Analysis &A, FixpointOptions Opts = {},
 
   llvm::SmallVector<unsigned, 32> HeadVisits(N, 0);
   // The worklist: the priorities of the queued nodes, each node at most
-  // once; the next visit is the smallest, so it is a set of bits, and Low
-  // is at or below its first (a visit queues a node before it -- a
-  // retreating edge -- only by lowering Low).
-  llvm::BitVector Queued(N);
-  unsigned Low = 0;
+  // once; the next visit is the smallest, so it is a set of bits (64 to a
+  // word, inline for 256 nodes: finding the first is a count of trailing
+  // zeros), and Low is at or below its first (a visit queues a node before
+  // it -- a retreating edge -- only by lowering Low).
+  llvm::SmallVector<uint64_t, 4> Queued((N + 63) / 64, 0);
+  auto IsQueued = [&](unsigned P) { return (Queued[P / 64] >> (P % 64)) & 1; };
+  auto Queue = [&](unsigned P) { Queued[P / 64] |= uint64_t(1) << (P % 64); };
+  unsigned Low = Priority[Entry];
+  auto Next = [&]() -> unsigned { // the first queued, or N
+    for (unsigned W = Low / 64, E = unsigned(Queued.size()); W < E; ++W)
+      if (Queued[W])
+        return W * 64 + unsigned(std::countr_zero(Queued[W]));
+    return N;
+  };
   R.In[Entry] = A.entryState();
-  Queued.set(Priority[Entry]);
-  Low = Priority[Entry];
-  for (int P = Queued.find_first_in(Low, N); P >= 0;
-       P = Queued.find_first_in(Low, N)) {
-    unsigned Node = Order[unsigned(P)];
-    Queued.reset(unsigned(P));
-    Low = unsigned(P);
+  Queue(Low);
+  for (unsigned P = Next(); P < N; P = Next()) {
+    unsigned Node = Order[P];
+    Queued[P / 64] &= ~(uint64_t(1) << (P % 64));
+    Low = P;
     if (++R.Visits > MaxVisits)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
@@ -219,10 +227,10 @@ runForwardFixpoint(const Graph &G, const Analysis &A, FixpointOptions Opts = {},
         Changed = R.In[T].widen(S);
       else
         Changed = R.In[T].join(S);
-      if (Changed && !Queued.test(Priority[T])) {
+      if (Changed && !IsQueued(Priority[T])) {
         if (IsHead.test(T))
           ++HeadVisits[T];
-        Queued.set(Priority[T]);
+        Queue(Priority[T]);
         Low = std::min(Low, Priority[T]);
       }
     }
