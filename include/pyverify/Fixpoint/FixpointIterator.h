@@ -118,6 +118,10 @@ void reversePostOrder(const Graph &G, const EdgeLists &Succ, unsigned Entry,
                       llvm::SmallVectorImpl<unsigned> &Post) {
   unsigned N = Succ.size();
   Post.clear();
+  if (N == 1) { // the entry alone (most small functions): no search
+    Post.push_back(Entry);
+    return;
+  }
   Post.reserve(N);
   llvm::BitVector Seen(N);
   // node, next edge index; each node is pushed at most once
