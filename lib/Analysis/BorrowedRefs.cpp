@@ -69,8 +69,10 @@ struct Holds {
 /// The state at a program point.
 struct BorrowState {
   bool Bottom = true;
-  std::vector<Holds> Stack;
-  std::vector<Holds> Locals;
+  /// Inline up to what most frames hold: a state is copied per block and
+  /// edge, and a copy that fits allocates nothing.
+  llvm::SmallVector<Holds, 8> Stack;
+  llvm::SmallVector<Holds, 8> Locals;
 
   explicit BorrowState(bool Bottom) : Bottom(Bottom) {}
   bool isBottom() const { return Bottom; }
