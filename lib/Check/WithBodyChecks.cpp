@@ -5,6 +5,7 @@
 #include "pyverify/Analysis/ContextEvents.h"
 #include "pyverify/Bytecode/RaiseModel.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -30,17 +31,18 @@ std::string describeEntry(const DecodedCode &D, int64_t K) {
 }
 
 /// withEnterAt of each context id met (an enter instruction), asked once:
-/// the same few contexts are active across a whole with body.
+/// the same few contexts are active across a whole with body. A map, not a
+/// list: a code object may hold thousands of withs (a list searched per
+/// instruction made the check quadratic, bench_linear.py's code family).
 struct EnterCache {
   const InstructionStream &Insts;
-  llvm::SmallVector<std::pair<uint32_t, std::optional<WithEnter>>, 4> Known;
+  llvm::DenseMap<uint32_t, std::optional<WithEnter>> Known;
 
   std::optional<WithEnter> of(uint32_t Ctx) {
-    for (const auto &[Id, E] : Known)
-      if (Id == Ctx)
-        return E;
-    Known.push_back({Ctx, withEnterAt(Insts, Ctx)});
-    return Known.back().second;
+    auto [It, New] = Known.try_emplace(Ctx);
+    if (New)
+      It->second = withEnterAt(Insts, Ctx);
+    return It->second;
   }
 };
 
