@@ -1,6 +1,7 @@
 //===- BorrowedRefs.cpp - Borrowed references that outlive their local ----===//
 
 #include "pyverify/Analysis/BorrowedRefs.h"
+#include "LowerKind.h"
 #include "pyverify/Analysis/CFGFixpointGraph.h"
 #include "pyverify/Analysis/MicroOps.h"
 #include "pyverify/Analysis/StackDepth.h"
@@ -12,6 +13,8 @@
 #include <algorithm>
 #include <optional>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 
 using namespace pyverify;
 
@@ -52,6 +55,8 @@ struct Holds {
   bool join(const Holds &O) {
     bool Changed = O.MayOwn && !MayOwn;
     MayOwn |= O.MayOwn;
+    if (O.Borrows.empty()) // most slots hold no borrow
+      return Changed;
     for (const Origin &B : O.Borrows) {
       auto *It = llvm::lower_bound(Borrows, B);
       if (It == Borrows.end() || !(*It == B)) {
@@ -99,16 +104,6 @@ struct BorrowState {
   }
 };
 
-/// The locals a borrowing load pushes, in push order (none: not one): the
-/// borrowed LoadLocals of its lowering \p Ops (MicroOps.h).
-llvm::SmallVector<uint32_t, 2> borrowedLocals(const MicroOps &Ops) {
-  llvm::SmallVector<uint32_t, 2> Out;
-  for (const MicroOp &Op : Ops)
-    if (const auto *L = std::get_if<uop::LoadLocal>(&Op); L && L->Borrowed)
-      Out.push_back(L->Local);
-  return Out;
-}
-
 /// Whether \p I may push its top input itself as its top output (CPython
 /// moves the stack reference): FORMAT_SIMPLE of an exact str, END_SEND's
 /// value, SET_FUNCTION_ATTRIBUTE's function, PUSH_EXC_INFO's exception --
@@ -135,32 +130,74 @@ bool passesUnderTopThrough(const Instruction &I, const StackIO &IO) {
   return I.is(Opcode::GET_ITER) && IO.Pops == 1 && IO.Pushes == 2;
 }
 
-using UseSink = std::vector<BorrowAfterKill>;
+/// Whether running \p I on edge \p JumpEdge from \p S could record a use:
+/// only when \p S holds a killed borrow or \p I kills one (a use records
+/// killed borrows only, and a borrow pushed is live until a kill).
+bool mayRecordUse(const Instruction &I, bool JumpEdge, const BorrowState &S) {
+  for (const auto *V : {&S.Stack, &S.Locals})
+    for (const Holds &H : *V)
+      for (const Origin &O : H.Borrows)
+        if (O.Kill != Live)
+          return true;
+  bool Kills = false;
+  lowering::lowerEach(I, JumpEdge, [&](const auto &Op) {
+    using T = std::decay_t<decltype(Op)>;
+    Kills |= std::is_same_v<T, uop::StoreLocal> ||
+             std::is_same_v<T, uop::DeleteLocal> ||
+             std::is_same_v<T, uop::MakeCell>;
+  });
+  return Kills;
+}
 
-/// Runs instructions on a state; records uses into Sink when given.
+/// The uses found by the transfers, each with its block. A block's are
+/// dropped when it is visited again: the engine visits a block again
+/// whenever its entry state grows, and transfers its edges right after it,
+/// so what is left after the fixpoint is every block's from its final
+/// entry state -- what a walk of each block from it would find, without
+/// that walk.
+struct UseLog {
+  std::vector<std::pair<unsigned, BorrowAfterKill>> All;
+
+  void reset(unsigned B) {
+    if (!All.empty()) // most code objects find none
+      llvm::erase_if(All, [B](const auto &P) { return P.first == B; });
+  }
+};
+
+/// Runs instructions on a state; records uses into Log (as block Block's)
+/// when given.
 class Machine {
 public:
-  Machine(const InstructionStream &Insts, BorrowState &S, UseSink *Sink)
-      : Insts(Insts), S(S), Sink(Sink) {}
+  Machine(const InstructionStream &Insts, BorrowState &S, UseLog *Log,
+          unsigned Block)
+      : Insts(Insts), S(S), Log(Log), Block(Block) {}
 
   void run(uint32_t Idx, bool JumpEdge) {
     const Instruction &I = Insts[Idx];
     Cur = Idx;
-    StackIO IO;
-    MicroOps Ops = lowerInstruction(I, JumpEdge, &IO);
-    llvm::SmallVector<uint32_t, 2> Borrowed = borrowedLocals(Ops);
-    if (!Borrowed.empty() && IO.Pops == 0 &&
-        IO.Pushes == int64_t(Borrowed.size())) {
-      for (uint32_t L : Borrowed)
-        pushBorrow(L);
-      return;
+    Low = S.Stack.size();
+    Written.clear();
+    const StackIO IO = getStackIO(I.info(), I.Arg, JumpEdge);
+    // A borrowing load: its borrowed LoadLocals, when they are all it
+    // pushes. Only the fall-through lowering of an instruction the table
+    // marks (isBorrowingLoad) holds one; a jump edge's holds no LoadLocal.
+    if (!JumpEdge && isBorrowingLoad(I) && IO.Pops == 0) {
+      llvm::SmallVector<uint32_t, 2> Borrowed;
+      lowering::lowerEach(I, false, [&](const auto &Op) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(Op)>,
+                                     uop::LoadLocal>)
+          if (Op.Borrowed)
+            Borrowed.push_back(Op.Local);
+      });
+      if (!Borrowed.empty() && IO.Pushes == int64_t(Borrowed.size())) {
+        for (uint32_t L : Borrowed)
+          pushBorrow(L);
+        return;
+      }
     }
-    bool OnlyMoves = llvm::all_of(Ops, [](const MicroOp &Op) {
-      return std::holds_alternative<uop::Copy>(Op) ||
-             std::holds_alternative<uop::Swap>(Op);
-    });
-    // Values read in place below the pops (LIST_APPEND's list).
-    if (!OnlyMoves)
+    // Values read in place below the pops (LIST_APPEND's list), unless the
+    // instruction only moves slots (COPY, SWAP).
+    if (IO.Reads > IO.Pops && !onlyMoves(I, JumpEdge))
       for (int64_t K = IO.Pops; K < IO.Reads; ++K)
         if (size_t(K) < S.Stack.size())
           use(S.Stack[S.Stack.size() - 1 - K]);
@@ -169,20 +206,57 @@ public:
       Top = S.Stack.back();
     if (!S.Stack.empty() && passesUnderTopThrough(I, IO))
       Under = S.Stack.back();
-    for (const MicroOp &Op : Ops)
-      step(Op);
-    if (Top && IO.Pushes >= 1 && !S.Stack.empty())
+    lowering::lowerEach(I, JumpEdge, [&](const auto &Op) { step(Op); });
+    if (Top && IO.Pushes >= 1 && !S.Stack.empty()) {
+      wroteSlot(S.Stack.size() - 1);
       S.Stack.back().join(*Top);
-    if (Under && S.Stack.size() >= 2)
+    }
+    if (Under && S.Stack.size() >= 2) {
+      wroteSlot(S.Stack.size() - 2);
       S.Stack[S.Stack.size() - 2].join(*Under);
+    }
+  }
+
+  /// Joins the state into \p Joined, which holds (covers) the state as it
+  /// was before the last run(): only the slots that run wrote can add
+  /// anything (the join of the rest is the identity), so only they are
+  /// joined -- BorrowState::join() of the whole state, made cheaper.
+  void joinWrittenInto(BorrowState &Joined) const {
+    if (S.Stack.size() < Joined.Stack.size())
+      Joined.Stack.truncate(S.Stack.size());
+    for (size_t K = Low; K < Joined.Stack.size(); ++K)
+      Joined.Stack[K].join(S.Stack[K]);
+    for (uint32_t L : Written)
+      if (L < Joined.Locals.size() && L < S.Locals.size())
+        Joined.Locals[L].join(S.Locals[L]);
   }
 
 private:
   const InstructionStream &Insts;
   BorrowState &S;
-  UseSink *Sink;
+  UseLog *Log;
+  unsigned Block;
   uint32_t Cur = 0;
+  /// What the last run() wrote: the stack slots from Low up (pushes are
+  /// above the lowest slot popped or written), and the locals in Written.
+  size_t Low = 0;
+  llvm::SmallVector<uint32_t, 4> Written;
 
+  void wroteSlot(size_t K) { Low = std::min(Low, K); }
+
+  static bool onlyMoves(const Instruction &I, bool JumpEdge) {
+    bool Only = true;
+    lowering::lowerEach(I, JumpEdge, [&](const auto &Op) {
+      using T = std::decay_t<decltype(Op)>;
+      Only &= std::is_same_v<T, uop::Copy> || std::is_same_v<T, uop::Swap>;
+    });
+    return Only;
+  }
+  /// Local \p L, to write.
+  Holds &written(uint32_t L) {
+    Written.push_back(L);
+    return local(L);
+  }
   Holds &local(uint32_t L) {
     if (L >= S.Locals.size())
       S.Locals.resize(L + 1);
@@ -202,15 +276,17 @@ private:
       return Holds::owned();
     Holds H = std::move(S.Stack.back());
     S.Stack.pop_back();
+    wroteSlot(S.Stack.size());
     return H;
   }
   void use(const Holds &H) {
-    if (!Sink)
+    if (!Log || H.Borrows.empty())
       return;
     bool Possible = H.MayOwn || H.Borrows.size() > 1;
     for (const Origin &O : H.Borrows)
       if (O.Kill != Live)
-        Sink->push_back({O.Load, O.Local, O.Kill, Cur, Possible});
+        Log->All.push_back(
+            {Block, BorrowAfterKill{O.Load, O.Local, O.Kill, Cur, Possible}});
   }
   void kill(uint32_t L) {
     auto KillIn = [&](Holds &H) {
@@ -223,21 +299,26 @@ private:
         H.Borrows.erase(std::unique(H.Borrows.begin(), H.Borrows.end()),
                         H.Borrows.end());
       }
+      return Any;
     };
-    for (Holds &H : S.Stack)
-      KillIn(H);
-    for (Holds &H : S.Locals)
-      KillIn(H);
+    for (size_t K = 0; K < S.Stack.size(); ++K)
+      if (KillIn(S.Stack[K]))
+        wroteSlot(K);
+    for (size_t K = 0; K < S.Locals.size(); ++K)
+      if (KillIn(S.Locals[K]))
+        Written.push_back(uint32_t(K));
   }
   void copy(uint32_t N) {
     if (N >= 1 && N <= S.Stack.size())
       S.Stack.push_back(S.Stack[S.Stack.size() - N]);
     else
-      S.Stack.push_back(Holds::owned());
+      S.Stack.emplace_back();
   }
   void swap(uint32_t N) {
-    if (N >= 1 && N <= S.Stack.size())
+    if (N >= 1 && N <= S.Stack.size()) {
+      wroteSlot(S.Stack.size() - N);
       std::swap(S.Stack.back(), S.Stack[S.Stack.size() - N]);
+    }
   }
   void loadMethod(const uop::LoadMethod &M) {
     Holds Self = pop();
@@ -245,53 +326,67 @@ private:
     Self.MayOwn = true; // or NULL
     if (M.nullSlot() == 0) {
       S.Stack.push_back(std::move(Self));
-      S.Stack.push_back(Holds::owned());
+      S.Stack.emplace_back();
     } else {
-      S.Stack.push_back(Holds::owned());
+      S.Stack.emplace_back();
       S.Stack.push_back(std::move(Self));
     }
   }
   void effect(const uop::Effect &E) {
+    // The popped slots, used where they lie (top first) and joined into
+    // Passed only when an output passes them through (NullOut); popping
+    // past the bottom pops owned slots, which Passed (owned) holds already.
     Holds Passed = Holds::owned();
-    for (int64_t K = 0; K < E.Pops; ++K) {
-      Holds H = pop();
+    size_t Have = S.Stack.size();
+    size_t Pops =
+        size_t(std::min<int64_t>(std::max<int64_t>(E.Pops, 0), int64_t(Have)));
+    for (size_t K = 0; K < Pops; ++K) {
+      const Holds &H = S.Stack[Have - 1 - K];
       use(H);
-      Passed.join(H);
+      if (E.NullOut)
+        Passed.join(H);
     }
+    S.Stack.truncate(Have - Pops);
+    wroteSlot(Have - Pops);
     // An output the table marks possibly NULL is a self passed through
     // (LOAD_SPECIAL, LOAD_SUPER_ATTR); the other pass-throughs are
     // passesTopThrough()'s. Every other output is owned (taking every output
     // as possibly any input gives 1390 false alarms on the 3.14 stdlib).
-    for (int64_t K = 0; K < E.Pushes; ++K)
-      S.Stack.push_back((E.NullOut >> K) & 1 ? Passed : Holds::owned());
+    for (int64_t K = 0; K < E.Pushes; ++K) {
+      if ((E.NullOut >> K) & 1)
+        S.Stack.push_back(Passed);
+      else
+        S.Stack.emplace_back();
+    }
   }
-  void step(const MicroOp &Op) {
-    std::visit(
-        Overloaded{
-            [&](const uop::LoadLocal &L) { S.Stack.push_back(local(L.Local)); },
-            [&](const uop::StoreLocal &L) {
-              local(L.Local) = pop();
-              kill(L.Local);
-            },
-            [&](const uop::DeleteLocal &L) {
-              kill(L.Local);
-              local(L.Local) = Holds::owned();
-            },
-            [&](const uop::MakeCell &L) {
-              kill(L.Local);
-              local(L.Local) = Holds::owned();
-            },
-            [&](const uop::Copy &C) { copy(C.N); },
-            [&](const uop::Swap &W) { swap(W.N); },
-            [&](const uop::LoadMethod &M) { loadMethod(M); },
-            [&](const auto &Other) { effect(movementOf(Other)); },
-        },
-        Op);
+  /// One micro-operation, as lowerEach() hands it over.
+  void step(const uop::LoadLocal &L) { S.Stack.push_back(local(L.Local)); }
+  void step(const uop::StoreLocal &L) {
+    written(L.Local) = pop();
+    kill(L.Local);
   }
+  void step(const uop::DeleteLocal &L) {
+    kill(L.Local);
+    written(L.Local) = Holds::owned();
+  }
+  void step(const uop::MakeCell &L) {
+    kill(L.Local);
+    written(L.Local) = Holds::owned();
+  }
+  void step(const uop::Copy &C) { copy(C.N); }
+  void step(const uop::Swap &W) { swap(W.N); }
+  void step(const uop::LoadMethod &M) { loadMethod(M); }
+  void step(const uop::Effect &E) { effect(E); }
+  template <typename Other> void step(const Other &O) { effect(movementOf(O)); }
 };
 
 /// The analysis for the fixpoint engine: a block's out state is the state
 /// before its last instruction, which each normal edge runs on its side.
+/// The transfers record the uses they meet (UseLog): a block's
+/// instructions before the last in transferNode(), the last one on its
+/// normal edges, and where no edge runs it on the fall-through (return,
+/// raise) or on the jump of a jump, in transferNode() -- the runs a walk of
+/// the block for its uses makes.
 class BorrowAnalysis {
 public:
   using Domain = BorrowState;
@@ -307,11 +402,36 @@ public:
     return S;
   }
   Domain transferNode(unsigned B, const Domain &In) const {
+    Log.reset(B);
     BorrowState S = working(In);
     const BasicBlock &BB = G.block(B);
-    Machine M(Insts, S, nullptr);
-    for (uint32_t I = BB.Begin; I < BB.last(); ++I)
-      M.run(I, false);
+    EdgeFacts F = edgeFacts(BB);
+    Machine M(Insts, S, &Log, B);
+    if (F.Exceptions) {
+      // The handlers' state, joined on the way (handlerState()).
+      Walked.Block = B;
+      Walked.In = &In;
+      Walked.Left = F.Exceptions;
+      Walked.Joined = working(In);
+      for (uint32_t I = BB.Begin; I < BB.last(); ++I) {
+        M.run(I, false);
+        M.joinWrittenInto(Walked.Joined);
+      }
+    } else {
+      for (uint32_t I = BB.Begin; I < BB.last(); ++I)
+        M.run(I, false);
+    }
+    const Instruction &Last = Insts[BB.last()];
+    if (Last.Valid && Last.info().isJump() && !F.Jump)
+      lastUses(B, S, /*Jump=*/true);
+    if (!F.FallThrough) {
+      // Without a normal edge, the state returned is read by no edge
+      // (exception edges read the entry state): the last runs in place.
+      if (F.Jump)
+        lastUses(B, S, /*Jump=*/false);
+      else
+        M.run(BB.last(), false);
+    }
     return S;
   }
   Domain transferEdge(unsigned E, const Domain &In, const Domain &Out) const {
@@ -319,30 +439,77 @@ public:
     if (Edge.isException())
       return handlerState(Edge, In);
     BorrowState S = working(Out);
-    bool Jump =
-        Edge.Kind == EdgeKind::Jump || Edge.Kind == EdgeKind::BranchTaken;
-    Machine(Insts, S, nullptr).run(G.block(Edge.Source).last(), Jump);
+    const BasicBlock &BB = G.block(Edge.Source);
+    bool Jump = isJumpEdge(Edge);
+    // Its uses, when a walk of the block would run it so: the fall-through
+    // always, the jump edge of a jump.
+    const Instruction &Last = Insts[BB.last()];
+    bool Records = !Jump || (Last.Valid && Last.info().isJump());
+    Machine(Insts, S, Records ? &Log : nullptr, Edge.Source)
+        .run(BB.last(), Jump);
     return S;
   }
 
-  /// Replays block \p B from \p In, recording every use into \p Sink.
-  void replay(unsigned B, const Domain &In, UseSink &Sink) const {
-    const BasicBlock &BB = G.block(B);
-    BorrowState S = working(In);
-    Machine M(Insts, S, &Sink);
-    for (uint32_t I = BB.Begin; I < BB.last(); ++I)
-      M.run(I, false);
-    const Instruction &Last = Insts[BB.last()];
-    if (Last.Valid && Last.info().isJump()) {
-      BorrowState J = working(S);
-      Machine(Insts, J, &Sink).run(BB.last(), true);
-    }
-    M.run(BB.last(), false);
+  /// The uses found, in no order (duplicates possible).
+  std::vector<BorrowAfterKill> takeUses() const {
+    std::vector<BorrowAfterKill> Out;
+    Out.reserve(Log.All.size());
+    for (const auto &P : Log.All)
+      Out.push_back(P.second);
+    return Out;
   }
 
 private:
   const CFG &G;
   const InstructionStream &Insts;
+  mutable UseLog Log;
+  /// The handlers' state of the block transferNode() walked last, from the
+  /// entry state it walked from (the engine's own, not a copy), and how
+  /// many of its exception edges have yet to take it: the engine transfers
+  /// a block's edges right after the block; any other caller walks again.
+  /// Should a self-loop's join grow that entry state between the block and
+  /// its exception edges, those edges take the state from the smaller one:
+  /// the grown block is queued again and its last visit gives the state
+  /// from its final one, which covers it (the transfer is monotone), so
+  /// the fixpoint is the same.
+  mutable struct {
+    unsigned Block = ~0u;
+    const BorrowState *In = nullptr;
+    unsigned Left = 0;
+    BorrowState Joined{true};
+  } Walked;
+
+  struct EdgeFacts {
+    unsigned Exceptions = 0;
+    bool FallThrough = false; ///< A normal edge runs the fall-through.
+    bool Jump = false;        ///< A normal edge runs the jump.
+  };
+  static bool isJumpEdge(const CFGEdge &E) {
+    return E.Kind == EdgeKind::Jump || E.Kind == EdgeKind::BranchTaken;
+  }
+  EdgeFacts edgeFacts(const BasicBlock &BB) const {
+    EdgeFacts F;
+    for (unsigned EI : BB.Succs) {
+      const CFGEdge &E = G.edge(EI);
+      if (E.isException())
+        ++F.Exceptions;
+      else if (isJumpEdge(E))
+        F.Jump = true;
+      else
+        F.FallThrough = true;
+    }
+    return F;
+  }
+
+  /// Records the uses of block \p B's last instruction on edge \p Jump
+  /// from \p S, the state before it, which stays as it is.
+  void lastUses(unsigned B, const BorrowState &S, bool Jump) const {
+    uint32_t Last = G.block(B).last();
+    if (!mayRecordUse(Insts[Last], Jump, S))
+      return;
+    BorrowState X = working(S);
+    Machine(Insts, X, &Log, B).run(Last, Jump);
+  }
 
   /// A copy of \p In to run instructions on, its stack's capacity the
   /// frame's (co_stacksize, and the two slots a handler's entry pushes), so
@@ -362,13 +529,27 @@ private:
     return S;
   }
 
+  /// The handler's entry state on exception edge \p Edge: the join of the
+  /// states before every instruction of its block, cut to the entry's
+  /// depth, the lasti and the exception pushed.
   Domain handlerState(const CFGEdge &Edge, const Domain &In) const {
-    const BasicBlock &BB = G.block(Edge.Source);
-    BorrowState S = working(In), Joined = working(In);
-    Machine M(Insts, S, nullptr);
-    for (uint32_t I = BB.Begin; I < BB.last(); ++I) {
-      M.run(I, false);
-      Joined.join(S);
+    BorrowState Joined(true);
+    if (Walked.Block == Edge.Source && Walked.In == &In) {
+      if (--Walked.Left == 0) {
+        Joined = std::move(Walked.Joined);
+        Walked.Block = ~0u;
+      } else {
+        Joined = Walked.Joined;
+      }
+    } else {
+      const BasicBlock &BB = G.block(Edge.Source);
+      BorrowState S = working(In);
+      Joined = working(In);
+      Machine M(Insts, S, nullptr, Edge.Source);
+      for (uint32_t I = BB.Begin; I < BB.last(); ++I) {
+        M.run(I, false);
+        Joined.join(S);
+      }
     }
     const ExceptionTableEntry &T = G.code().Table[size_t(Edge.Entry)];
     Joined.Stack.resize(T.Depth, Holds::owned());
@@ -393,14 +574,10 @@ pyverify::findBorrowsOutlivingLocals(const CFG &G) {
   if (!R.BorrowLoads)
     return R;
   BorrowAnalysis A(G);
-  UseSink Sink;
-  auto Fix = runForwardFixpoint(
-      CFGFixpointGraph(G), A, {},
-      [&](unsigned B, const BorrowState &In, llvm::ArrayRef<BorrowState>) {
-        A.replay(B, In, Sink);
-      });
+  auto Fix = runForwardFixpoint(CFGFixpointGraph(G), A);
   if (!Fix)
     return Fix.takeError();
+  std::vector<BorrowAfterKill> Sink = A.takeUses();
   llvm::sort(Sink);
   Sink.erase(std::unique(Sink.begin(), Sink.end()), Sink.end());
   R.Uses = std::move(Sink);
