@@ -511,23 +511,11 @@ private:
     Machine(Insts, X, &Log, B).run(Last, Jump);
   }
 
-  /// A copy of \p In to run instructions on, its stack's capacity the
-  /// frame's (co_stacksize, and the two slots a handler's entry pushes), so
-  /// that no push reallocates it. co_stacksize is the input's claim, so it
-  /// is clamped: an absurd one must not reserve absurd memory (a deeper
-  /// stack still grows as needed).
-  BorrowState working(const BorrowState &In) const {
-    constexpr int64_t MaxReserved = 256;
-    BorrowState S(In.Bottom);
-    S.Stack.reserve(
-        std::max<size_t>(In.Stack.size(),
-                         size_t(std::clamp<int64_t>(G.code().Code->StackSize, 0,
-                                                    MaxReserved))) +
-        2);
-    S.Stack = In.Stack;
-    S.Locals = In.Locals;
-    return S;
-  }
+  /// A copy of \p In to run instructions on. No capacity is reserved: a
+  /// stack held inline (most) allocates only when a push grows it past
+  /// that (measured: reserving the frame's co_stacksize allocates on every
+  /// copy of a deeper frame and costs more).
+  BorrowState working(const BorrowState &In) const { return In; }
 
   /// The handler's entry state on exception edge \p Edge: the join of the
   /// states before every instruction of its block, cut to the entry's
