@@ -263,6 +263,14 @@ private:
     return S.Locals[L];
   }
   void pushBorrow(uint32_t L) {
+    if (local(L).Borrows.empty()) {
+      // The local holds no borrow (most): the slot holds the new one alone,
+      // what the join below gives, built in place.
+      Holds &H = S.Stack.emplace_back();
+      H.MayOwn = false;
+      H.Borrows.push_back({L, Cur, Live});
+      return;
+    }
     Holds H = local(L);
     H.MayOwn = false;
     Holds Own;
