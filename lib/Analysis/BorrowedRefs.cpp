@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Compiler.h"
 
 #include <algorithm>
 #include <optional>
@@ -287,9 +288,11 @@ private:
     wroteSlot(S.Stack.size());
     return H;
   }
-  void use(const Holds &H) {
-    if (!Log || H.Borrows.empty())
-      return;
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void use(const Holds &H) {
+    if (Log && !H.Borrows.empty()) // most slots hold no borrow
+      record(H);
+  }
+  LLVM_ATTRIBUTE_NOINLINE void record(const Holds &H) {
     bool Possible = H.MayOwn || H.Borrows.size() > 1;
     for (const Origin &O : H.Borrows)
       if (O.Kill != Live)
@@ -344,16 +347,21 @@ private:
     // The popped slots, used where they lie (top first) and joined into
     // Passed only when an output passes them through (NullOut); popping
     // past the bottom pops owned slots, which Passed (owned) holds already.
-    Holds Passed = Holds::owned();
     size_t Have = S.Stack.size();
     size_t Pops =
         size_t(std::min<int64_t>(std::max<int64_t>(E.Pops, 0), int64_t(Have)));
-    for (size_t K = 0; K < Pops; ++K) {
-      const Holds &H = S.Stack[Have - 1 - K];
-      use(H);
-      if (E.NullOut)
-        Passed.join(H);
+    for (size_t K = 0; K < Pops; ++K)
+      use(S.Stack[Have - 1 - K]);
+    if (!E.NullOut) { // every output owned (most)
+      S.Stack.truncate(Have - Pops);
+      wroteSlot(Have - Pops);
+      for (int64_t K = 0; K < E.Pushes; ++K)
+        S.Stack.emplace_back();
+      return;
     }
+    Holds Passed = Holds::owned();
+    for (size_t K = 0; K < Pops; ++K)
+      Passed.join(S.Stack[Have - 1 - K]);
     S.Stack.truncate(Have - Pops);
     wroteSlot(Have - Pops);
     // An output the table marks possibly NULL is a self passed through
