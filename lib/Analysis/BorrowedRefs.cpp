@@ -53,11 +53,15 @@ struct Holds {
   static Holds owned() { return Holds(); }
   /// Merges \p O's borrows into the sorted, unique list in place: a join
   /// that adds nothing (most of them) neither grows nor allocates.
-  bool join(const Holds &O) {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE bool join(const Holds &O) {
     bool Changed = O.MayOwn && !MayOwn;
     MayOwn |= O.MayOwn;
-    if (O.Borrows.empty()) // most slots hold no borrow
+    if (O.Borrows.empty()) // most slots hold no borrow: inline
       return Changed;
+    return mergeBorrows(O) || Changed;
+  }
+  LLVM_ATTRIBUTE_NOINLINE bool mergeBorrows(const Holds &O) {
+    bool Changed = false;
     for (const Origin &B : O.Borrows) {
       auto *It = llvm::lower_bound(Borrows, B);
       if (It == Borrows.end() || !(*It == B)) {
