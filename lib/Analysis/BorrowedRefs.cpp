@@ -432,7 +432,7 @@ public:
       Walked.Block = B;
       Walked.In = &In;
       Walked.Left = F.Exceptions;
-      Walked.Joined = working(In);
+      Walked.Joined = In; // its buffers reused
       for (uint32_t I = BB.Begin; I < BB.last(); ++I) {
         M.run(I, false);
         M.joinWrittenInto(Walked.Joined);
