@@ -1,6 +1,7 @@
 //===- LowerKind.h - What lowering each opcode takes ------------*- C++ -*-===//
 //
-// Private to lib/Analysis (MicroOps.cpp, LowerKind.cpp, ValueKinds.cpp).
+// Private to lib/Analysis (MicroOps.cpp, LowerKind.cpp, ValueKinds.cpp,
+// BorrowedRefs.cpp).
 // Each (version, opcode byte) gets its LowerKind once, in a table built at
 // start-up from the opcode tables (classify(): the one switch over opcode
 // identities), with the LowersTo classes each kind's lowering may hold

@@ -35,6 +35,8 @@ std::string describeEntry(const DecodedCode &D, int64_t K) {
 /// list: a code object may hold thousands of withs (a list searched per
 /// instruction made the check quadratic, bench_linear.py's code family).
 struct EnterCache {
+  explicit EnterCache(const InstructionStream &Insts) : Insts(Insts) {}
+
   const InstructionStream &Insts;
   llvm::DenseMap<uint32_t, std::optional<WithEnter>> Known;
 
@@ -64,7 +66,7 @@ void pyverify::checkWithBodyCoverage(const DecodedCode &D,
       Reported.insert(F.Offset);
   std::vector<Finding> New;
   std::optional<Run> Cur;
-  EnterCache Enters{Insts, {}};
+  EnterCache Enters(Insts);
   auto Flush = [&] {
     if (!Cur)
       return;
