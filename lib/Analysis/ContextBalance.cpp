@@ -248,16 +248,23 @@ void reportBlock(const ContextTransfer &T, unsigned Node,
     reportRejoins(T, B, R);
   reportBodyEntries(T, B, R);
   ContextState S = Entry;
+  // One scratch state for the block's raises: assigned, so its buffers are
+  // reused (no allocation per instruction for a stack deeper than a state's
+  // inline slots).
+  ContextState X = ContextState::bottom();
   for (uint32_t I = B.Begin; I < B.End; ++I) {
-    for (const ActiveContext &A : S.active()) {
-      if (A.Maybe && Res.ActiveBefore[I].size() < 64)
-        Res.MaybeBefore[I] |= uint64_t(1) << Res.ActiveBefore[I].size();
-      Res.ActiveBefore[I].push_back(A.Ctx);
+    llvm::ArrayRef<ActiveContext> Active = S.active();
+    Res.ActiveBefore[I] = {static_cast<uint32_t>(Res.ActiveIds.size()),
+                           static_cast<uint32_t>(Active.size())};
+    for (size_t K = 0; K < Active.size(); ++K) {
+      if (Active[K].Maybe && K < 64)
+        Res.MaybeBefore[I] |= uint64_t(1) << K;
+      Res.ActiveIds.push_back(Active[K].Ctx);
     }
     // leaving() reports each active context, and the exit events only
     // remove some: with none active there is nothing to report.
     if (!S.active().empty() && G.coverOf(I) < 0 && T.raisesHere(S, I)) {
-      ContextState X = S;
+      X.assign(S);
       T.applyRaisingExitEvents(X, I);
       T.leaving(X, I, /*ByException=*/true, &R);
     }
@@ -275,7 +282,7 @@ void reportBlock(const ContextTransfer &T, unsigned Node,
       if (E.FromBackEdge
               ? I + 1 == B.End
               : dropsExit(S, T.D.Table[E.Entry].Depth) && T.raisesHere(S, I))
-        T.unwind(S, I, E, &R);
+        T.unwindInto(X, S, I, E, &R);
     }
     const OpcodeInfo &Info = T.Insts[I].info();
     bool Jump = Info.isJump() && !Info.isConditionalJump();

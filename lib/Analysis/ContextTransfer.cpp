@@ -60,11 +60,13 @@ ContextState ContextTransfer::transferEdge(unsigned EdgeIdx,
       return unwind(Out, Last, E, nullptr);
     // A block is a straight-line region (CFG.h): the handler sees the join
     // of the states of every instruction of it that may raise.
-    ContextState Acc = ContextState::bottom();
+    ContextState Acc = ContextState::bottom(), U = ContextState::bottom();
     ContextState S = In;
     for (uint32_t I = B.Begin; I < B.End; ++I) {
-      if (raisesHere(S, I))
-        Acc.join(unwind(S, I, E, nullptr));
+      if (raisesHere(S, I)) {
+        unwindInto(U, S, I, E, nullptr);
+        Acc.join(U);
+      }
       if (I + 1 < B.End)
         step(S, I, /*Jump=*/false, nullptr);
     }
@@ -326,7 +328,15 @@ void ContextTransfer::applyRaisingExitEvents(ContextState &S,
 
 ContextState ContextTransfer::unwind(const ContextState &Pre, uint32_t I,
                                      const CFGEdge &E, ContextReport *R) const {
-  ContextState S = Pre;
+  ContextState S = ContextState::bottom();
+  unwindInto(S, Pre, I, E, R);
+  return S;
+}
+
+void ContextTransfer::unwindInto(ContextState &S, const ContextState &Pre,
+                                 uint32_t I, const CFGEdge &E,
+                                 ContextReport *R) const {
+  S.assign(Pre);
   if (E.FromBackEdge)
     step(S, I, /*Jump=*/true, nullptr); // the eval breaker runs after the jump
   else
@@ -353,7 +363,6 @@ ContextState ContextTransfer::unwind(const ContextState &Pre, uint32_t I,
   if (T.Lasti)
     push(S);
   push(S);
-  return S;
 }
 
 void ContextTransfer::escapesAtBackEdge(const ContextState &S, uint32_t I,

@@ -71,6 +71,12 @@ public:
   /// The state a handler sees when instruction \p I raises along \p E.
   ContextState unwind(const ContextState &Pre, uint32_t I, const CFGEdge &E,
                       ContextReport *R) const;
+  /// The same, into \p S: assigned from \p Pre (S's buffers reused, so a
+  /// loop over a block's raising instructions with one scratch state does
+  /// not allocate per instruction when the stack is deeper than a state's
+  /// inline slots), then unwound in place.
+  void unwindInto(ContextState &S, const ContextState &Pre, uint32_t I,
+                  const CFGEdge &E, ContextReport *R) const;
 
   /// Whether \p I may raise in state \p S (the bytecode notes' rules, less
   /// the documented assumptions about entered context managers).

@@ -180,10 +180,10 @@ bool ContextState::joinActive(const ContextState &O) {
     }
   if (!std::includes(Order.begin(), Order.end(), O.Order.begin(),
                      O.Order.end())) {
-    decltype(Order) Union;
+    llvm::SmallVector<std::pair<uint32_t, uint32_t>, 16> Union;
     std::set_union(Order.begin(), Order.end(), O.Order.begin(), O.Order.end(),
                    std::back_inserter(Union));
-    Order = std::move(Union);
+    Order.assign(Union.begin(), Union.end()); // Order keeps its buffer
     Changed = Reorder = true;
   }
   if (Reorder)
@@ -197,7 +197,8 @@ void ContextState::orderActive() {
   auto Precedes = [&](uint32_t A, uint32_t B) {
     return enteredBefore(A, B) && !enteredBefore(B, A);
   };
-  llvm::SmallVector<ActiveContext, 4> Left = std::move(Active);
+  // Copied out, not moved: Active keeps its buffer.
+  llvm::SmallVector<ActiveContext, 8> Left(Active.begin(), Active.end());
   Active.clear();
   while (!Left.empty()) {
     size_t Best = 0;

@@ -454,11 +454,11 @@ TEST_F(AnalysisTest, CleanWithHasBalancedContexts) {
   EXPECT_EQ(R->BlockIn.size(), A.U.G.size()) << "a final state per block";
 
   uint32_t Enter = A.U.inst(4);
-  using Active = llvm::SmallVector<uint32_t, 2>;
-  EXPECT_EQ(R->ActiveBefore[A.U.inst(2)], Active{});
-  EXPECT_EQ(R->ActiveBefore[A.U.inst(18)], Active{Enter});
-  EXPECT_EQ(R->ActiveBefore[A.U.inst(40)], Active{Enter});
-  EXPECT_EQ(R->ActiveBefore[A.U.inst(50)], Active{}) << "exited";
+  using Active = std::vector<uint32_t>;
+  EXPECT_EQ(R->activeBefore(A.U.inst(2)).vec(), Active{});
+  EXPECT_EQ(R->activeBefore(A.U.inst(18)).vec(), Active{Enter});
+  EXPECT_EQ(R->activeBefore(A.U.inst(40)).vec(), Active{Enter});
+  EXPECT_EQ(R->activeBefore(A.U.inst(50)).vec(), Active{}) << "exited";
 }
 
 TEST_F(AnalysisTest, NestedWithsExitInOrder) {
@@ -471,8 +471,9 @@ TEST_F(AnalysisTest, NestedWithsExitInOrder) {
   ASSERT_EQ(R->NormalExits.size(), 2u);
   EXPECT_EQ(R->NormalExits[0], (llvm::SmallVector<uint32_t, 2>{A.U.inst(90)}));
   EXPECT_EQ(R->NormalExits[1], (llvm::SmallVector<uint32_t, 2>{A.U.inst(44)}));
-  using Active = llvm::SmallVector<uint32_t, 2>;
-  EXPECT_EQ(R->ActiveBefore[A.U.inst(22)], (Active{A.U.inst(4), A.U.inst(10)}));
+  using Active = std::vector<uint32_t>;
+  EXPECT_EQ(R->activeBefore(A.U.inst(22)).vec(),
+            (Active{A.U.inst(4), A.U.inst(10)}));
 }
 
 TEST_F(AnalysisTest, AsyncWithHasBalancedContexts) {
@@ -512,8 +513,8 @@ TEST_F(AnalysisTest, ExplicitEnterAndExit) {
     Offsets.push_back(F.Offset);
   }
   EXPECT_EQ(Offsets, (std::vector<uint32_t>{42, 44, 48}));
-  EXPECT_EQ(L->ActiveBefore[Leak.U.inst(48)],
-            (llvm::SmallVector<uint32_t, 2>{Leak.U.inst(30)}));
+  EXPECT_EQ(L->activeBefore(Leak.U.inst(48)).vec(),
+            std::vector<uint32_t>{Leak.U.inst(30)});
 
   // A lone `m.__enter__()` (a start() API) is an ordinary call: only locals
   // whose __enter__ and __exit__ the code both loads are tracked.

@@ -53,6 +53,7 @@
 #include "pyverify/Support/Finding.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
 #include <vector>
@@ -62,12 +63,19 @@ namespace pyverify {
 struct ContextBalanceResult {
   /// Sorted by offset; one per (check, offset, message).
   std::vector<Finding> Findings;
-  /// Per instruction: ids (enter instruction indices) of the contexts
-  /// active before it, in entry order; empty when unreachable. The vector
-  /// itself is empty when the interpretation was skipped (nothing can enter
-  /// a context): read it through activeBefore().
-  std::vector<llvm::SmallVector<uint32_t, 2>> ActiveBefore;
-  /// Per instruction: bit K set when ActiveBefore[I][K] is active on some
+  /// Where an instruction's active contexts lie in ActiveIds.
+  struct ContextSpan {
+    uint32_t Begin = 0, Size = 0;
+  };
+  /// Per instruction: the span of ActiveIds holding the ids (enter
+  /// instruction indices) of the contexts active before it, in entry order;
+  /// empty when unreachable. The vector itself is empty when the
+  /// interpretation was skipped (nothing can enter a context): read it
+  /// through activeBefore(). One pool for all instructions, so that the
+  /// contexts of deep with nests allocate nothing per instruction.
+  std::vector<ContextSpan> ActiveBefore;
+  llvm::SmallVector<uint32_t, 64> ActiveIds;
+  /// Per instruction: bit K set when activeBefore(I)[K] is active on some
   /// merged paths only (K < 64; later ones count as maybe).
   std::vector<uint64_t> MaybeBefore;
   /// Per with site (the index in BlockStack::withSites()): the instruction
@@ -83,7 +91,8 @@ struct ContextBalanceResult {
   llvm::ArrayRef<uint32_t> activeBefore(uint32_t I) const {
     if (I >= ActiveBefore.size())
       return {};
-    return ActiveBefore[I];
+    return llvm::ArrayRef<uint32_t>(ActiveIds).slice(ActiveBefore[I].Begin,
+                                                     ActiveBefore[I].Size);
   }
   /// Whether the K-th context of activeBefore(I) is active on every merged
   /// path to I.

@@ -149,6 +149,16 @@ public:
   llvm::SmallVector<ContextSlot, 8> Stack;
   llvm::SmallVector<ContextLocal, 2> Locals; ///< Sorted by Local, unique.
 
+  /// Copies \p O into this state, reusing its buffers: a scratch state
+  /// assigned per instruction allocates only when it first grows.
+  void assign(const ContextState &O) {
+    K = O.K;
+    assignVector(Stack, O.Stack);
+    assignVector(Locals, O.Locals);
+    assignVector(Active, O.Active);
+    assignVector(Order, O.Order);
+  }
+
   bool join(const ContextState &Other);
   bool widen(const ContextState &O) { return join(O); } // finite height
   bool operator==(const ContextState &O) const {
@@ -185,12 +195,19 @@ private:
   bool joinLocals(const ContextState &O);
   bool joinActive(const ContextState &O);
   void orderActive();
+  /// The empty vectors (most, but the stack) take one test.
+  template <typename V> static void assignVector(V &To, const V &From) {
+    if (From.empty())
+      To.clear();
+    else
+      To.assign(From.begin(), From.end());
+  }
 
   Kind K;
-  llvm::SmallVector<ActiveContext, 4> Active; ///< Canonical entry order.
+  llvm::SmallVector<ActiveContext, 8> Active; ///< Canonical entry order.
   /// Sorted, unique (A, B) pairs of active contexts, A != B: A was entered
   /// before B on some path where both are active.
-  llvm::SmallVector<std::pair<uint32_t, uint32_t>, 4> Order;
+  llvm::SmallVector<std::pair<uint32_t, uint32_t>, 16> Order;
 };
 
 static_assert(AbstractDomain<ContextState>);
