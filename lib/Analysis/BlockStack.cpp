@@ -90,17 +90,9 @@ struct EnterCandidates {
       uint8_t Mask = classBit(LowersTo::EnterWith);
       if (versionMayLowerTo(V, LowersTo::LoadSpecial))
         Mask |= classBit(LowersTo::Call);
-      for (unsigned B = 0; B < 256; ++B) {
-        const OpcodeInfo *Info = getVersionOpcodeInfo(V, uint8_t(B));
-        if (!Info)
-          continue;
-        Instruction In{};
-        In.OpByte = uint8_t(B);
-        In.Op = Info->Op;
-        In.Ver = V;
-        In.Valid = true;
-        Kind[unsigned(V)][B] = lowersToClasses(In) & Mask;
-      }
+      for (unsigned B = 0; B < 256; ++B)
+        if (std::optional<Instruction> In = Instruction::probe(V, uint8_t(B)))
+          Kind[unsigned(V)][B] = lowersToClasses(*In) & Mask;
     }
   }
 };

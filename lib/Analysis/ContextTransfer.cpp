@@ -515,18 +515,13 @@ struct EventOpcodes {
     InSequence.ExitSequence = true;
     for (PythonVersion V : AllPythonVersions)
       for (unsigned B = 0; B < 256; ++B) {
-        const OpcodeInfo *Info = getVersionOpcodeInfo(V, uint8_t(B));
-        if (!Info)
+        std::optional<Instruction> In = Instruction::probe(V, uint8_t(B));
+        if (!In)
           continue;
-        Instruction In{};
-        In.OpByte = uint8_t(B);
-        In.Op = Info->Op;
-        In.Ver = V;
-        In.Valid = true;
         uint8_t &K = Kind[unsigned(V)][B];
-        if (isEvent(recogniseContextEvent(In, {})))
+        if (isEvent(recogniseContextEvent(*In, {})))
           K |= Always;
-        if (isEvent(recogniseContextEvent(In, InSequence)))
+        if (isEvent(recogniseContextEvent(*In, InSequence)))
           K |= InExitSequence;
       }
   }

@@ -44,6 +44,7 @@
 #include <cassert>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -63,6 +64,21 @@ struct Instruction {
   uint32_t NumPrefixes = 0;
   bool Valid = true;       ///< OpByte is a base opcode (not CACHE).
   bool TargetValid = true; ///< Target is an instruction start inside the code.
+
+  /// A stand-in for opcode byte \p B of version \p V (argument 0, no
+  /// position), for the tables built once per (version, opcode byte);
+  /// std::nullopt when \p B is not one of V's base opcodes.
+  static std::optional<Instruction> probe(PythonVersion V, uint8_t B) {
+    const VersionOpcodeInfo *Info = getVersionOpcodeInfo(V, B);
+    if (!Info)
+      return std::nullopt;
+    Instruction In{};
+    In.OpByte = B;
+    In.Op = Info->Op;
+    In.Ver = V;
+    In.Valid = true;
+    return In;
+  }
 
   /// The opcode's identity (any version; valid instructions only).
   Opcode op() const {
