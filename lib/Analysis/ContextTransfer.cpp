@@ -326,13 +326,6 @@ void ContextTransfer::applyRaisingExitEvents(ContextState &S,
   }
 }
 
-ContextState ContextTransfer::unwind(const ContextState &Pre, uint32_t I,
-                                     const CFGEdge &E, ContextReport *R) const {
-  ContextState S = ContextState::bottom();
-  unwindInto(S, Pre, I, E, R);
-  return S;
-}
-
 void ContextTransfer::unwindInto(ContextState &S, const ContextState &Pre,
                                  uint32_t I, const CFGEdge &E,
                                  ContextReport *R) const {

@@ -70,7 +70,11 @@ public:
 
   /// The state a handler sees when instruction \p I raises along \p E.
   ContextState unwind(const ContextState &Pre, uint32_t I, const CFGEdge &E,
-                      ContextReport *R) const;
+                      ContextReport *R) const {
+    ContextState S = ContextState::bottom();
+    unwindInto(S, Pre, I, E, R);
+    return S;
+  }
   /// The same, into \p S: assigned from \p Pre (S's buffers reused, so a
   /// loop over a block's raising instructions with one scratch state does
   /// not allocate per instruction when the stack is deeper than a state's
