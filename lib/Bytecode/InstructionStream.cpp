@@ -141,6 +141,12 @@ public:
         Findings(Findings) {}
 
   size_t numUnits() const { return NumUnits; }
+  /// The first allocation: room for \p Bound instructions, the count
+  /// decodeAll() relies on.
+  void start(size_t Bound) {
+    FirstBound = Bound;
+    allocate(Bound);
+  }
   /// Allocates the unit map and room for \p Bound instructions (the map is
   /// not cleared: every unit's entry is written, and only those are read).
   void allocate(size_t Bound) {
@@ -192,6 +198,8 @@ private:
   uint32_t *UnitToIndex = nullptr;
   Instruction *Insts = nullptr;
   size_t Made = 0, Cap = 0;
+  /// The first allocation's bound: the count decodeAll() relies on.
+  size_t FirstBound = 0;
   bool &HasErrors;
   std::vector<Finding> &Findings;
   /// Indices of the valid jumps, in order: resolveJumps() visits only them.
@@ -248,7 +256,9 @@ void Decoder::reserve(size_t N, size_t NumMade) {
     return;
   std::unique_ptr<uint64_t[]> Old = std::move(Buffer);
   Instruction *OldInsts = Insts;
-  allocate(std::max(N, 2 * Cap));
+  // Doubling, but never past one instruction per unit (N is at most that).
+  assert(N <= NumUnits && "an instruction takes a unit");
+  allocate(std::max(N, std::min(2 * Cap, NumUnits)));
   std::memcpy(Buffer.get(), Old.get(), mapWords() * sizeof(uint64_t));
   for (size_t I = 0; I < NumMade; ++I)
     new (Insts + I) Instruction(OldInsts[I]);
@@ -349,8 +359,10 @@ std::pair<size_t, size_t> Decoder::decodeSlow(size_t U, size_t Count) {
   }
   SlowExtraUnits += Prefixes;
   if (!byte(U, 0) && !byte(U, 1)) {
+    // Room for decodeAll(): one more than the count bounded (not one more
+    // than the room, which doubled it per such unit).
     ++ZeroOpcodeUnits;
-    reserve(Cap + 1, Count + 1); // room: decodeAll()
+    reserve(std::min(FirstBound + ZeroOpcodeUnits, NumUnits), Count + 1);
   }
   Instruction &I = Insts[Count]; // reserve() may have moved it
   I.Start = uint32_t(2 * Start);
@@ -537,7 +549,7 @@ InstructionStream InstructionStream::decode(llvm::StringRef Code,
   // The count bounds the instructions only while no opcode or prefix unit
   // can be 00 00 (decodeAll).
   bool Counted = !getVersionOpcodeInfo(V, 0) && extendedArgByte(V) != 0;
-  D.allocate(Counted ? NonZero : D.numUnits());
+  D.start(Counted ? NonZero : D.numUnits());
   size_t NumFindings = Findings.size();
   bool HadErrors = S.HasErrors;
   if (Counted)

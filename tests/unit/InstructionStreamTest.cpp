@@ -354,6 +354,17 @@ TEST(InstructionStream, ManyCacheOpcodesGrowTheBuffer) {
   EXPECT_EQ(D.S.indexContaining(18), 9);
 }
 
+TEST(InstructionStream, ManyCacheOpcodesGrowTheBufferByWhatTheyNeed) {
+  // 200 00 00 opcode units (fuzz_instructions found 44 bytes that asked for
+  // 2.8 GB): the room grows with the units met, not doubling per unit.
+  std::string Code = std::string(400, '\0') + code({O::RETURN_VALUE});
+  auto D = decode(Code);
+  ASSERT_EQ(D.S.size(), 201u);
+  EXPECT_EQ(D.Findings.size(), 200u);
+  EXPECT_EQ(D.S[200].name(), "RETURN_VALUE");
+  EXPECT_EQ(D.S.indexContaining(400), 200);
+}
+
 TEST(InstructionStream, CopiesAndMovesKeepInstructionsAndUnitMap) {
   auto D = decode(code({O::RESUME, {O::LOAD_GLOBAL, 1}}) + caches(5) +
                   code({O::RETURN_VALUE}));
