@@ -93,13 +93,15 @@ struct Simulation {
   void step(uint32_t I, const MicroOp &Op) {
     if (const auto *C = std::get_if<uop::Call>(&Op))
       return call(I, *C);
+    // COPY 0 and SWAP 0 (operand-out-of-range: CPython reads above the
+    // top) name no slot of the simulation: it stops there.
     if (const auto *C = std::get_if<uop::Copy>(&Op)) {
-      if (S.size() < C->N)
+      if (C->N == 0 || S.size() < C->N)
         return void(Stop = true);
       return S.push_back(S[S.size() - C->N]);
     }
     if (const auto *W = std::get_if<uop::Swap>(&Op)) {
-      if (S.size() < W->N)
+      if (W->N == 0 || S.size() < W->N)
         return void(Stop = true);
       return std::swap(S.back(), S[S.size() - W->N]);
     }

@@ -114,7 +114,7 @@ private:
   static Stack apply(Stack S, const Instruction &I, bool JumpEdge) {
     for (const MicroOp &Op : lowerInstruction(I, JumpEdge)) {
       if (const auto *C = std::get_if<uop::Copy>(&Op)) {
-        S.push_back(C->N <= S.size() && S[S.size() - C->N]);
+        S.push_back(C->N >= 1 && C->N <= S.size() && S[S.size() - C->N]);
         continue;
       }
       if (const auto *W = std::get_if<uop::Swap>(&Op)) {
