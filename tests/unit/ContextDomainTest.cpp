@@ -252,6 +252,22 @@ TEST(ContextStateLaws, RandomTriples) {
   EXPECT_GT(Cov.Conflicting, 20u);
 }
 
+// assign() into one reused state gives the state assigned, whatever the
+// scratch held before (bottom, top, a deeper or shallower value).
+TEST(ContextStateAssign, EqualsTheStateAssignedWhateverItHeld) {
+  StateGenerator Deep(6, /*Seed=*/7), Shallow(1, /*Seed=*/8);
+  ContextState X = ContextState::bottom();
+  std::vector<ContextState> Vs{ContextState::bottom(), ContextState::top()};
+  for (int T = 0; T < 100; ++T) {
+    Vs.push_back(Deep.next());
+    Vs.push_back(Shallow.next());
+  }
+  for (const ContextState &A : Vs) {
+    X.assign(A);
+    ASSERT_EQ(X, A);
+  }
+}
+
 // The join's rules on small states, both ways round.
 
 ContextState withExit(uint32_t Ctx) {

@@ -150,7 +150,10 @@ public:
   llvm::SmallVector<ContextLocal, 2> Locals; ///< Sorted by Local, unique.
 
   /// Copies \p O into this state, reusing its buffers: a scratch state
-  /// assigned per instruction allocates only when it first grows.
+  /// assigned per instruction allocates only when it first grows. It names
+  /// every member (K, Stack, Locals, Active, Order): a member added to the
+  /// state is added here too (the copy operators are the defaults; this is
+  /// operator= without the library's checks for the empty vectors).
   void assign(const ContextState &O) {
     K = O.K;
     assignVector(Stack, O.Stack);
@@ -203,6 +206,7 @@ private:
       To.assign(From.begin(), From.end());
   }
 
+  // Every member is copied by assign() too.
   Kind K;
   llvm::SmallVector<ActiveContext, 8> Active; ///< Canonical entry order.
   /// Sorted, unique (A, B) pairs of active contexts, A != B: A was entered
