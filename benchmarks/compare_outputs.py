@@ -11,10 +11,12 @@ tree holds and compares stdout, stderr and the exit status byte for byte
 
   check --format=json and --format=text   each version's stdlib corpus
                                           (build/corpus/stdlib, -3.12, ...)
-  check --format=json                     the mutation corpora
+  dis --format=json --fields, analyze     the same, but with --quick
+  --print=block-stack --format=json
+  check --format=json, dis --format=json  the mutation corpora
                                           (build/mutation*/mutants)
-  check and prove --format=json           the fixture bundles
-                                          (build/bundles/fixtures*)
+  check, prove, dis and analyze           the fixture bundles
+  --print=contexts (--format=json)        (build/bundles/fixtures*)
 
 Inputs that are missing are listed as skipped (the corpora are made by
 ctests). Every input set is split into chunks of a few hundred files, run
@@ -51,6 +53,10 @@ def input_sets(build, quick):
         for fmt in (["json"] if quick else ["json", "text"]):
             sets.append((f"{d} check --format={fmt}",
                          ["check", f"--format={fmt}"], files))
+        if not quick:
+            for argv in (["dis", "--format=json", "--fields"],
+                         ["analyze", "--print=block-stack", "--format=json"]):
+                sets.append((f"{d} {' '.join(argv)}", argv, files))
     for d in sorted(glob.glob(os.path.join(build, "mutation*"))):
         mut = os.path.join(d, "mutants")
         if not os.path.isdir(mut):
@@ -59,9 +65,10 @@ def input_sets(build, quick):
         base = os.path.basename(d)
         ver = next((p for p in base.split("-") if p.startswith("3.")),
                    "3.11")
-        sets.append((f"{base} check --format=json",
-                     ["check", "--format=json", f"--python-version={ver}"],
-                     files))
+        for cmd in ("check", "dis"):
+            sets.append((f"{base} {cmd} --format=json",
+                         [cmd, "--format=json", f"--python-version={ver}"],
+                         files))
     for d in sorted(glob.glob(os.path.join(build, "bundles", "fixtures*"))):
         files = files_under(d, ["*.pvb"])
         base = os.path.basename(d)
@@ -69,6 +76,10 @@ def input_sets(build, quick):
                      ["check", "--format=json"], files))
         sets.append((f"{base} prove --format=json",
                      ["prove", "--format=json"], files))
+        sets.append((f"{base} dis --format=json",
+                     ["dis", "--format=json"], files))
+        sets.append((f"{base} analyze --print=contexts --format=json",
+                     ["analyze", "--print=contexts", "--format=json"], files))
     return sets
 
 
@@ -78,8 +89,8 @@ SECONDS = re.compile(rb'("seconds": )[0-9.eE+-]+')
 
 
 def run(binary, argv, files):
-    r = subprocess.run([binary, *argv, "--jobs=0", *files],
-                       capture_output=True)
+    jobs = ["--jobs=0"] if argv[0] in ("check", "prove") else []
+    r = subprocess.run([binary, *argv, *jobs, *files], capture_output=True)
     return r.returncode, SECONDS.sub(rb"\1T", r.stdout), r.stderr
 
 

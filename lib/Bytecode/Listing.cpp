@@ -6,10 +6,15 @@
 #include "pyverify/Bytecode/VersionOpcodes.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cassert>
 
 using namespace pyverify;
 
@@ -259,111 +264,137 @@ static llvm::json::Value optTarget(const Instruction &I) {
   return nullptr;
 }
 
-llvm::json::Object pyverify::listingToJSON(const DecodedCode &D,
-                                           const ListingAnnotator *A) {
+void pyverify::writeJSONMembers(llvm::json::OStream &J,
+                                llvm::MutableArrayRef<JSONMember> Members) {
+  std::sort(
+      Members.begin(), Members.end(),
+      [](const JSONMember &A, const JSONMember &B) { return A.Key < B.Key; });
+  for (const JSONMember &M : Members) {
+    J.attributeBegin(M.Key);
+    if (M.Value)
+      J.value(*M.Value);
+    else
+      M.Write(J);
+    J.attributeEnd();
+  }
+}
+
+void pyverify::writeJSONObject(llvm::json::OStream &J,
+                               llvm::MutableArrayRef<JSONMember> Members) {
+  J.object([&] { writeJSONMembers(J, Members); });
+}
+
+void pyverify::writeListingJSON(llvm::json::OStream &J, const DecodedCode &D,
+                                const ListingAnnotator *A,
+                                llvm::ArrayRef<JSONMember> Extra) {
   const CodeObject &C = *D.Code;
   unsigned Keys = A ? A->RowKeys : AllRowKeys;
   constexpr unsigned PositionKeys =
       rowKeyBit(RowKey::Line) | rowKeyBit(RowKey::Col) |
       rowKeyBit(RowKey::EndLine) | rowKeyBit(RowKey::EndCol);
-  // llvm::json::Value's move constructor is not noexcept, so a growing
-  // json::Array copies every row it holds, deeply, at each reallocation
-  // (half the CPU of `analyze --format=json`): reserve the rows first.
-  size_t NumRows = 0;
-  for (size_t Idx = 0; Idx < D.Insts.size(); ++Idx)
-    NumRows += D.Insts[Idx].NumPrefixes + 1;
-  llvm::json::Array Insts;
-  Insts.reserve(NumRows);
-  for (size_t Idx = 0; Idx < D.Insts.size(); ++Idx) {
-    const Instruction &I = D.Insts[Idx];
-    for (unsigned P = 0; P <= I.NumPrefixes; ++P) {
-      bool IsPrefix = P < I.NumPrefixes;
-      uint32_t Off = I.Start + 2 * P;
-      llvm::json::Object O;
-      RowWriter W(Keys, O);
-      W.set(RowKey::Offset, Off);
-      if (IsPrefix) {
-        W.set(RowKey::Opname, "EXTENDED_ARG");
-        W.set(RowKey::Opcode, unsigned(extendedArgByte(I.Ver)));
-        W.set(RowKey::Arg, int64_t(I.prefixRowArg(P)));
-        W.set(RowKey::Argrepr, "");
-        W.set(RowKey::Target, nullptr);
-      } else {
-        W.set(RowKey::Opname, I.name());
-        W.set(RowKey::Opcode, unsigned(I.OpByte));
-        W.set(RowKey::Arg, optArg(I));
-        if (W.wants(RowKey::Argrepr))
-          W.set(RowKey::Argrepr,
-                jsonSafe(I.hasArg() ? describeArgument(C, I) : ""));
-        W.set(RowKey::Target, optTarget(I));
+  auto Rows = [&](llvm::json::OStream &J) {
+    J.array([&] {
+      for (size_t Idx = 0; Idx < D.Insts.size(); ++Idx) {
+        const Instruction &I = D.Insts[Idx];
+        for (unsigned P = 0; P <= I.NumPrefixes; ++P) {
+          bool IsPrefix = P < I.NumPrefixes;
+          uint32_t Off = I.Start + 2 * P;
+          llvm::json::Object O;
+          RowWriter W(Keys, O);
+          W.set(RowKey::Offset, Off);
+          if (IsPrefix) {
+            W.set(RowKey::Opname, "EXTENDED_ARG");
+            W.set(RowKey::Opcode, unsigned(extendedArgByte(I.Ver)));
+            W.set(RowKey::Arg, int64_t(I.prefixRowArg(P)));
+            W.set(RowKey::Argrepr, "");
+            W.set(RowKey::Target, nullptr);
+          } else {
+            W.set(RowKey::Opname, I.name());
+            W.set(RowKey::Opcode, unsigned(I.OpByte));
+            W.set(RowKey::Arg, optArg(I));
+            if (W.wants(RowKey::Argrepr))
+              W.set(RowKey::Argrepr,
+                    jsonSafe(I.hasArg() ? describeArgument(C, I) : ""));
+            W.set(RowKey::Target, optTarget(I));
+          }
+          if (Keys & PositionKeys) {
+            Position Pos = D.positionAt(Off);
+            W.set(RowKey::Line, optInt(Pos.Line));
+            W.set(RowKey::Col, optInt(Pos.Col));
+            W.set(RowKey::EndLine, optInt(Pos.EndLine));
+            W.set(RowKey::EndCol, optInt(Pos.EndCol));
+          }
+          if (A && A->Json)
+            A->Json(Idx, O);
+          // Written as built: one row lives at a time.
+          J.value(llvm::json::Value(std::move(O)));
+        }
       }
-      if (Keys & PositionKeys) {
-        Position Pos = D.positionAt(Off);
-        W.set(RowKey::Line, optInt(Pos.Line));
-        W.set(RowKey::Col, optInt(Pos.Col));
-        W.set(RowKey::EndLine, optInt(Pos.EndLine));
-        W.set(RowKey::EndCol, optInt(Pos.EndCol));
-      }
-      if (A && A->Json)
-        A->Json(Idx, O);
-      Insts.push_back(std::move(O));
-    }
-  }
-  llvm::json::Array Table;
-  Table.reserve(D.Table.size());
-  for (const ExceptionTableEntry &E : D.Table)
-    Table.push_back(llvm::json::Object{{"start", E.Start},
-                                       {"end", E.End},
-                                       {"target", E.Target},
-                                       {"depth", E.Depth},
-                                       {"lasti", E.Lasti}});
-  llvm::json::Object O{{"name", jsonSafe(C.Name)},
-                       {"qualname", jsonSafe(C.QualName)},
-                       {"firstlineno", C.FirstLineNo},
-                       {"stacksize", C.StackSize},
-                       {"flags", C.Flags},
-                       {"instructions", std::move(Insts)},
-                       {"exception_table", std::move(Table)}};
+    });
+  };
+  auto Table = [&](llvm::json::OStream &J) {
+    J.array([&] {
+      for (const ExceptionTableEntry &E : D.Table)
+        J.value(llvm::json::Object{{"start", E.Start},
+                                   {"end", E.End},
+                                   {"target", E.Target},
+                                   {"depth", E.Depth},
+                                   {"lasti", E.Lasti}});
+    });
+  };
+  // The code object's own small members, then the annotator's.
+  llvm::json::Object Small{{"name", jsonSafe(C.Name)},
+                           {"qualname", jsonSafe(C.QualName)},
+                           {"firstlineno", C.FirstLineNo},
+                           {"stacksize", C.StackSize},
+                           {"flags", C.Flags}};
   if (A && A->CodeJson)
-    A->CodeJson(O);
-  return O;
+    A->CodeJson(Small);
+  llvm::SmallVector<JSONMember, 16> Members(Extra.begin(), Extra.end());
+  Members.push_back({"instructions", Rows});
+  Members.push_back({"exception_table", Table});
+  for (const auto &[Key, V] : Small)
+    Members.push_back({Key, nullptr, &V});
+  assert(
+      llvm::all_of(Members,
+                   [](const JSONMember &M) { return M.Key > ChildrenKey; }) &&
+      "a code object's key sorts before its children");
+  writeJSONMembers(J, Members);
 }
 
-static llvm::json::Object
-codeTreeImpl(const CodeObject &C,
-             llvm::function_ref<llvm::json::Object(const CodeObject &)> One,
-             llvm::SmallPtrSetImpl<const CodeObject *> &Seen, unsigned Depth) {
+/// A stub for \p C (writeCodeTreeJSON): not inlined, so that the recursion's
+/// frames do not hold its object.
+LLVM_ATTRIBUTE_NOINLINE static void
+writeStub(llvm::json::OStream &J, const CodeObject &C, bool Duplicate) {
+  J.value(llvm::json::Object{{"name", jsonSafe(C.Name)},
+                             {"qualname", jsonSafe(C.QualName)},
+                             {"firstlineno", C.FirstLineNo},
+                             {"stacksize", C.StackSize},
+                             {"flags", C.Flags},
+                             {Duplicate ? "duplicate" : "too_deep", true},
+                             {"instructions", llvm::json::Array()},
+                             {"exception_table", llvm::json::Array()},
+                             {ChildrenKey, llvm::json::Array()}});
+}
+
+static void writeCodeTreeImpl(llvm::json::OStream &J, const CodeObject &C,
+                              CodeJSONWriter One,
+                              llvm::SmallPtrSetImpl<const CodeObject *> &Seen,
+                              unsigned Depth) {
   bool Duplicate = !Seen.insert(&C).second;
   if (Duplicate || Depth >= MaxJSONCodeDepth)
-    return llvm::json::Object{{"name", jsonSafe(C.Name)},
-                              {"qualname", jsonSafe(C.QualName)},
-                              {"firstlineno", C.FirstLineNo},
-                              {"stacksize", C.StackSize},
-                              {"flags", C.Flags},
-                              {Duplicate ? "duplicate" : "too_deep", true},
-                              {"instructions", llvm::json::Array()},
-                              {"exception_table", llvm::json::Array()},
-                              {"children", llvm::json::Array()}};
-  llvm::json::Object O = One(C);
-  std::vector<const CodeObject *> Children = C.children();
-  llvm::json::Array Kids; // reserved, as listingToJSON's rows
-  Kids.reserve(Children.size());
-  for (const CodeObject *K : Children)
-    Kids.push_back(codeTreeImpl(*K, One, Seen, Depth + 1));
-  O["children"] = std::move(Kids);
-  return O;
+    return writeStub(J, C, Duplicate);
+  J.object([&] {
+    J.attributeArray(ChildrenKey, [&] {
+      for (const CodeObject *K : C.children())
+        writeCodeTreeImpl(J, *K, One, Seen, Depth + 1);
+    });
+    One(J, C);
+  });
 }
 
-llvm::json::Object pyverify::codeTreeToJSON(
-    const CodeObject &Root,
-    llvm::function_ref<llvm::json::Object(const CodeObject &)> One) {
-  llvm::SmallPtrSet<const CodeObject *, 16> Seen;
-  return codeTreeImpl(Root, One, Seen, 0);
-}
-
-llvm::json::Object pyverify::codeTreeToJSON(
-    const CodeObject &Root,
-    llvm::function_ref<llvm::json::Object(const CodeObject &)> One,
+void pyverify::writeCodeTreeJSON(
+    llvm::json::OStream &J, const CodeObject &Root, CodeJSONWriter One,
     llvm::SmallPtrSetImpl<const CodeObject *> &Seen) {
-  return codeTreeImpl(Root, One, Seen, 0);
+  writeCodeTreeImpl(J, Root, One, Seen, 0);
 }

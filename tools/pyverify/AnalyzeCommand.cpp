@@ -205,7 +205,7 @@ json::Value depthJSON(const std::optional<int64_t> &V) {
   return nullptr;
 }
 
-json::Object analyzeOneJSON(const CodeObject &C) {
+void writeAnalyzedJSON(json::OStream &J, const CodeObject &C) {
   Analyzed A(C);
   ListingAnnotator Ann;
   auto Rows = [&](size_t I, json::Object &O) {
@@ -235,14 +235,7 @@ json::Object analyzeOneJSON(const CodeObject &C) {
   Ann.Json = Rows;
   Ann.CodeJson = Code;
   Ann.RowKeys = RowKeys;
-  json::Object O = listingToJSON(A.D, &Ann);
-  return O;
-}
-
-json::Object analyzeJSON(const CodeObject &Root,
-                         llvm::SmallPtrSetImpl<const CodeObject *> *Seen) {
-  return Seen ? codeTreeToJSON(Root, analyzeOneJSON, *Seen)
-              : codeTreeToJSON(Root, analyzeOneJSON);
+  writeListingJSON(J, A.D, &Ann);
 }
 
 void analyzeText(const CodeObject &C) {
@@ -314,14 +307,8 @@ int runAnalyze() {
   return forEachTarget(
       AnalyzeInputs,
       [&](const std::string &Path, const CodeTarget &T) {
-        if (AnalyzeFormat == Format::Json) {
-          json::Object O{{"file", jsonSafe(Path)},
-                         {"target", T.Target.empty() ? json::Value(nullptr)
-                                                     : json::Value(T.Target)},
-                         {"code", analyzeJSON(*T.Code, Walk.seen(Path, T))}};
-          printJsonLine(outs(), json::Value(std::move(O)));
-          return;
-        }
+        if (AnalyzeFormat == Format::Json)
+          return Walk.printJsonRecord(Path, T, writeAnalyzedJSON);
         if (!T.Target.empty())
           outs() << targetHeader(Path, T) << "\n";
         bool First = true;

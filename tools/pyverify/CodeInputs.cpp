@@ -9,6 +9,7 @@
 #include "pyverify/Bytecode/Marshal.h"
 #include "pyverify/Bytecode/PycMagic.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -309,6 +310,24 @@ TargetWalk::seen(const std::string &File, const CodeTarget &T) {
     Walk = CodeObjectWalk();
   }
   return &Walk.seen();
+}
+
+void TargetWalk::printJsonRecord(const std::string &File, const CodeTarget &T,
+                                 CodeJSONWriter One) {
+  llvm::SmallPtrSet<const CodeObject *, 16> Own; // a bundle target's
+  llvm::SmallPtrSetImpl<const CodeObject *> *Seen = seen(File, T);
+  json::Value FileName = jsonSafe(File);
+  json::Value Target =
+      T.Target.empty() ? json::Value(nullptr) : json::Value(T.Target);
+  auto Code = [&](json::OStream &J) {
+    writeCodeTreeJSON(J, *T.Code, One, Seen ? *Seen : Own);
+  };
+  printJsonLine(outs(), [&](json::OStream &J) {
+    JSONMember Members[] = {{"file", nullptr, &FileName},
+                            {"target", nullptr, &Target},
+                            {"code", Code}};
+    writeJSONObject(J, Members);
+  });
 }
 
 int forEachTarget(

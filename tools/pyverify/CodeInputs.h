@@ -32,6 +32,7 @@
 
 #include "pyverify/Bytecode/Bundle.h"
 #include "pyverify/Bytecode/CodeFile.h"
+#include "pyverify/Bytecode/Listing.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -140,9 +141,15 @@ public:
   void visit(const std::string &Path, const CodeTarget &T,
              llvm::function_ref<void(const CodeObject &, unsigned)> Visit);
   /// The code objects of \p Path visited or written out so far, shared by
-  /// its plain roots (JSON trees: codeTreeToJSON); null for a bundle target.
+  /// its plain roots (JSON trees: writeCodeTreeJSON); null for a bundle
+  /// target.
   llvm::SmallPtrSetImpl<const CodeObject *> *seen(const std::string &Path,
                                                   const CodeTarget &T);
+  /// Prints target \p T of \p Path as one JSON line (dis and analyze
+  /// --format=json, docs/json.md): {"code": its tree, each code object
+  /// written by \p One (Listing.h), "file", "target"}.
+  void printJsonRecord(const std::string &Path, const CodeTarget &T,
+                       CodeJSONWriter One);
 
 private:
   std::string Path;

@@ -41,11 +41,14 @@ bool useColor(llvm::raw_ostream &OS);
 /// themselves, so that a missing one gets this instead of LLVM's wording.
 int usageError(llvm::StringRef Command, const llvm::Twine &Message);
 
-/// Writes \p V as one line of a JSON Lines output (dis, analyze) and the
-/// newline. U+0085, U+2028 and U+2029, which JSON allows raw in a string
-/// but line splitters (Python's str.splitlines) break at, are written as
-/// \u escapes, so one record is one line for every reader.
-void printJsonLine(llvm::raw_ostream &OS, const llvm::json::Value &V);
+/// Writes one line of a JSON Lines output (dis, analyze) -- the value
+/// \p Write writes -- and the newline, streamed: nothing of the record is
+/// held but the stream's buffer. U+0085, U+2028 and U+2029, which JSON
+/// allows raw in a string but line splitters (Python's str.splitlines)
+/// break at, are written as \u escapes, so one record is one line for every
+/// reader.
+void printJsonLine(llvm::raw_ostream &OS,
+                   llvm::function_ref<void(llvm::json::OStream &)> Write);
 
 int runDis();
 int runStats();

@@ -243,16 +243,14 @@ json::Object rawFields(const DecodedCode &D) {
   return F;
 }
 
-json::Object codeToJSON(const CodeObject &Root,
-                        llvm::SmallPtrSetImpl<const CodeObject *> *Seen) {
-  auto One = [](const CodeObject &C) {
-    DecodedCode D = DecodedCode::decode(C);
-    json::Object O = listingToJSON(D);
-    if (WithFields)
-      O["fields"] = rawFields(D);
-    return O;
-  };
-  return Seen ? codeTreeToJSON(Root, One, *Seen) : codeTreeToJSON(Root, One);
+/// One code object's JSON: its listing, with "fields" under --fields.
+void writeCodeJSON(json::OStream &J, const CodeObject &C) {
+  DecodedCode D = DecodedCode::decode(C);
+  if (!WithFields)
+    return writeListingJSON(J, D);
+  json::Value Fields = rawFields(D);
+  JSONMember Extra[] = {{"fields", nullptr, &Fields}};
+  writeListingJSON(J, D, nullptr, Extra);
 }
 
 } // namespace
@@ -274,14 +272,8 @@ int runDis() {
   return forEachTarget(
       Inputs,
       [&](const std::string &Path, const CodeTarget &T) {
-        if (OutputFormat == Format::Json) {
-          json::Object O{{"file", jsonSafe(Path)},
-                         {"target", T.Target.empty() ? json::Value(nullptr)
-                                                     : json::Value(T.Target)},
-                         {"code", codeToJSON(*T.Code, Walk.seen(Path, T))}};
-          printJsonLine(outs(), json::Value(std::move(O)));
-          return;
-        }
+        if (OutputFormat == Format::Json)
+          return Walk.printJsonRecord(Path, T, writeCodeJSON);
         bool First = true;
         if (!T.Target.empty())
           outs() << targetHeader(Path, T) << "\n";

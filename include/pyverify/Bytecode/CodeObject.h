@@ -104,7 +104,7 @@ public:
   visit(const CodeObject &Root,
         llvm::function_ref<void(const CodeObject &, unsigned Depth)> Visit);
   /// The code objects visited so far (for walks of their own, such as
-  /// codeTreeToJSON's, that share this one's memory of them).
+  /// writeCodeTreeJSON's, that share this one's memory of them).
   llvm::SmallPtrSetImpl<const CodeObject *> &seen() { return Seen; }
 
 private:

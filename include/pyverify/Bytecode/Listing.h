@@ -22,7 +22,9 @@
 
 #include "pyverify/Bytecode/DecodedCode.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/JSON.h"
 
 #include <optional>
@@ -60,7 +62,7 @@ std::optional<RowKey> getRowKeyByName(llvm::StringRef Name);
 
 /// Optional per-instruction annotations.
 struct ListingAnnotator {
-  /// The row keys listingToJSON writes (rowKeyBit of each): a consumer
+  /// The row keys writeListingJSON writes (rowKeyBit of each): a consumer
   /// that reads a few of them (`pyverify analyze --keys=`) is spared
   /// building, printing and parsing the others.
   unsigned RowKeys = AllRowKeys;
@@ -82,32 +84,61 @@ std::string describeArgument(const CodeObject &C, const Instruction &I);
 void printListing(llvm::raw_ostream &OS, const DecodedCode &D,
                   const ListingAnnotator *A = nullptr);
 
-/// The JSON object for \p D without "children".
-llvm::json::Object listingToJSON(const DecodedCode &D,
-                                 const ListingAnnotator *A = nullptr);
+/// A member of a JSON object (writeJSONObject): a value, or a callback that
+/// writes it. Neither is owned: both outlive the write.
+struct JSONMember {
+  llvm::StringRef Key;
+  llvm::function_ref<void(llvm::json::OStream &)> Write;
+  const llvm::json::Value *Value = nullptr; ///< Written when set.
+};
 
-/// The JSON tree of \p Root and its nested code objects ("children" in
-/// co_consts order), each node built by \p One. A code object shared by
-/// several parents (marshal back-references; compile() never does this) is
-/// built once; later occurrences are stubs with "duplicate": true and empty
-/// instructions, table and children, so the output stays linear in the
-/// input. A code object at depth MaxJSONCodeDepth (the root is at 0) is such
-/// a stub with "too_deep": true: building, printing and freeing the nested
-/// JSON recurse per level (llvm::json), and back-references nest code
-/// objects without marshal's 2000-level cap. Every code object written out
-/// takes two marshal levels, so a tree without back-references never
+/// Writes \p Members into the object \p J has open, in key order --
+/// llvm::json's order for an Object (bytewise) -- each value by its
+/// callback: the text printing an Object of the same values gives, without
+/// building it.
+void writeJSONMembers(llvm::json::OStream &J,
+                      llvm::MutableArrayRef<JSONMember> Members);
+/// The same, as an object of its own.
+void writeJSONObject(llvm::json::OStream &J,
+                     llvm::MutableArrayRef<JSONMember> Members);
+
+/// The key of a code object's nested code objects in the JSON (docs/json.md):
+/// it sorts before every other key of a code object's JSON, so
+/// writeCodeTreeJSON writes it first, before the code object's own members.
+constexpr llvm::StringLiteral ChildrenKey = "children";
+
+/// Writes the members of the JSON object for \p D (docs/json.md), but
+/// "children", with \p Extra's among them, into the object \p J has open,
+/// as it goes: each instruction row is built and written by itself, so
+/// memory does not grow with the code object (a tree of rows took 2 GB for
+/// a 1 MiB co_code). Every key sorts after ChildrenKey.
+void writeListingJSON(llvm::json::OStream &J, const DecodedCode &D,
+                      const ListingAnnotator *A = nullptr,
+                      llvm::ArrayRef<JSONMember> Extra = {});
+
+/// Writes one code object's members but "children" (writeListingJSON, or a
+/// command's own) into the object \p J has open.
+using CodeJSONWriter =
+    llvm::function_ref<void(llvm::json::OStream &, const CodeObject &)>;
+
+/// Writes the JSON tree of \p Root and its nested code objects ("children"
+/// in co_consts order, written first: a code object's own members, and the
+/// memory writing them takes, follow once its children are written, so the
+/// recursion holds little per level), each node's other members by \p One.
+/// A code object shared by several parents (marshal back-references;
+/// compile() never does this), or already in \p Seen (written out under
+/// another root of the same file), is written once; later occurrences are
+/// stubs with "duplicate": true and empty instructions, table and children,
+/// so the output stays linear in the input. A code object at depth
+/// MaxJSONCodeDepth (the root is at 0) is such a stub with "too_deep": true:
+/// writing the nested JSON recurses per level, and back-references nest
+/// code objects without marshal's 2000-level cap. Every code object written
+/// out takes two marshal levels, so a tree without back-references never
 /// reaches the limit.
 constexpr unsigned MaxJSONCodeDepth = 1000;
-llvm::json::Object
-codeTreeToJSON(const CodeObject &Root,
-               llvm::function_ref<llvm::json::Object(const CodeObject &)> One);
-/// The same, where \p Seen holds the code objects already written out
-/// (another root of the same file): those are stubs too, so a file whose
-/// roots share one chain stays linear.
-llvm::json::Object
-codeTreeToJSON(const CodeObject &Root,
-               llvm::function_ref<llvm::json::Object(const CodeObject &)> One,
-               llvm::SmallPtrSetImpl<const CodeObject *> &Seen);
+void writeCodeTreeJSON(llvm::json::OStream &J, const CodeObject &Root,
+                       CodeJSONWriter One,
+                       llvm::SmallPtrSetImpl<const CodeObject *> &Seen);
 
 /// A JSON string for bytes that may not be UTF-8 (surrogatepass strings,
 /// hostile input): valid UTF-8 passes through, otherwise it is repaired.
