@@ -223,59 +223,66 @@ sarifInvocation(llvm::ArrayRef<InputNotification> Inputs) {
                             {"toolExecutionNotifications", std::move(Notes)}};
 }
 
-llvm::json::Value
-pyverify::diagnosticsToSARIF(llvm::ArrayRef<Diagnostic> Diags,
-                             llvm::StringRef ToolVersion,
-                             llvm::ArrayRef<InputNotification> Inputs) {
-  llvm::json::Array Results;
-  for (const Diagnostic &D : Diags) {
-    llvm::json::Array Related;
-    unsigned Id = 0;
-    for (const DiagnosticNote &N : D.Notes) {
-      llvm::json::Object L =
-          sarifLocation(locationFile(D), shownLine(D, N.Line, N.Col), "");
-      L["id"] = Id++;
-      L["message"] = llvm::json::Object{
-          {"text",
-           jsonSafe(N.Message + " (offset " + std::to_string(N.Offset) + ")")}};
-      Related.push_back(std::move(L));
-    }
-    std::string Text = messageText(D) + " (in " + D.QualName + " at offset " +
-                       std::to_string(D.Offset) +
-                       (D.Instruction.empty() ? "" : ": " + D.Instruction) +
-                       ")";
-    llvm::json::Object R{
-        {"ruleId", getCheckName(D.Check)},
-        {"ruleIndex", unsigned(D.Check)},
-        {"level", sarifLevel(D.Sev)},
-        {"message", llvm::json::Object{{"text", jsonSafe(Text)}}},
-        {"locations",
-         llvm::json::Array{sarifLocation(
-             locationFile(D), shownLine(D, D.Line, D.Col), D.QualName)}}};
-    if (!Related.empty())
-      R["relatedLocations"] = std::move(Related);
-    if (!D.SourceFile.empty()) // the .pyc the code was read from (3.27.8)
-      R["analysisTarget"] =
-          llvm::json::Object{{"uri", sarifArtifactUri(D.File)}};
-    llvm::json::Object Props{{"certainty", getCertaintyName(D.Cert)}};
-    if (!D.NotRun.empty())
-      Props["not_run"] = notRunJSON(D.NotRun);
-    R["properties"] = std::move(Props);
-    Results.push_back(std::move(R));
+/// The SARIF result of \p D.
+static llvm::json::Object sarifResult(const Diagnostic &D) {
+  llvm::json::Array Related;
+  unsigned Id = 0;
+  for (const DiagnosticNote &N : D.Notes) {
+    llvm::json::Object L =
+        sarifLocation(locationFile(D), shownLine(D, N.Line, N.Col), "");
+    L["id"] = Id++;
+    L["message"] =
+        llvm::json::Object{{"text", jsonSafe(N.Message + " (offset " +
+                                             std::to_string(N.Offset) + ")")}};
+    Related.push_back(std::move(L));
   }
-  return llvm::json::Object{
-      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-      {"version", "2.1.0"},
-      {"runs",
-       llvm::json::Array{llvm::json::Object{
-           {"tool",
-            llvm::json::Object{
-                {"driver",
-                 llvm::json::Object{
-                     {"name", "pyverify"},
-                     {"version", ToolVersion},
-                     {"informationUri", "https://github.com/pyverify/pyverify"},
-                     {"rules", sarifRules()}}}}},
-           {"invocations", llvm::json::Array{sarifInvocation(Inputs)}},
-           {"results", std::move(Results)}}}}};
+  std::string Text = messageText(D) + " (in " + D.QualName + " at offset " +
+                     std::to_string(D.Offset) +
+                     (D.Instruction.empty() ? "" : ": " + D.Instruction) + ")";
+  llvm::json::Object R{
+      {"ruleId", getCheckName(D.Check)},
+      {"ruleIndex", unsigned(D.Check)},
+      {"level", sarifLevel(D.Sev)},
+      {"message", llvm::json::Object{{"text", jsonSafe(Text)}}},
+      {"locations",
+       llvm::json::Array{sarifLocation(
+           locationFile(D), shownLine(D, D.Line, D.Col), D.QualName)}}};
+  if (!Related.empty())
+    R["relatedLocations"] = std::move(Related);
+  if (!D.SourceFile.empty()) // the .pyc the code was read from (3.27.8)
+    R["analysisTarget"] = llvm::json::Object{{"uri", sarifArtifactUri(D.File)}};
+  llvm::json::Object Props{{"certainty", getCertaintyName(D.Cert)}};
+  if (!D.NotRun.empty())
+    Props["not_run"] = notRunJSON(D.NotRun);
+  R["properties"] = std::move(Props);
+  return R;
+}
+
+void pyverify::writeSARIF(llvm::json::OStream &J,
+                          llvm::ArrayRef<Diagnostic> Diags,
+                          llvm::StringRef ToolVersion,
+                          llvm::ArrayRef<InputNotification> Inputs) {
+  // Members in llvm::json's (bytewise) key order, as printing the log as
+  // one Object would put them; the results one at a time.
+  J.object([&] {
+    J.attribute("$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+    J.attributeArray("runs", [&] {
+      J.object([&] {
+        J.attribute("invocations", llvm::json::Array{sarifInvocation(Inputs)});
+        J.attributeArray("results", [&] {
+          for (const Diagnostic &D : Diags)
+            J.value(sarifResult(D));
+        });
+        J.attribute("tool",
+                    llvm::json::Object{
+                        {"driver", llvm::json::Object{
+                                       {"name", "pyverify"},
+                                       {"version", ToolVersion},
+                                       {"informationUri",
+                                        "https://github.com/pyverify/pyverify"},
+                                       {"rules", sarifRules()}}}});
+      });
+    });
+    J.attribute("version", "2.1.0");
+  });
 }

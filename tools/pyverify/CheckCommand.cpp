@@ -126,28 +126,36 @@ void printText(const CheckRun &R) {
   outs() << "\n";
 }
 
+/// The JSON contract (docs/json.md), written one diagnostic at a time: the
+/// text of the whole as one llvm::json Object, without building it.
 void printJson(const CheckRun &R) {
-  json::Array Diags, InputErrors;
-  for (const Diagnostic &D : R.All)
-    Diags.push_back(diagnosticToJSON(D));
-  for (const InputNotification &N : R.Inputs)
-    if (N.Sev == Severity::Error)
-      InputErrors.push_back(json::Object{{"file", jsonSafe(N.File)},
-                                         {"message", jsonSafe(N.Message)}});
-  json::Object Out{
-      {"diagnostics", std::move(Diags)},
-      {"input_errors", std::move(InputErrors)},
-      {"summary",
-       json::Object{{"files", int64_t(R.Read)},
-                    {"code_objects", int64_t(R.CodeObjects)},
-                    {"errors", int64_t(R.Errors)},
-                    {"warnings", int64_t(R.Warnings)},
-                    {"remarks", int64_t(R.Remarks)},
-                    {"possible", int64_t(R.Possible)},
-                    {"not_fully_checked", int64_t(R.NotFullyChecked)},
-                    {"unreadable", int64_t(R.Unreadable)},
-                    {"seconds", R.Seconds}}}};
-  outs() << formatv("{0:2}", json::Value(std::move(Out))) << "\n";
+  {
+    json::OStream J(outs(), 2);
+    J.object([&] {
+      J.attributeArray("diagnostics", [&] {
+        for (const Diagnostic &D : R.All)
+          J.value(diagnosticToJSON(D));
+      });
+      J.attributeArray("input_errors", [&] {
+        for (const InputNotification &N : R.Inputs)
+          if (N.Sev == Severity::Error)
+            J.value(json::Object{{"file", jsonSafe(N.File)},
+                                 {"message", jsonSafe(N.Message)}});
+      });
+      J.attribute(
+          "summary",
+          json::Object{{"files", int64_t(R.Read)},
+                       {"code_objects", int64_t(R.CodeObjects)},
+                       {"errors", int64_t(R.Errors)},
+                       {"warnings", int64_t(R.Warnings)},
+                       {"remarks", int64_t(R.Remarks)},
+                       {"possible", int64_t(R.Possible)},
+                       {"not_fully_checked", int64_t(R.NotFullyChecked)},
+                       {"unreadable", int64_t(R.Unreadable)},
+                       {"seconds", R.Seconds}});
+    });
+  }
+  outs() << "\n";
 }
 
 /// --list-checks: text, or JSON (docs/json.md).
@@ -221,9 +229,11 @@ int runCheck() {
   case Format::Json:
     printJson(R);
     break;
-  case Format::Sarif:
-    outs() << formatv("{0:2}", diagnosticsToSARIF(R.All, "0.1.0", R.Inputs))
-           << "\n";
+  case Format::Sarif: {
+    json::OStream J(outs(), 2);
+    writeSARIF(J, R.All, "0.1.0", R.Inputs);
+  }
+    outs() << "\n";
     break;
   }
   if (R.Unreadable)
