@@ -9,7 +9,7 @@ This runs both binaries, one after the other, over the inputs the build
 tree holds and compares stdout, stderr and the exit status byte for byte
 (except the JSON summary's "seconds", the run's wall time):
 
-  check --format=json and --format=text   each version's stdlib corpus
+  check --format=json, text and sarif     each version's stdlib corpus
                                           (build/corpus/stdlib, -3.12, ...)
   dis --format=json --fields, analyze     the same, but with --quick
   --print=block-stack --format=json
@@ -50,7 +50,7 @@ def input_sets(build, quick):
                    ("stdlib-3.15", None)]:
         root = os.path.join(build, "corpus", d)
         files = files_under(root, ["*.pyc"])
-        for fmt in (["json"] if quick else ["json", "text"]):
+        for fmt in (["json"] if quick else ["json", "text", "sarif"]):
             sets.append((f"{d} check --format={fmt}",
                          ["check", f"--format={fmt}"], files))
         if not quick:
