@@ -13,6 +13,7 @@ tree holds and compares stdout, stderr and the exit status byte for byte
                                           (build/corpus/stdlib, -3.12, ...)
   dis --format=json --fields, analyze     the same, but with --quick
   --print=block-stack --format=json
+  cfg and cfg --dot                       the 3.11 stdlib corpus
   check --format=json, dis --format=json  the mutation corpora
                                           (build/mutation*/mutants)
   check, prove, dis and analyze           the fixture bundles
@@ -57,6 +58,9 @@ def input_sets(build, quick):
             for argv in (["dis", "--format=json", "--fields"],
                          ["analyze", "--print=block-stack", "--format=json"]):
                 sets.append((f"{d} {' '.join(argv)}", argv, files))
+            if d == "stdlib":
+                for argv in (["cfg"], ["cfg", "--dot"]):
+                    sets.append((f"{d} {' '.join(argv)}", argv, files))
     for d in sorted(glob.glob(os.path.join(build, "mutation*"))):
         mut = os.path.join(d, "mutants")
         if not os.path.isdir(mut):
