@@ -62,27 +62,38 @@ struct Report {
   std::string text() const {
     std::string S;
     llvm::raw_string_ostream OS(S);
+    OS.SetBuffered(); // not a call chain and an append per character
     for (const Diagnostic &D : Diags)
       printDiagnostic(OS, D);
     OS << "pyverify: " << CodeObjects
        << " code object(s): " << count(Severity::Error) << " error(s), "
        << count(Severity::Warning) << " warning(s), " << count(Severity::Remark)
        << " remark(s)\n";
-    return OS.str();
+    OS.flush(); // buffered: str() does not flush
+    return S;
   }
 
+  /// Written one diagnostic at a time, keys in llvm::json's order: the
+  /// text of the whole as one llvm::json Object, without building it.
   std::string json() const {
-    llvm::json::Array Items;
-    for (const Diagnostic &D : Diags)
-      Items.push_back(diagnosticToJSON(D));
-    llvm::json::Object Out{
-        {"diagnostics", std::move(Items)},
-        {"summary",
-         llvm::json::Object{{"code_objects", int64_t(CodeObjects)},
-                            {"errors", int64_t(count(Severity::Error))},
-                            {"warnings", int64_t(count(Severity::Warning))},
-                            {"remarks", int64_t(count(Severity::Remark))}}}};
-    return llvm::formatv("{0}", llvm::json::Value(std::move(Out)));
+    std::string S;
+    llvm::raw_string_ostream OS(S);
+    OS.SetBuffered();
+    llvm::json::OStream J(OS);
+    J.object([&] {
+      J.attributeArray("diagnostics", [&] {
+        for (const Diagnostic &D : Diags)
+          J.value(diagnosticToJSON(D));
+      });
+      J.attribute(
+          "summary",
+          llvm::json::Object{{"code_objects", int64_t(CodeObjects)},
+                             {"errors", int64_t(count(Severity::Error))},
+                             {"warnings", int64_t(count(Severity::Warning))},
+                             {"remarks", int64_t(count(Severity::Remark))}});
+    });
+    OS.flush(); // buffered: str() does not flush
+    return S;
   }
 };
 
@@ -425,8 +436,10 @@ py::object optionalInt(const std::optional<int32_t> &V) {
 std::string diagnosticText(const Diagnostic &D) {
   std::string S;
   llvm::raw_string_ostream OS(S);
+  OS.SetBuffered();
   printDiagnostic(OS, D);
-  return OS.str();
+  OS.flush(); // buffered: str() does not flush
+  return S;
 }
 
 /// Benchmark hook (bench_python_module.py): the fastest of \p Repeat runs of
