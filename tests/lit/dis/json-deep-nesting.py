@@ -1,11 +1,13 @@
 # Back-references nest code objects and constants without marshal's
 # 2000-level cap (about one level per 90 or 2 input bytes). The JSON listing
-# is built, printed and freed by recursion one level per level (llvm::json),
-# so nodes past the limits are stubs: code objects at depth 1000
-# (MaxJSONCodeDepth) get "too_deep": true, constants 2000 levels deep
-# (MaxMarshalDepth) are ["too_deep"]. Before, both crashed (stack overflow).
-# The chains are written out at ulimit -s 1024 for the code tree, the
-# default for the constants (2000 levels need about 2 MiB).
+# is written by recursion one level per level (the code tree's, then each
+# constant's llvm::json value), so nodes past the limits are stubs: code
+# objects at depth 1000 (MaxJSONCodeDepth) get "too_deep": true, constants
+# 2000 levels deep (MaxMarshalDepth) are ["too_deep"]. Before, both crashed
+# (stack overflow). The code tree is written out at ulimit -s 256 (a
+# code object's children are written before its own members, whose frames
+# are not held down the recursion; 1024 was needed while the tree was built
+# first), the constants at the default (2000 levels need about 2 MiB).
 #
 # RUN: %python %s %t
 # RUN: %pyverify dis --format=json %t.code.pyc | FileCheck %s --check-prefix=CODE
