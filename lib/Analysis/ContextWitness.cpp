@@ -50,9 +50,9 @@ std::string pyverify::contextWitnessPath(const CFG &G,
   std::string Path = std::to_string(Insts[Ctx].Offset);
   if (Parent.count(To) && To != From) {
     std::vector<unsigned> Edges;
-    for (unsigned B = To; Parent.lookup(B) >= 0;
-         B = G.edge(unsigned(Parent.lookup(B))).Source)
-      Edges.push_back(unsigned(Parent.lookup(B)));
+    for (int64_t EI = Parent.lookup(To); EI >= 0;
+         EI = Parent.lookup(G.edge(unsigned(EI)).Source))
+      Edges.push_back(unsigned(EI));
     for (auto It = Edges.rbegin(); It != Edges.rend(); ++It) {
       const CFGEdge &E = G.edge(*It);
       uint32_t Last = G.raisePointOf(E);

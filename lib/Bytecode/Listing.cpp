@@ -264,26 +264,6 @@ static llvm::json::Value optTarget(const Instruction &I) {
   return nullptr;
 }
 
-void pyverify::writeJSONMembers(llvm::json::OStream &J,
-                                llvm::MutableArrayRef<JSONMember> Members) {
-  std::sort(
-      Members.begin(), Members.end(),
-      [](const JSONMember &A, const JSONMember &B) { return A.Key < B.Key; });
-  for (const JSONMember &M : Members) {
-    J.attributeBegin(M.Key);
-    if (M.Value)
-      J.value(*M.Value);
-    else
-      M.Write(J);
-    J.attributeEnd();
-  }
-}
-
-void pyverify::writeJSONObject(llvm::json::OStream &J,
-                               llvm::MutableArrayRef<JSONMember> Members) {
-  J.object([&] { writeJSONMembers(J, Members); });
-}
-
 void pyverify::writeListingJSON(llvm::json::OStream &J, const DecodedCode &D,
                                 const ListingAnnotator *A,
                                 llvm::ArrayRef<JSONMember> Extra) {

@@ -2,6 +2,7 @@
 
 #include "pyverify/Check/DiagnosticPrinter.h"
 #include "pyverify/Bytecode/Listing.h"
+#include "pyverify/Support/JSONWriter.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
@@ -262,27 +263,30 @@ void pyverify::writeSARIF(llvm::json::OStream &J,
                           llvm::ArrayRef<Diagnostic> Diags,
                           llvm::StringRef ToolVersion,
                           llvm::ArrayRef<InputNotification> Inputs) {
-  // Members in llvm::json's (bytewise) key order, as printing the log as
-  // one Object would put them; the results one at a time.
-  J.object([&] {
-    J.attribute("$schema", "https://json.schemastore.org/sarif-2.1.0.json");
-    J.attributeArray("runs", [&] {
-      J.object([&] {
-        J.attribute("invocations", llvm::json::Array{sarifInvocation(Inputs)});
-        J.attributeArray("results", [&] {
-          for (const Diagnostic &D : Diags)
-            J.value(sarifResult(D));
-        });
-        J.attribute("tool",
-                    llvm::json::Object{
-                        {"driver", llvm::json::Object{
-                                       {"name", "pyverify"},
-                                       {"version", ToolVersion},
-                                       {"informationUri",
-                                        "https://github.com/pyverify/pyverify"},
-                                       {"rules", sarifRules()}}}});
-      });
+  // The log with one run; its results written one at a time.
+  llvm::json::Value Schema = "https://json.schemastore.org/sarif-2.1.0.json";
+  llvm::json::Value Version = "2.1.0";
+  llvm::json::Value Tool = llvm::json::Object{
+      {"driver", llvm::json::Object{
+                     {"name", "pyverify"},
+                     {"version", ToolVersion},
+                     {"informationUri", "https://github.com/pyverify/pyverify"},
+                     {"rules", sarifRules()}}}};
+  llvm::json::Value Invocations = llvm::json::Array{sarifInvocation(Inputs)};
+  auto Results = [&](llvm::json::OStream &J) {
+    J.array([&] {
+      for (const Diagnostic &D : Diags)
+        J.value(sarifResult(D));
     });
-    J.attribute("version", "2.1.0");
-  });
+  };
+  auto Runs = [&](llvm::json::OStream &J) {
+    JSONMember Run[] = {{"tool", nullptr, &Tool},
+                        {"invocations", nullptr, &Invocations},
+                        {"results", Results}};
+    J.array([&] { writeJSONObject(J, Run); });
+  };
+  JSONMember Log[] = {{"$schema", nullptr, &Schema},
+                      {"version", nullptr, &Version},
+                      {"runs", Runs}};
+  writeJSONObject(J, Log);
 }

@@ -180,7 +180,7 @@ bool ContextState::joinActive(const ContextState &O) {
     }
   if (!std::includes(Order.begin(), Order.end(), O.Order.begin(),
                      O.Order.end())) {
-    llvm::SmallVector<std::pair<uint32_t, uint32_t>, 16> Union;
+    decltype(Order) Union;
     std::set_union(Order.begin(), Order.end(), O.Order.begin(), O.Order.end(),
                    std::back_inserter(Union));
     Order.assign(Union.begin(), Union.end()); // Order keeps its buffer
@@ -198,7 +198,7 @@ void ContextState::orderActive() {
     return enteredBefore(A, B) && !enteredBefore(B, A);
   };
   // Copied out, not moved: Active keeps its buffer.
-  llvm::SmallVector<ActiveContext, 8> Left(Active.begin(), Active.end());
+  decltype(Active) Left(Active);
   Active.clear();
   while (!Left.empty()) {
     size_t Best = 0;

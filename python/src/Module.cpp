@@ -21,6 +21,7 @@
 #include "pyverify/Check/DiagnosticPrinter.h"
 #include "pyverify/Check/ResumePairing.h"
 #include "pyverify/Check/Verifier.h"
+#include "pyverify/Support/JSONWriter.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -61,38 +62,39 @@ struct Report {
 
   std::string text() const {
     std::string S;
-    llvm::raw_string_ostream OS(S);
-    OS.SetBuffered(); // not a call chain and an append per character
-    for (const Diagnostic &D : Diags)
-      printDiagnostic(OS, D);
-    OS << "pyverify: " << CodeObjects
-       << " code object(s): " << count(Severity::Error) << " error(s), "
-       << count(Severity::Warning) << " warning(s), " << count(Severity::Remark)
-       << " remark(s)\n";
-    OS.flush(); // buffered: str() does not flush
+    {
+      StringOStream OS(S);
+      for (const Diagnostic &D : Diags)
+        printDiagnostic(OS, D);
+      OS << "pyverify: " << CodeObjects
+         << " code object(s): " << count(Severity::Error) << " error(s), "
+         << count(Severity::Warning) << " warning(s), "
+         << count(Severity::Remark) << " remark(s)\n";
+    }
     return S;
   }
 
-  /// Written one diagnostic at a time, keys in llvm::json's order: the
-  /// text of the whole as one llvm::json Object, without building it.
+  /// Written one diagnostic at a time.
   std::string json() const {
-    std::string S;
-    llvm::raw_string_ostream OS(S);
-    OS.SetBuffered();
-    llvm::json::OStream J(OS);
-    J.object([&] {
-      J.attributeArray("diagnostics", [&] {
+    llvm::json::Value Summary =
+        llvm::json::Object{{"code_objects", int64_t(CodeObjects)},
+                           {"errors", int64_t(count(Severity::Error))},
+                           {"warnings", int64_t(count(Severity::Warning))},
+                           {"remarks", int64_t(count(Severity::Remark))}};
+    auto Items = [&](llvm::json::OStream &J) {
+      J.array([&] {
         for (const Diagnostic &D : Diags)
           J.value(diagnosticToJSON(D));
       });
-      J.attribute(
-          "summary",
-          llvm::json::Object{{"code_objects", int64_t(CodeObjects)},
-                             {"errors", int64_t(count(Severity::Error))},
-                             {"warnings", int64_t(count(Severity::Warning))},
-                             {"remarks", int64_t(count(Severity::Remark))}});
-    });
-    OS.flush(); // buffered: str() does not flush
+    };
+    std::string S;
+    {
+      StringOStream OS(S);
+      llvm::json::OStream J(OS);
+      JSONMember Members[] = {{"diagnostics", Items},
+                              {"summary", nullptr, &Summary}};
+      writeJSONObject(J, Members);
+    }
     return S;
   }
 };
@@ -436,10 +438,8 @@ py::object optionalInt(const std::optional<int32_t> &V) {
 std::string diagnosticText(const Diagnostic &D) {
   std::string S;
   llvm::raw_string_ostream OS(S);
-  OS.SetBuffered();
   printDiagnostic(OS, D);
-  OS.flush(); // buffered: str() does not flush
-  return S;
+  return OS.str();
 }
 
 /// Benchmark hook (bench_python_module.py): the fastest of \p Repeat runs of

@@ -34,6 +34,7 @@
 #include "pyverify/CFG/CFG.h"
 #include "pyverify/Check/StackChecks.h"
 #include "pyverify/Check/Verifier.h"
+#include "pyverify/Support/JSONWriter.h"
 
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/STLExtras.h"
@@ -431,16 +432,12 @@ struct DotOutput {
   std::vector<std::string> Alone, Clustered;
 
   void add(const GraphView &V, StringRef Name, const FindingsByInst &Fs) {
-    // Buffered (raw_string_ostream is not by default): a call chain and an
-    // append per character otherwise.
-    raw_string_ostream A(Alone.emplace_back());
-    A.SetBuffered();
-    writeDot(A, V, Name, Fs, std::nullopt);
-    A.flush();
-    raw_string_ostream C(Clustered.emplace_back());
-    C.SetBuffered();
+    {
+      StringOStream A(Alone.emplace_back());
+      writeDot(A, V, Name, Fs, std::nullopt);
+    }
+    StringOStream C(Clustered.emplace_back());
     writeDot(C, V, Name, Fs, unsigned(Clustered.size() - 1));
-    C.flush();
   }
   void print(raw_ostream &OS) const {
     if (Alone.size() == 1) {

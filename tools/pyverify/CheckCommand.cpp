@@ -23,6 +23,7 @@
 #include "pyverify/Bytecode/Listing.h"
 #include "pyverify/Check/CheckOptions.h"
 #include "pyverify/Check/DiagnosticPrinter.h"
+#include "pyverify/Support/JSONWriter.h"
 
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -126,34 +127,38 @@ void printText(const CheckRun &R) {
   outs() << "\n";
 }
 
-/// The JSON contract (docs/json.md), written one diagnostic at a time: the
-/// text of the whole as one llvm::json Object, without building it.
+/// The JSON contract (docs/json.md), written one diagnostic at a time.
 void printJson(const CheckRun &R) {
+  json::Value Summary =
+      json::Object{{"files", int64_t(R.Read)},
+                   {"code_objects", int64_t(R.CodeObjects)},
+                   {"errors", int64_t(R.Errors)},
+                   {"warnings", int64_t(R.Warnings)},
+                   {"remarks", int64_t(R.Remarks)},
+                   {"possible", int64_t(R.Possible)},
+                   {"not_fully_checked", int64_t(R.NotFullyChecked)},
+                   {"unreadable", int64_t(R.Unreadable)},
+                   {"seconds", R.Seconds}};
+  auto Diags = [&](json::OStream &J) {
+    J.array([&] {
+      for (const Diagnostic &D : R.All)
+        J.value(diagnosticToJSON(D));
+    });
+  };
+  auto InputErrors = [&](json::OStream &J) {
+    J.array([&] {
+      for (const InputNotification &N : R.Inputs)
+        if (N.Sev == Severity::Error)
+          J.value(json::Object{{"file", jsonSafe(N.File)},
+                               {"message", jsonSafe(N.Message)}});
+    });
+  };
   {
     json::OStream J(outs(), 2);
-    J.object([&] {
-      J.attributeArray("diagnostics", [&] {
-        for (const Diagnostic &D : R.All)
-          J.value(diagnosticToJSON(D));
-      });
-      J.attributeArray("input_errors", [&] {
-        for (const InputNotification &N : R.Inputs)
-          if (N.Sev == Severity::Error)
-            J.value(json::Object{{"file", jsonSafe(N.File)},
-                                 {"message", jsonSafe(N.Message)}});
-      });
-      J.attribute(
-          "summary",
-          json::Object{{"files", int64_t(R.Read)},
-                       {"code_objects", int64_t(R.CodeObjects)},
-                       {"errors", int64_t(R.Errors)},
-                       {"warnings", int64_t(R.Warnings)},
-                       {"remarks", int64_t(R.Remarks)},
-                       {"possible", int64_t(R.Possible)},
-                       {"not_fully_checked", int64_t(R.NotFullyChecked)},
-                       {"unreadable", int64_t(R.Unreadable)},
-                       {"seconds", R.Seconds}});
-    });
+    JSONMember Members[] = {{"diagnostics", Diags},
+                            {"input_errors", InputErrors},
+                            {"summary", nullptr, &Summary}};
+    writeJSONObject(J, Members);
   }
   outs() << "\n";
 }

@@ -17,7 +17,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <cstring>
+#include <string>
 
 using namespace pyverify;
 using namespace pyverify::tool;
@@ -77,7 +77,8 @@ namespace {
 /// U+2029 (UTF-8 C2 85, E2 80 A8, E2 80 A9) as \u escapes. In UTF-8 these
 /// byte sequences are only ever the three characters, and outside strings
 /// JSON is ASCII: the escape is the same string. A sequence may be split
-/// between two writes: its lead bytes are held back until the next one.
+/// between two writes: the bytes at the end of a write that begin one are
+/// held back and written with the next.
 class SeparatorEscaper final : public llvm::raw_ostream {
 public:
   /// Chunks of 64 KiB: each reaches \p Out, and a pipe, in one write.
@@ -86,87 +87,63 @@ public:
   }
   ~SeparatorEscaper() override {
     flush();
-    Out.write(Held, NumHeld);
+    Out << Held; // not a separator: the record ended inside it
   }
 
 private:
+  static constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral>
+      Separators[] = {{"\xC2\x85", "\\u0085"},
+                      {"\xE2\x80\xA8", "\\u2028"},
+                      {"\xE2\x80\xA9", "\\u2029"}};
   llvm::raw_ostream &Out;
   uint64_t Pos = 0;
-  char Held[2];         ///< A separator's first bytes, from the last write.
-  unsigned NumHeld = 0; ///< 0, 1 (C2 or E2) or 2 (E2 80).
+  std::string Held; ///< The last write's held bytes, then this write's.
 
   uint64_t current_pos() const override { return Pos; }
 
   void write_impl(const char *Ptr, size_t Size) override {
     Pos += Size;
-    llvm::StringRef In(Ptr, Size);
-    size_t Done = 0;
-    if (NumHeld) {
-      // The held bytes and this write's first ones, as one sequence.
-      char Joined[3];
-      size_t Take = std::min<size_t>(3 - NumHeld, Size);
-      std::memcpy(Joined, Held, NumHeld);
-      std::memcpy(Joined + NumHeld, Ptr, Take);
-      llvm::StringRef J(Joined, NumHeld + Take);
-      NumHeld = 0;
-      size_t Len = separator(J);
-      if (Len == ~size_t(0)) { // still a prefix: the write was 1 byte
-        std::memcpy(Held, Joined, J.size());
-        NumHeld = unsigned(J.size());
-        return;
-      }
-      if (Len) {
-        Done = Len - (J.size() - Take);
-      } else {
-        // Not a separator: the first held byte goes out as it is; the
-        // rest are looked at again with this write.
-        Out << J.take_front(1);
-        if (J.size() - Take > 1) // E2 80 held, then not A8 / A9
-          Out << J.substr(1, 1);
-      }
-    }
-    // Each lead byte's next position is found once (memchr), and again only
-    // past where it was: linear however many the text holds.
-    size_t NextC2 = In.find('\xC2', Done), NextE2 = In.find('\xE2', Done);
+    Held.append(Ptr, Size);
+    llvm::StringRef Text = Held;
+    size_t Keep = heldTail(Text);
+    escape(Text.drop_back(Keep));
+    Held.erase(0, Held.size() - Keep);
+  }
+
+  /// How many bytes at the end of \p S begin a separator without ending it.
+  static size_t heldTail(llvm::StringRef S) {
+    for (size_t K : {2, 1})
+      for (const auto &Sep : Separators)
+        if (S.size() >= K && Sep.first.size() > K &&
+            Sep.first.startswith(S.take_back(K)))
+          return K;
+    return 0;
+  }
+
+  /// Writes \p S to Out, escaped. Each lead byte's next position is found
+  /// once (memchr), and again only past where it was: linear however many
+  /// the text holds.
+  void escape(llvm::StringRef S) {
+    size_t Done = 0, NextC2 = S.find('\xC2'), NextE2 = S.find('\xE2');
     while (true) {
       size_t At = std::min(NextC2, NextE2);
       if (At == llvm::StringRef::npos)
         break;
-      llvm::StringRef From = In.drop_front(At);
-      Out << In.slice(Done, At);
-      size_t Len = separator(From);
-      if (Len == ~size_t(0)) { // a prefix at the end of the write: held
-        std::memcpy(Held, From.data(), From.size());
-        NumHeld = unsigned(From.size());
-        return;
-      }
-      Done = At + std::max<size_t>(Len, 1);
-      if (Len == 0)
-        Out << From.take_front(1); // a lead byte of another character
+      Out << S.slice(Done, At);
+      Done = At + 1; // a lead byte of another character: kept
+      llvm::StringRef Escape = S.substr(At, 1);
+      for (const auto &[Raw, Esc] : Separators)
+        if (S.drop_front(At).startswith(Raw)) {
+          Done = At + Raw.size();
+          Escape = Esc;
+        }
+      Out << Escape;
       if (NextC2 < Done)
-        NextC2 = In.find('\xC2', Done);
+        NextC2 = S.find('\xC2', Done);
       if (NextE2 < Done)
-        NextE2 = In.find('\xE2', Done);
+        NextE2 = S.find('\xE2', Done);
     }
-    Out << In.drop_front(Done);
-  }
-
-  /// Whether \p S starts with a separator: its length (its escape written
-  /// to Out), 0 if not, ~0 if \p S is a proper prefix of one.
-  size_t separator(llvm::StringRef S) {
-    static constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral>
-        Separators[] = {{"\xC2\x85", "\\u0085"},
-                        {"\xE2\x80\xA8", "\\u2028"},
-                        {"\xE2\x80\xA9", "\\u2029"}};
-    bool Prefix = false;
-    for (const auto &[Raw, Esc] : Separators) {
-      if (S.startswith(Raw)) {
-        Out << Esc;
-        return Raw.size();
-      }
-      Prefix |= S.size() < Raw.size() && Raw.startswith(S);
-    }
-    return Prefix ? ~size_t(0) : 0;
+    Out << S.drop_front(Done);
   }
 };
 } // namespace

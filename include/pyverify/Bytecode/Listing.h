@@ -21,6 +21,7 @@
 #define PYVERIFY_BYTECODE_LISTING_H
 
 #include "pyverify/Bytecode/DecodedCode.h"
+#include "pyverify/Support/JSONWriter.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -83,24 +84,6 @@ std::string describeArgument(const CodeObject &C, const Instruction &I);
 /// Prints the listing of \p D (not its children).
 void printListing(llvm::raw_ostream &OS, const DecodedCode &D,
                   const ListingAnnotator *A = nullptr);
-
-/// A member of a JSON object (writeJSONObject): a value, or a callback that
-/// writes it. Neither is owned: both outlive the write.
-struct JSONMember {
-  llvm::StringRef Key;
-  llvm::function_ref<void(llvm::json::OStream &)> Write;
-  const llvm::json::Value *Value = nullptr; ///< Written when set.
-};
-
-/// Writes \p Members into the object \p J has open, in key order --
-/// llvm::json's order for an Object (bytewise) -- each value by its
-/// callback: the text printing an Object of the same values gives, without
-/// building it.
-void writeJSONMembers(llvm::json::OStream &J,
-                      llvm::MutableArrayRef<JSONMember> Members);
-/// The same, as an object of its own.
-void writeJSONObject(llvm::json::OStream &J,
-                     llvm::MutableArrayRef<JSONMember> Members);
 
 /// The key of a code object's nested code objects in the JSON (docs/json.md):
 /// it sorts before every other key of a code object's JSON, so
