@@ -33,6 +33,9 @@ import stack_io  # noqa: E402  (the hasjrel opcodes that never jump: NOT_TAKEN_J
 # END_ASYNC_FOR (3.14 on): a label dis shows ("from L3"), no jump pyverify follows.
 NOT_TAKEN_JUMPS = {dis.opmap[n] for n in
                    stack_io.NOT_TAKEN_JUMPS.get(sys.version_info[:2], ())}
+# The opcodes whose argval is a jump target (dis.hasjrel is a list: a set
+# for the test run per instruction).
+JUMPS_WITH_TARGET = frozenset(dis.hasjrel) - NOT_TAKEN_JUMPS
 
 
 def canon(v):
@@ -177,15 +180,15 @@ class Checker:
             if have_text != want_text and text_ok:
                 text_ok = self.fail(where, f"offset {r.offset} {r.opname}: argrepr "
                                            f"{have_text!r} != dis {want_text!r}")
-            target = r.argval if r.opcode in dis.hasjrel and \
-                r.opcode not in NOT_TAKEN_JUMPS else None
+            target = r.argval if r.opcode in JUMPS_WITH_TARGET else None
             want = (r.offset, r.opname, r.opcode, r.arg, target)
             have = (g["offset"], g["opname"], g["opcode"], g["arg"], g["target"])
             if want != have and ins_ok:
                 ins_ok = self.fail(where, f"instruction {have} != dis {want}")
             p = positions[r.offset // 2]
             gp = (g["line"], g["end_line"], g["col"], g["end_col"])
-            if gp != tuple(p) or gp != tuple(r.positions):
+            # p and r.positions are tuples (Positions a named one).
+            if gp != p or gp != r.positions:
                 if pos_ok:
                     pos_ok = self.fail(where, f"offset {r.offset}: positions "
                                               f"{gp} != co_positions {tuple(p)}")

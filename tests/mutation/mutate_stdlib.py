@@ -1547,7 +1547,9 @@ def sanity_check(m):
             tg = i.target()
             if tg is not None and tg not in starts:
                 return "jump %s to a non-instruction" % i.text()
-        list(dis.get_instructions(co))
+        # Bytecode.dis() decodes through the generator get_instructions()
+        # uses (_get_instructions_bytes, with the same labels and
+        # positions) and formats each line: a failure of either is one here.
         dis.Bytecode(co).dis()
     except Exception as exc:  # noqa: BLE001 - any failure is a broken mutant
         return "%s: %s" % (type(exc).__name__, exc)
