@@ -8,6 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "pyverify/Bytecode/Marshal.h"
+// Its PrintTo for CodeObject: every test file that prints one in an
+// assertion must see the same printer (Matchers.h says why).
+#include "pyverify/Testing/Matchers.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringExtras.h"

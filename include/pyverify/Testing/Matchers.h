@@ -25,6 +25,13 @@
 // rejects, or an unknown check id, fails the test where the matcher is made
 // (ADD_FAILURE) and the matcher then matches nothing.
 //
+// PrintTo below prints a CodeObject (and a CodeFile) as repr() names it.
+// Include this header in every test file whose assertions may print one --
+// a shared_ptr<const CodeObject> compared too: GoogleTest's printer for a
+// type is one inline function, and a file without the overload instantiates
+// another (a byte dump); the linker keeps either, so an unoptimised build
+// printed the bytes in this header's own test.
+//
 // Header-only: link pyverify::pyverify and GTest::gmock. The names are
 // CamelCase, as gmock's own matchers are. Inside `using namespace pyverify`,
 // write gmock's namespace as ::testing, since pyverify::testing shadows it.
