@@ -224,6 +224,14 @@ sarifInvocation(llvm::ArrayRef<InputNotification> Inputs) {
                             {"toolExecutionNotifications", std::move(Notes)}};
 }
 
+void pyverify::writeDiagnosticsJSON(llvm::json::OStream &J,
+                                    llvm::ArrayRef<Diagnostic> Diags) {
+  J.array([&] {
+    for (const Diagnostic &D : Diags)
+      J.value(diagnosticToJSON(D));
+  });
+}
+
 /// The SARIF result of \p D.
 static llvm::json::Object sarifResult(const Diagnostic &D) {
   llvm::json::Array Related;

@@ -82,10 +82,7 @@ struct Report {
                            {"warnings", int64_t(count(Severity::Warning))},
                            {"remarks", int64_t(count(Severity::Remark))}};
     auto Items = [&](llvm::json::OStream &J) {
-      J.array([&] {
-        for (const Diagnostic &D : Diags)
-          J.value(diagnosticToJSON(D));
-      });
+      writeDiagnosticsJSON(J, Diags);
     };
     std::string S;
     {

@@ -139,12 +139,7 @@ void printJson(const CheckRun &R) {
                    {"not_fully_checked", int64_t(R.NotFullyChecked)},
                    {"unreadable", int64_t(R.Unreadable)},
                    {"seconds", R.Seconds}};
-  auto Diags = [&](json::OStream &J) {
-    J.array([&] {
-      for (const Diagnostic &D : R.All)
-        J.value(diagnosticToJSON(D));
-    });
-  };
+  auto Diags = [&](json::OStream &J) { writeDiagnosticsJSON(J, R.All); };
   auto InputErrors = [&](json::OStream &J) {
     J.array([&] {
       for (const InputNotification &N : R.Inputs)

@@ -13,6 +13,8 @@
 //    is not a line (< 1).
 //  * diagnosticToJSON(): the `pyverify check --format=json` item
 //    (docs/json.md); "col" is CPython's 0-based co_positions column.
+//    writeDiagnosticsJSON(): the array of them, written one item at a
+//    time (the CLI's report and the Python module's Report).
 //  * writeSARIF(): a SARIF 2.1.0 log with one run, a rule per check
 //    id (in Checks.def order, each with a helpUri: the check's anchor in
 //    docs/checks.md) and one result per diagnostic, notes as
@@ -59,6 +61,8 @@ struct InputNotification {
 void printDiagnostic(llvm::raw_ostream &OS, const Diagnostic &D,
                      bool Color = false);
 llvm::json::Object diagnosticToJSON(const Diagnostic &D);
+void writeDiagnosticsJSON(llvm::json::OStream &J,
+                          llvm::ArrayRef<Diagnostic> Diags);
 void writeSARIF(llvm::json::OStream &J, llvm::ArrayRef<Diagnostic> Diags,
                 llvm::StringRef ToolVersion,
                 llvm::ArrayRef<InputNotification> Inputs = {});
