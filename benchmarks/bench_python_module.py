@@ -35,9 +35,18 @@ the arguments, the Report) and "cold" (the 3-call average less that warm
 call: the caches and branch predictors lost when verify() moves to another
 code object, which fall mostly on the check). Both timers' own cost is
 taken off. Printed for the median code object (by verify() time) and as
-means; callgrind splits the same more exactly (docs/python.md). Also measures `python3.11 -X importtime -c
-"import pyverify"` (the cumulative time of the pyverify import, median of 5
-fresh processes).
+means; callgrind splits the same more exactly (docs/python.md).
+
+Also, per code object, the medians of: the first of the 3 calls alone (a
+new object, as a compiler verifies each code object it emits once), the
+warm repeat, and a call on an equal copy of the object (marshal round
+trip, made before the rounds: the same bytes in other memory) right after
+the repeat: the copy's extra over the repeat is what the object's memory
+costs, the rest of the first call's extra goes with its contents
+(docs/python.md, "The first call on an object").
+
+Also measures `python3.11 -X importtime -c "import pyverify"` (the
+cumulative time of the pyverify import, median of 5 fresh processes).
 """
 import argparse
 import dis
@@ -139,7 +148,14 @@ def breakdown(codes, rounds):
     read = [float("inf")] * n
     check = [float("inf")] * n
     parse = [float("inf")] * n
+    first = [float("inf")] * n
+    copy = [float("inf")] * n
     parse_table = dis._parse_exception_table
+    # An equal copy of each object (marshal round trip: the same fields in
+    # other memory), made up front so that its memory is as cold as the
+    # original's was: verified right after the original's warm call, it
+    # tells what the first call's extra is made of (docs/python.md).
+    copies = [marshal.loads(marshal.dumps(c)) for c in codes]
     gc.disable()
     try:
         # The timer's own cost (two back-to-back reads), taken off the warm
@@ -152,16 +168,25 @@ def breakdown(codes, rounds):
             for i, c in enumerate(codes):
                 t0 = clock()
                 verify(c, recursive=False)
+                t1 = clock()
                 verify(c, recursive=False)
                 verify(c, recursive=False)
-                t = (clock() - t0) / 3
+                t2 = clock()
+                t = (t2 - t0 - tick) / 3
                 if t < total[i]:
                     total[i] = t
+                if t1 - t0 - tick < first[i]:
+                    first[i] = t1 - t0 - tick
                 t0 = clock()
                 verify(c, recursive=False)
                 t = clock() - t0 - tick
                 if t < warm[i]:
                     warm[i] = t
+                t0 = clock()
+                verify(copies[i], recursive=False)
+                t = clock() - t0 - tick
+                if t < copy[i]:
+                    copy[i] = t
                 t0 = clock()
                 parse_table(c)
                 parse_table(c)
@@ -195,6 +220,12 @@ def breakdown(codes, rounds):
     out["median_parse_exception_table_us"] = sorted(parse)[n // 2] / 1e3
     out["median_verify_over_parse_exception_table"] = (
         out["median_verify_us"] / out["median_parse_exception_table_us"])
+    # What a call costs on an object seen for the first time (a compiler
+    # verifies each new code object once), beside a repeat on the same
+    # object and on an equal copy in other memory.
+    out["median_first_call_us"] = sorted(first)[n // 2] / 1e3
+    out["median_repeat_us"] = sorted(warm)[n // 2] / 1e3
+    out["median_equal_copy_us"] = sorted(copy)[n // 2] / 1e3
     mean = {"verify": sum(total) / n / 1e3, "warm": sum(warm) / n / 1e3}
     if hooked:
         mean.update(read=sum(read) / n / 1e3, check=sum(check) / n / 1e3)
@@ -315,6 +346,10 @@ def main():
               + ("met" if b["median_verify_us"] <= GOAL_US and
                  b["median_verify_over_parse_exception_table"] <= 2
                  else "NOT met") + ")")
+        print(f"    median first call on an object "
+              f"{b['median_first_call_us']:.2f} us, a repeat "
+              f"{b['median_repeat_us']:.2f} us, an equal copy in other "
+              f"memory right after {b['median_equal_copy_us']:.2f} us")
         print(f"    median of per-object verify(): "
               f"{b['median_object']['verify']:.2f} us "
               f"({b['median_object']['qualname']}, "
