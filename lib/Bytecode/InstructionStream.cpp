@@ -17,14 +17,6 @@
 
 using namespace pyverify;
 
-uint32_t Instruction::nameIndex() const {
-  if (Valid)
-    for (const OperandRule &R : getOperandRules(Ver, Op))
-      if (R.Bound == OperandBound::Names)
-        return R.value(Arg);
-  return Arg;
-}
-
 llvm::StringRef Instruction::name() const {
   if (Valid)
     return info().Name;

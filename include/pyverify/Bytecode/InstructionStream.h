@@ -34,6 +34,7 @@
 #define PYVERIFY_BYTECODE_INSTRUCTIONSTREAM_H
 
 #include "pyverify/Bytecode/Opcode.h"
+#include "pyverify/Bytecode/OperandRules.h"
 #include "pyverify/Bytecode/PythonVersion.h"
 #include "pyverify/Bytecode/VersionOpcodes.h"
 #include "pyverify/Support/Finding.h"
@@ -102,7 +103,15 @@ struct Instruction {
   /// (OperandRules.def) takes it: LOAD_GLOBAL's and (3.12+) LOAD_ATTR's
   /// argument is index << 1 | flag, 3.12+ LOAD_SUPER_ATTR's index << 2 |
   /// flags; other name opcodes' (and any other opcode's) is the argument.
-  uint32_t nameIndex() const;
+  /// Inline: a pass that lowers every instruction and does not read the
+  /// index (the value kinds') drops the lookup.
+  uint32_t nameIndex() const {
+    if (Valid)
+      for (const OperandRule &R : getOperandRules(Ver, Op))
+        if (R.Bound == OperandBound::Names)
+          return R.value(Arg);
+    return Arg;
+  }
   /// The argument `dis` shows on prefix row \p P (0 = first prefix).
   uint32_t prefixRowArg(unsigned P) const {
     uint64_t Shift = 8 * uint64_t(NumPrefixes - 1 - P);
