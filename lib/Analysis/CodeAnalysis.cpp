@@ -63,16 +63,20 @@ struct CodeAnalysis::State {
   }
 };
 
+// `new State`, not std::make_unique<State>(): value-initialising the
+// aggregate would zero all of it (the memos and optionals: a few KB) before
+// its members' own initialisers run, once per code object. Every member
+// has an initialiser or is assigned here.
 CodeAnalysis::CodeAnalysis(const CodeObject &C,
                            const ContextBalanceOptions &Opts)
-    : S(std::make_unique<State>()) {
+    : S(new State) {
   S->Code = &C;
   S->Opts = Opts;
 }
 
 CodeAnalysis::CodeAnalysis(const DecodedCode &D,
                            const ContextBalanceOptions &Opts)
-    : S(std::make_unique<State>()) {
+    : S(new State) {
   S->Code = D.Code;
   S->Opts = Opts;
   S->D = &D;
