@@ -37,8 +37,9 @@ template <typename T> struct Memo {
 
 } // namespace
 
+/// Every member has an initialiser: the constructors default-initialise it.
 struct CodeAnalysis::State {
-  const CodeObject *Code;
+  const CodeObject *Code = nullptr;
   ContextBalanceOptions Opts;
   const DecodedCode *D = nullptr; ///< Borrowed, or OwnDecoded once decoded.
   std::optional<DecodedCode> OwnDecoded;
@@ -64,9 +65,10 @@ struct CodeAnalysis::State {
 };
 
 // `new State`, not std::make_unique<State>(): value-initialising the
-// aggregate would zero all of it (the memos and optionals: a few KB) before
-// its members' own initialisers run, once per code object. Every member
-// has an initialiser or is assigned here.
+// aggregate would zero all of it (the memos and optionals: about 1.2 KB)
+// before its members' own initialisers run, once per code object. Default
+// initialisation is enough because every member of State has an
+// initialiser (a new one needs one too).
 CodeAnalysis::CodeAnalysis(const CodeObject &C,
                            const ContextBalanceOptions &Opts)
     : S(new State) {
