@@ -154,8 +154,13 @@ def breakdown(codes, rounds):
     # An equal copy of each object (marshal round trip: the same fields in
     # other memory), made up front so that its memory is as cold as the
     # original's was: verified right after the original's warm call, it
-    # tells what the first call's extra is made of (docs/python.md).
+    # tells what the first call's extra is made of (docs/python.md). Each
+    # is verified once first, as main()'s warm-up did the originals: the
+    # first call on a code object makes CPython's cached de-specialised
+    # co_code (PyCode_GetCode), which the timed calls must not pay.
     copies = [marshal.loads(marshal.dumps(c)) for c in codes]
+    for c in copies:
+        verify(c, recursive=False)
     gc.disable()
     try:
         # The timer's own cost (two back-to-back reads), taken off the warm
