@@ -216,7 +216,10 @@ PassCounts runFromBytes(const BenchCorpus &Corpus, Level L,
                         const Exclusions *Skip = nullptr) {
   PassCounts N;
   for (size_t FI = 0; FI < Corpus.Files.size(); ++FI) {
-    auto P = readPyc(Corpus.Files[FI].Bytes, /*AnyVersion=*/true);
+    // The corpus keeps its bytes: the code objects view them, as the
+    // CLI's view the file buffer they keep.
+    auto P = readPyc(Corpus.Files[FI].Bytes, /*AnyVersion=*/true,
+                     borrowedInput(Corpus.Files[FI].Bytes));
     if (!P) {
       llvm::consumeError(P.takeError());
       ++N.ReadErrors;
@@ -243,7 +246,7 @@ PassCounts runFromBytes(const BenchCorpus &Corpus, Level L,
 PassCounts runReadOnly(const BenchCorpus &Corpus) {
   PassCounts N;
   for (const CorpusFile &F : Corpus.Files) {
-    auto P = readPyc(F.Bytes, /*AnyVersion=*/true);
+    auto P = readPyc(F.Bytes, /*AnyVersion=*/true, borrowedInput(F.Bytes));
     if (!P) {
       llvm::consumeError(P.takeError());
       ++N.ReadErrors;
@@ -380,7 +383,7 @@ int main(int Argc, char **Argv) {
     if (!Read.empty())
       return;
     for (const CorpusFile &F : Corpus->Files) {
-      auto P = readPyc(F.Bytes, /*AnyVersion=*/true);
+      auto P = readPyc(F.Bytes, /*AnyVersion=*/true, borrowedInput(F.Bytes));
       if (P)
         Read.push_back(std::move(*P));
       else

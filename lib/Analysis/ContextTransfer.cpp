@@ -586,7 +586,7 @@ std::string ContextTransfer::ctxName(uint32_t Ctx) const {
 }
 
 std::string ContextTransfer::localName(uint32_t L) const {
-  return L < D.Code->LocalsPlusNames.size() ? D.Code->LocalsPlusNames[L]
+  return L < D.Code->LocalsPlusNames.size() ? D.Code->LocalsPlusNames[L].str()
                                             : "#" + std::to_string(L);
 }
 

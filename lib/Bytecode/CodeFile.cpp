@@ -10,11 +10,12 @@ using namespace pyverify;
 llvm::Expected<CodeFile> pyverify::parseCodeFile(llvm::StringRef Path,
                                                  llvm::StringRef Bytes,
                                                  bool AnyVersion,
-                                                 PythonVersion MarshalVersion) {
+                                                 PythonVersion MarshalVersion,
+                                                 InputOwner Owner) {
   CodeFile F;
   F.Path = Path.str();
   if (hasPyc311Magic(Bytes) || (AnyVersion && pycVersion(Bytes))) {
-    auto Pyc = readPyc(Bytes, AnyVersion);
+    auto Pyc = readPyc(Bytes, AnyVersion, std::move(Owner));
     if (!Pyc)
       return addInputContext(Pyc.takeError(), Path);
     F.IsPyc = true;
@@ -31,7 +32,7 @@ llvm::Expected<CodeFile> pyverify::parseCodeFile(llvm::StringRef Path,
                    " is another Python version; pyverify reads "
                    "3.11 (magic 3495)"),
         Path);
-  auto V = readMarshal(Bytes, 0, MarshalVersion);
+  auto V = readMarshal(Bytes, 0, MarshalVersion, std::move(Owner));
   if (!V)
     return addInputContext(V.takeError(), Path);
   F.Roots = collectTopLevelCode(*V);
@@ -48,5 +49,7 @@ llvm::Expected<CodeFile> pyverify::loadCodeFile(llvm::StringRef Path) {
     return llvm::createStringError(Buf.getError(), "%s: cannot read: %s",
                                    Path.str().c_str(),
                                    Buf.getError().message().c_str());
-  return parseCodeFile(Path, (*Buf)->getBuffer());
+  std::shared_ptr<const llvm::MemoryBuffer> Owner = std::move(*Buf);
+  return parseCodeFile(Path, Owner->getBuffer(), /*AnyVersion=*/false,
+                       defaultPythonVersion(), Owner);
 }

@@ -29,7 +29,7 @@ static std::vector<std::string> namesOfKind(const CodeObject &C, uint8_t Kind,
        I < C.LocalsPlusKinds.size() && I < C.LocalsPlusNames.size(); ++I) {
     uint8_t K = C.LocalsPlusKinds[I];
     if ((K & Kind) && !(K & Exclude))
-      Out.push_back(C.LocalsPlusNames[I]);
+      Out.push_back(C.LocalsPlusNames[I].str());
   }
   return Out;
 }

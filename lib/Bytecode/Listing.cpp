@@ -68,10 +68,10 @@ std::string pyverify::describeArgument(const CodeObject &C,
   PythonVersion V = I.Ver;
   uint32_t A = I.Arg;
   auto Name = [&](uint64_t Idx) -> std::string {
-    return Idx < C.Names.size() ? C.Names[Idx] : "<bad name index>";
+    return Idx < C.Names.size() ? C.Names[Idx].str() : "<bad name index>";
   };
   auto Local = [&](uint64_t Idx) -> std::string {
-    return Idx < C.LocalsPlusNames.size() ? C.LocalsPlusNames[Idx]
+    return Idx < C.LocalsPlusNames.size() ? C.LocalsPlusNames[Idx].str()
                                           : "<bad local index>";
   };
   switch (I.info().Operand) {

@@ -456,8 +456,8 @@ Expected<size_t> MarshalReader::readContainerSize(uint8_t Type) {
 }
 
 Expected<Value> pyverify::readMarshal(StringRef Bytes, uint64_t BaseOffset,
-                                      PythonVersion Version) {
-  return MarshalReader(Bytes, BaseOffset, Version).readTop();
+                                      PythonVersion Version, InputOwner Owner) {
+  return MarshalReader(Bytes, BaseOffset, Version, std::move(Owner)).readTop();
 }
 
 bool pyverify::hasPyc311Magic(StringRef Bytes) {
@@ -472,7 +472,8 @@ std::optional<PythonVersion> pyverify::pycVersion(StringRef Bytes) {
   return pythonVersionOfPycMagic(llvm::support::endian::read16le(Bytes.data()));
 }
 
-Expected<PycFile> pyverify::readPyc(StringRef Bytes, bool AnyVersion) {
+Expected<PycFile> pyverify::readPyc(StringRef Bytes, bool AnyVersion,
+                                    InputOwner Owner) {
   if (Bytes.size() < 16)
     return makeInputError(Bytes.size(),
                           llvm::formatv("truncated .pyc: header needs 16 "
@@ -496,7 +497,7 @@ Expected<PycFile> pyverify::readPyc(StringRef Bytes, bool AnyVersion) {
         4, llvm::formatv("invalid .pyc flags {0:x}", F.Header.Flags));
   F.Header.Word2 = llvm::support::endian::read32le(Bytes.data() + 8);
   F.Header.Word3 = llvm::support::endian::read32le(Bytes.data() + 12);
-  auto V = readMarshal(Bytes.drop_front(16), 16, *Version);
+  auto V = readMarshal(Bytes.drop_front(16), 16, *Version, std::move(Owner));
   if (!V)
     return V.takeError();
   const CodeValue *C = V->getIf<CodeValue>();

@@ -35,8 +35,8 @@ enum class FieldKind : uint8_t { Bytes, Tuple, StrTuple, Str, Int };
 struct CodeField {
   StringRef Name;
   FieldKind Kind;
-  std::string CodeObject::*Text = nullptr;
-  std::vector<std::string> CodeObject::*Strs = nullptr;
+  ByteView CodeObject::*Text = nullptr;
+  std::vector<ByteView> CodeObject::*Strs = nullptr;
   int32_t CodeObject::*Int = nullptr;
 };
 
@@ -62,6 +62,16 @@ constexpr unsigned NumCodeFields = std::size(CodeFields);
 Error MarshalReader::beginCode(size_t At, std::optional<size_t> Slot) {
   auto C = std::make_shared<CodeObject>();
   C->Version = Version;
+  if (!Storage) {
+    Storage = std::make_shared<CodeStorage>();
+    if (Owner) {
+      Storage->Input = std::move(Owner);
+      Copy = Bytes;
+    } else {
+      Copy = Storage->copy(Bytes);
+    }
+  }
+  C->Storage = Storage;
   int32_t *Ints[] = {&C->ArgCount, &C->PosOnlyArgCount, &C->KwOnlyArgCount,
                      &C->StackSize, &C->Flags};
   if (LLVM_LIKELY(remaining() >= 20)) { // all five: no check can fail
@@ -202,10 +212,8 @@ Expected<bool> MarshalReader::readTextField(Frame &F) {
       return S.takeError();
     fillView(Slot, Type, *S);
     Text = *S;
-    // The field is still empty (each is read once, into a new CodeObject):
-    // append() is assign() without its general replace.
-    if (!Slot) { // Not shared: nothing is copied out of a shared object.
-      (F.C.get()->*CF.Text).append(Text.data(), Text.size());
+    if (!Slot) { // Not shared: read once, so not charged.
+      F.C.get()->*CF.Text = keep(Text);
       return true;
     }
   } else {
@@ -213,7 +221,7 @@ Expected<bool> MarshalReader::readTextField(Frame &F) {
   }
   if (Error E = charge(Text.size(), F.FieldAt))
     return std::move(E);
-  (F.C.get()->*CF.Text).append(Text.data(), Text.size()); // as above
+  F.C.get()->*CF.Text = keep(Text);
   return true;
 }
 
@@ -302,10 +310,10 @@ Error MarshalReader::storeNames(Frame &F, llvm::ArrayRef<StringRef> Texts,
     return E;
   if (NonStr)
     return err(At, "code object field " + CF.Name + " must hold only str");
-  std::vector<std::string> &Out = F.C.get()->*CF.Strs;
+  std::vector<ByteView> &Out = F.C.get()->*CF.Strs;
   Out.reserve(Texts.size());
   for (StringRef S : Texts)
-    Out.emplace_back(S.data(), S.size());
+    Out.push_back(keep(S));
   ++F.Field;
   return Error::success();
 }

@@ -85,8 +85,9 @@ inline bool isLeafType(uint8_t Type) {
 class LLVM_LIBRARY_VISIBILITY MarshalReader {
 public:
   MarshalReader(llvm::StringRef Bytes, uint64_t Base,
-                PythonVersion Version = defaultPythonVersion())
-      : Bytes(Bytes), Base(Base), Version(Version) {
+                PythonVersion Version = defaultPythonVersion(),
+                InputOwner Owner = nullptr)
+      : Bytes(Bytes), Owner(std::move(Owner)), Base(Base), Version(Version) {
     // Regrowing the table moves every slot in it; one slot per 16 input
     // bytes covers the stdlib's .pyc files, and the cap keeps a large input
     // from reserving much up front (the table still grows past it).
@@ -105,6 +106,22 @@ public:
 
 private:
   llvm::StringRef Bytes;
+  InputOwner Owner; ///< Of Bytes, or null (Marshal.h).
+  /// Made at the first code object: what the code objects of this read
+  /// view (CodeObject.h), shared by all of them; Copy is the input there:
+  /// Bytes, held by Owner, or without one a copy made then.
+  std::shared_ptr<CodeStorage> Storage;
+  llvm::StringRef Copy;
+  /// A code object's field \p T: the same bytes in Copy when \p T views the
+  /// input, else (the text of a Value) copied into Storage.
+  ByteView keep(llvm::StringRef T) {
+    if (T.empty())
+      return ByteView();
+    if (T.data() >= Bytes.data() && T.size() <= Bytes.size() &&
+        size_t(T.data() - Bytes.data()) <= Bytes.size() - T.size())
+      return llvm::StringRef(Copy.data() + (T.data() - Bytes.data()), T.size());
+    return Storage->copy(T);
+  }
   uint64_t Base;
   PythonVersion Version; ///< Stamped on every code object read.
   size_t Pos = 0;
@@ -492,9 +509,12 @@ private:
   /// item, or with \p NonStr those before the first that is not a str.
   llvm::Error storeNames(Frame &F, llvm::ArrayRef<llvm::StringRef> Texts,
                          bool NonStr);
-  /// Bytes copied out of shared values into code-object fields. A back-
-  /// reference costs 5 bytes but can name a large str, so copies are
-  /// charged against a budget linear in the input.
+  /// Bytes of shared values given to code-object fields. A back-
+  /// reference costs 5 bytes but can name a large str, so they are
+  /// charged against a budget linear in the input. Most are views of the
+  /// input now (keep()), but one of a Value's text is a copy, and the
+  /// limit's error is what the reader has always said of such input: all
+  /// are charged, as when every one was a copy.
   uint64_t Copied = 0;
   uint64_t copyBudget() const {
     return 16 * uint64_t(Bytes.size()) + (1u << 20);

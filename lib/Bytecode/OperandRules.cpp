@@ -128,12 +128,12 @@ std::string pyverify::resolvedOperands(const CodeObject &C,
       S += N < C.Consts.size() ? C.Consts[N].repr() : Bad("const", N);
       break;
     case OperandBound::Names:
-      S += N < C.Names.size() ? C.Names[N] : Bad("name", N);
+      S += N < C.Names.size() ? C.Names[N].str() : Bad("name", N);
       break;
     case OperandBound::LocalsPlus:
     case OperandBound::Cell:
-      S +=
-          N < C.LocalsPlusNames.size() ? C.LocalsPlusNames[N] : Bad("local", N);
+      S += N < C.LocalsPlusNames.size() ? C.LocalsPlusNames[N].str()
+                                        : Bad("local", N);
       break;
     case OperandBound::KwCount:
     case OperandBound::NFreeVars:

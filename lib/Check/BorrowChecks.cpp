@@ -8,7 +8,7 @@
 using namespace pyverify;
 
 static std::string localName(const CodeObject &C, uint32_t L) {
-  return L < C.LocalsPlusNames.size() ? C.LocalsPlusNames[L]
+  return L < C.LocalsPlusNames.size() ? C.LocalsPlusNames[L].str()
                                       : "#" + std::to_string(L);
 }
 

@@ -15,15 +15,15 @@ static llvm::Error failure(const llvm::Twine &Msg) {
 
 std::vector<std::string> pyverify::resumeGlobalsOf(const CodeObject &Frame) {
   std::vector<std::string> Out;
-  for (const std::string &N : Frame.Names)
+  for (llvm::StringRef N : Frame.Names)
     if (resumeGlobalOffset(N))
-      Out.push_back(N);
+      Out.push_back(N.str());
   return Out;
 }
 
 llvm::Expected<PairedBundle> pyverify::pairResumes(const CodeObject &Original,
                                                    const CodeObject &Frame) {
-  for (const std::string &N : Frame.Names)
+  for (llvm::StringRef N : Frame.Names)
     if (const EnvGlobal *G = lookupGlobal(N);
         G && G->Role == GlobalRole::ModeStackModule)
       return failure("the frame uses a torch-function mode stack (" + N +

@@ -53,7 +53,7 @@ static std::string callSlotText(const Instruction &I, uint32_t Which) {
 }
 
 static std::string localName(const CodeObject &C, uint32_t L) {
-  return L < C.LocalsPlusNames.size() ? C.LocalsPlusNames[L]
+  return L < C.LocalsPlusNames.size() ? C.LocalsPlusNames[L].str()
                                       : "#" + std::to_string(L);
 }
 

@@ -109,10 +109,11 @@ void Side::reenter(const SVal &Manager, CtxKind Claimed) {
   uint8_t Bits = Manager.K == Tag::NoEnterClass ? uint8_t(HandedNoEnter)
                  : Manager.Handed               ? Manager.Handed
                                                 : uint8_t(HandedEnters);
-  std::string Param = Manager.Param >= 0 && size_t(Manager.Param) <
-                                                C->Code->LocalsPlusNames.size()
-                          ? C->Code->LocalsPlusNames[size_t(Manager.Param)]
-                          : std::string();
+  std::string Param =
+      Manager.Param >= 0 &&
+              size_t(Manager.Param) < C->Code->LocalsPlusNames.size()
+          ? C->Code->LocalsPlusNames[size_t(Manager.Param)].str()
+          : std::string();
   auto Passed = [&]() -> std::string {
     if (Manager.Param >= 0 &&
         size_t(Manager.Param) < C->ParamHandedText.size() &&

@@ -31,7 +31,7 @@ void Side::exec(const Instruction &I, bool Sync) {
 
 std::string Side::localName(uint32_t Local) const {
   return Local < C->Code->LocalsPlusNames.size()
-             ? C->Code->LocalsPlusNames[Local]
+             ? C->Code->LocalsPlusNames[Local].str()
              : std::string("?");
 }
 

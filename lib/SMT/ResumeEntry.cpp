@@ -154,7 +154,7 @@ std::string prover::startOriginalAt(Side &A, const Bundle &B, int64_t OI,
            llvm::toString(AsOr.takeError());
   Assigned AS = std::move(*AsOr);
   for (size_t K = 0; K < A.Locals.size(); ++K) {
-    const std::string &Name = B.Original->LocalsPlusNames[K];
+    llvm::StringRef Name = B.Original->LocalsPlusNames[K];
     bool Bound = AS.Must.test(K);
     if (!Bound && AS.May.test(K)) {
       int64_t RK = B2.localIndex(Name);

@@ -20,9 +20,12 @@ using SpareStrings = std::vector<std::shared_ptr<std::string>>;
 class Reader {
 public:
   /// \p Spare: str / bytes payloads to refill before allocating new ones
-  /// (LiveCodeReader's), or null.
-  Reader(bool Recursive, SpareStrings *Spare)
-      : Recursive(Recursive), Spare(Spare) {}
+  /// (LiveCodeReader's), or null. \p Held: where the references that
+  /// keep the code objects' views valid go (LiveCodeReader's: the fields
+  /// then view the live objects' own buffers), or null: the fields are
+  /// then copied, into one storage that the code objects read share.
+  Reader(bool Recursive, SpareStrings *Spare, std::vector<PyObject *> *Held)
+      : Recursive(Recursive), Spare(Spare), Held(Held) {}
 
   std::shared_ptr<const CodeObject> readCode(PyObject *Obj, unsigned Depth);
   bool fillCode(PyObject *Obj, CodeObject &C, unsigned Depth);
@@ -70,9 +73,18 @@ private:
     return appendStr(Obj, Out, Field);
   }
   bool appendStr(PyObject *Obj, std::string &Out, const char *Field);
-  bool readBytes(PyObject *Obj, std::string &Out, const char *Field);
-  bool readStrTuple(PyObject *Obj, std::vector<std::string> &Out,
+  /// Code object \p C's str field \p Obj: a view of the str's own bytes
+  /// (its ASCII data or its cached UTF-8; lone surrogates, which have
+  /// neither, are encoded as marshal does into a copy in C's storage).
+  bool viewStr(PyObject *Obj, CodeObject &C, ByteView &Out, const char *Field);
+  bool viewBytes(PyObject *Obj, CodeObject &C, ByteView &Out,
+                 const char *Field);
+  bool viewStrTuple(PyObject *Obj, CodeObject &C, std::vector<ByteView> &Out,
                     const char *Field);
+  /// \p S as a field of \p C: the view itself, or without Held a copy.
+  ByteView field(CodeObject &C, llvm::StringRef S) {
+    return Held ? ByteView(S) : C.own(S);
+  }
   /// An OpaqueValue for \p Obj with the repr \p Repr.
   Value opaque(PyObject *Obj, std::shared_ptr<std::string> Repr);
   /// An empty string for a str / bytes / repr payload: a spare one when
@@ -82,6 +94,9 @@ private:
 
   bool Recursive;
   SpareStrings *Spare;
+  std::vector<PyObject *> *Held;
+  /// Without Held: the storage every code object read shares.
+  std::shared_ptr<CodeStorage> Storage;
   /// Containers and code objects already converted (the code object holds
   /// references to all of them for the whole conversion, so pointers are
   /// stable keys). Most code objects have a few such constants at most: the
@@ -133,21 +148,50 @@ bool Reader::appendStr(PyObject *Obj, std::string &Out, const char *Field) {
   return true;
 }
 
-bool Reader::readBytes(PyObject *Obj, std::string &Out, const char *Field) {
+bool Reader::viewStr(PyObject *Obj, CodeObject &C, ByteView &Out,
+                     const char *Field) {
+  if (!PyUnicode_Check(Obj)) {
+    PyErr_Format(PyExc_TypeError, "%s is not a str but %s", Field,
+                 Py_TYPE(Obj)->tp_name);
+    return false;
+  }
+  // Identifiers are compact ASCII: their bytes are the UTF-8.
+  if (PyUnicode_IS_COMPACT_ASCII(Obj)) {
+    Out =
+        field(C, llvm::StringRef(static_cast<const char *>(PyUnicode_DATA(Obj)),
+                                 size_t(PyUnicode_GET_LENGTH(Obj))));
+    return true;
+  }
+  Py_ssize_t Size;
+  if (const char *Data = PyUnicode_AsUTF8AndSize(Obj, &Size)) {
+    Out = field(C, llvm::StringRef(Data, size_t(Size))); // cached in Obj
+    return true;
+  }
+  // Lone surrogates: marshal writes them with "surrogatepass"; do the same.
+  PyErr_Clear();
+  PyObject *Bytes = PyUnicode_AsEncodedString(Obj, "utf-8", "surrogatepass");
+  if (!Bytes)
+    return false;
+  Out = C.own(llvm::StringRef(PyBytes_AS_STRING(Bytes),
+                              size_t(PyBytes_GET_SIZE(Bytes))));
+  Py_DECREF(Bytes);
+  return true;
+}
+
+bool Reader::viewBytes(PyObject *Obj, CodeObject &C, ByteView &Out,
+                       const char *Field) {
   if (!PyBytes_Check(Obj)) {
     PyErr_Format(PyExc_TypeError, "%s is not bytes but %s", Field,
                  Py_TYPE(Obj)->tp_name);
     return false;
   }
-  // clear() + append(): a plain copy into the kept capacity; assign() goes
-  // through _M_replace, which first checks whether the source aliases Out.
-  Out.clear();
-  Out.append(PyBytes_AS_STRING(Obj), size_t(PyBytes_GET_SIZE(Obj)));
+  Out = field(C, llvm::StringRef(PyBytes_AS_STRING(Obj),
+                                 size_t(PyBytes_GET_SIZE(Obj))));
   return true;
 }
 
-bool Reader::readStrTuple(PyObject *Obj, std::vector<std::string> &Out,
-                          const char *Field) {
+bool Reader::viewStrTuple(PyObject *Obj, CodeObject &C,
+                          std::vector<ByteView> &Out, const char *Field) {
   if (!PyTuple_Check(Obj)) {
     PyErr_Format(PyExc_TypeError, "%s is not a tuple", Field);
     return false;
@@ -155,7 +199,7 @@ bool Reader::readStrTuple(PyObject *Obj, std::vector<std::string> &Out,
   Py_ssize_t N = PyTuple_GET_SIZE(Obj);
   Out.resize(size_t(N));
   for (Py_ssize_t I = 0; I < N; ++I)
-    if (!readStr(PyTuple_GET_ITEM(Obj, I), Out[size_t(I)], Field))
+    if (!viewStr(PyTuple_GET_ITEM(Obj, I), C, Out[size_t(I)], Field))
       return false;
   return true;
 }
@@ -489,21 +533,33 @@ bool Reader::beginCode(PyObject *Obj, CodeObject &C,
   C.Flags = Code->co_flags;
   C.FirstLineNo = Code->co_firstlineno;
 
+  if (!Held) {
+    if (!Storage)
+      Storage = std::make_shared<CodeStorage>();
+    C.Storage = Storage;
+  }
+  // The other fields are the code object's own members, immutable and
+  // kept by it; co_code is a bytes object it caches, which a change of
+  // instrumentation may drop while the analysis runs without the GIL: a
+  // view of it holds a reference (Held).
   PyObject *Bytecode = PyCode_GetCode(Code); // De-specialised, cached.
   if (!Bytecode)
     return false;
-  bool Ok = readBytes(Bytecode, C.Code, "co_code");
-  Py_DECREF(Bytecode);
-  if (!Ok || !readStrTuple(Code->co_names, C.Names, "co_names") ||
-      !readStrTuple(Code->co_localsplusnames, C.LocalsPlusNames,
+  bool Ok = viewBytes(Bytecode, C, C.Code, "co_code");
+  if (Held)
+    Held->push_back(Bytecode);
+  else
+    Py_DECREF(Bytecode);
+  if (!Ok || !viewStrTuple(Code->co_names, C, C.Names, "co_names") ||
+      !viewStrTuple(Code->co_localsplusnames, C, C.LocalsPlusNames,
                     "co_localsplusnames") ||
-      !readBytes(Code->co_localspluskinds, C.LocalsPlusKinds,
+      !viewBytes(Code->co_localspluskinds, C, C.LocalsPlusKinds,
                  "co_localspluskinds") ||
-      !readStr(Code->co_filename, C.Filename, "co_filename") ||
-      !readStr(Code->co_name, C.Name, "co_name") ||
-      !readStr(Code->co_qualname, C.QualName, "co_qualname") ||
-      !readBytes(Code->co_linetable, C.LineTable, "co_linetable") ||
-      !readBytes(Code->co_exceptiontable, C.ExceptionTable,
+      !viewStr(Code->co_filename, C, C.Filename, "co_filename") ||
+      !viewStr(Code->co_name, C, C.Name, "co_name") ||
+      !viewStr(Code->co_qualname, C, C.QualName, "co_qualname") ||
+      !viewBytes(Code->co_linetable, C, C.LineTable, "co_linetable") ||
+      !viewBytes(Code->co_exceptiontable, C, C.ExceptionTable,
                  "co_exceptiontable"))
     return false;
 
@@ -563,13 +619,13 @@ bool Reader::drain() {
 std::shared_ptr<const CodeObject>
 pyverify::python::readLiveCode(PyObject *Code, bool Recursive) {
   assert(PyCode_Check(Code) && "caller checks the type");
-  Reader R(Recursive, /*Spare=*/nullptr);
+  Reader R(Recursive, /*Spare=*/nullptr, /*Held=*/nullptr);
   return R.readCode(Code, 0);
 }
 
 bool pyverify::python::LiveCodeReader::read(PyObject *Code, bool Recursive) {
   assert(PyCode_Check(Code) && "caller checks the type");
-  Reader R(Recursive, &Spare);
+  Reader R(Recursive, &Spare, &Held);
   return R.fillCode(Code, Root, 0);
 }
 
@@ -598,8 +654,16 @@ void pyverify::python::LiveCodeReader::clear() {
   for (const Value &V : Root.Consts)
     keepSpare(V, Spare, 0);
   Root.Consts.clear();
-  if (Root.Code.capacity() + Root.LineTable.capacity() +
-          Root.ExceptionTable.capacity() >
-      MaxKeptBytes)
-    Root = CodeObject();
+  // The views go before the references that keep them valid; the
+  // vectors keep their capacity.
+  for (ByteView *F :
+       {&Root.Code, &Root.LocalsPlusKinds, &Root.Filename, &Root.Name,
+        &Root.QualName, &Root.LineTable, &Root.ExceptionTable})
+    *F = ByteView();
+  Root.Names.clear();
+  Root.LocalsPlusNames.clear();
+  Root.Storage.reset();
+  for (PyObject *Obj : Held)
+    Py_DECREF(Obj);
+  Held.clear();
 }

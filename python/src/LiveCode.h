@@ -3,7 +3,8 @@
 // Contract: readLiveCode() converts a live 3.11 code object into a
 // pyverify::CodeObject by reading its fields through the CPython API -- no
 // marshal round trip. It must be called with the GIL held; the result owns
-// copies of everything and can be analysed with the GIL released.
+// copies of everything (in its CodeStorage) and can be analysed with the
+// GIL released, and kept.
 //
 // The fields are the 16 marshal stores; co_code is the de-specialised
 // bytecode (PyCode_GetCode), exactly what marshal would write. Constants map
@@ -21,7 +22,11 @@
 //
 // LiveCodeReader reads one code object after another into the same
 // buffers: verify() keeps one per thread, so that reading a typical function
-// allocates only for its constant tuples.
+// allocates only for its constant tuples. It copies no field: co_code, the
+// tables and the names of what it reads are views of the live objects' own
+// buffers (CodeObject.h), valid until clear() -- the caller keeps the code
+// object alive until then, and the reader holds a reference to each
+// co_code, which CPython caches and may drop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,20 +61,22 @@ public:
   /// readLiveCode does. False with a Python exception set on failure
   /// (root() is then partial).
   bool read(PyObject *Code, bool Recursive);
-  /// The last read. Its nested code objects (read with Recursive) are
-  /// shared: they may be kept past clear().
+  /// The last read, and its nested code objects (read with Recursive):
+  /// their views are valid until clear().
   const CodeObject &root() const { return Root; }
-  /// Ends a read: drops the constants, keeping unshared payloads to refill,
-  /// and the buffers unless an unusually large object grew them.
+  /// Ends a read (with the GIL held): drops the constants, keeping
+  /// unshared payloads to refill, the views, and the references behind
+  /// them.
   void clear();
 
   static constexpr size_t MaxSpare = 256;
   static constexpr size_t MaxSpareBytes = 1024;
-  static constexpr size_t MaxKeptBytes = 64 * 1024;
 
 private:
   CodeObject Root;
   std::vector<std::shared_ptr<std::string>> Spare;
+  /// The co_code bytes objects the views of this read point into.
+  std::vector<PyObject *> Held;
 };
 
 } // namespace pyverify::python

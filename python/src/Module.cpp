@@ -511,7 +511,7 @@ py::object compareWithMarshal(const py::object &Code,
   std::function<bool(const CodeObject &, const CodeObject &)> Same =
       [&](const CodeObject &A, const CodeObject &B) {
         auto Fail = [&](const char *Field) {
-          Diff = A.QualName + ": " + Field + " differs";
+          Diff = A.QualName.str() + ": " + Field + " differs";
           return false;
         };
         if (A.ArgCount != B.ArgCount ||
@@ -548,7 +548,7 @@ py::object compareWithMarshal(const py::object &Code,
             return Fail("co_consts kinds");
           if (CA ? !Same(*CA, *CB) : A.Consts[I].repr() != B.Consts[I].repr()) {
             if (Diff.empty())
-              Diff = A.QualName + ": co_consts[" + std::to_string(I) +
+              Diff = A.QualName.str() + ": co_consts[" + std::to_string(I) +
                      "] differs: " + A.Consts[I].repr() + " vs " +
                      B.Consts[I].repr();
             return false;

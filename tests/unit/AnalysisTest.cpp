@@ -226,7 +226,7 @@ def manual_start(m):
 /// CodeAnalysis; contexts() is the context-balance result.
 struct Analysed {
   explicit Analysed(const CodeObject &C) : U(C) {
-    EXPECT_TRUE(U.D.isWellFormed()) << C.QualName;
+    EXPECT_TRUE(U.D.isWellFormed()) << C.QualName.str();
     auto R = U.A.blockStack();
     if (!R) {
       ADD_FAILURE() << llvm::toString(R.takeError());
@@ -572,7 +572,7 @@ TEST_F(AnalysisTest, CodeAnalysisRunsEachPassOnce) {
 TEST(CodeAnalysis, PassesWithoutACFGFailWithTheReason) {
   CodeObject C;
   C.QualName = "broken";
-  C.Code = std::string("\x09\x00\x53\x00", 4); // NOP; RETURN_VALUE
+  C.Code = llvm::StringRef("\x09\x00\x53\x00", 4); // NOP; RETURN_VALUE
   C.StackSize = 1;
   C.ExceptionTable = "\x80"; // a varint cut short
   CodeAnalysis A(C);

@@ -73,22 +73,28 @@ assembleCode(PythonVersion V,
   C.Flags = CoOptimized | CoNewLocals;
   C.StackSize = O.StackSize;
   C.ArgCount = O.ArgCount;
-  C.Names = O.Names;
+  // The bytes and names live in the code object's storage (own()).
+  for (const std::string &N : O.Names)
+    C.Names.push_back(C.own(N));
   C.Consts = {Value(NoneValue{})};
-  C.LocalsPlusNames = O.Locals;
-  C.LocalsPlusKinds.assign(O.Locals.size(), char(CoFastLocal));
+  for (const std::string &N : O.Locals)
+    C.LocalsPlusNames.push_back(C.own(N));
+  C.LocalsPlusKinds = C.own(std::string(O.Locals.size(), char(CoFastLocal)));
+  std::string Code, LineTable;
   for (const auto &[Name, Arg] : Ops) {
     uint8_t B = opcodeByte(V, Name);
-    C.Code += char(B);
-    C.Code += char(Arg);
+    Code += char(B);
+    Code += char(Arg);
     if (const OpcodeInfo *I = getVersionOpcodeInfo(V, B))
-      C.Code.append(2 * size_t(I->Caches), '\0');
+      Code.append(2 * size_t(I->Caches), '\0');
   }
-  for (size_t Units = C.Code.size() / 2; Units;) {
+  for (size_t Units = Code.size() / 2; Units;) {
     size_t N = std::min<size_t>(Units, 8);
-    C.LineTable += char(0x80 | (15 << 3) | (N - 1));
+    LineTable += char(0x80 | (15 << 3) | (N - 1));
     Units -= N;
   }
+  C.Code = C.own(Code);
+  C.LineTable = C.own(LineTable);
   return C;
 }
 

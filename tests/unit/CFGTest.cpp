@@ -182,7 +182,7 @@ TEST_F(CFGTest, ModuleCompiled) {
 
 TEST_F(CFGTest, BlocksTileTheInstructions) {
   for (const CodeUnderTest *U : everything()) {
-    SCOPED_TRACE(U->Code->QualName);
+    SCOPED_TRACE(U->Code->QualName.str());
     const CFG &G = U->G;
     ASSERT_GT(G.size(), 0u);
     uint32_t Next = 0;
@@ -204,7 +204,7 @@ TEST_F(CFGTest, BlocksTileTheInstructions) {
 
 TEST_F(CFGTest, EdgeListsAgree) {
   for (const CodeUnderTest *U : everything()) {
-    SCOPED_TRACE(U->Code->QualName);
+    SCOPED_TRACE(U->Code->QualName.str());
     const CFG &G = U->G;
     size_t NumSuccs = 0, NumPreds = 0;
     for (const BasicBlock &B : G.blocks()) {
@@ -244,7 +244,7 @@ TEST_F(CFGTest, BlocksAreMaximalStraightLineRegions) {
   // one of those reasons, and no block holds one inside it.
   unsigned RaisingInside = 0;
   for (const CodeUnderTest *U : everything()) {
-    SCOPED_TRACE(U->Code->QualName);
+    SCOPED_TRACE(U->Code->QualName.str());
     const CFG &G = U->G;
     const InstructionStream &Insts = U->D.Insts;
     std::set<uint32_t> Targets;
@@ -582,7 +582,7 @@ TEST_F(CFGTest, GeneratorStartsAtDepthOne) {
 TEST_F(CFGTest, MaxDepthIsCoStacksize) {
   unsigned Checked = 0;
   for (const CodeUnderTest *U : everything()) {
-    SCOPED_TRACE(U->Code->QualName);
+    SCOPED_TRACE(U->Code->QualName.str());
     auto Depth = computeStackDepth(U->G);
     ASSERT_TRUE(bool(Depth)) << llvm::toString(Depth.takeError());
     if (U->Code->QualName == "try_pass") {
@@ -670,7 +670,7 @@ std::set<unsigned> reaching(const CFG &G, unsigned To) {
 
 TEST_F(CFGTest, TraversalsVisitEveryReachableBlockOnce) {
   for (const CodeUnderTest *U : everything()) {
-    SCOPED_TRACE(U->Code->QualName);
+    SCOPED_TRACE(U->Code->QualName.str());
     const CFG *G = &U->G;
     std::set<unsigned> Want = reachableSet(*G);
 
@@ -703,7 +703,7 @@ TEST_F(CFGTest, TraversalsVisitEveryReachableBlockOnce) {
 
 TEST_F(CFGTest, InverseTraversalsWalkPredecessors) {
   for (const CodeUnderTest *U : everything()) {
-    SCOPED_TRACE(U->Code->QualName);
+    SCOPED_TRACE(U->Code->QualName.str());
     const CFG &G = U->G;
     for (const BasicBlock &B : G.blocks()) {
       auto Inv = ids(llvm::inverse_depth_first(&B));
@@ -767,7 +767,7 @@ TEST_F(CFGTest, LoopsAreNonTrivialSCCs) {
 
 TEST_F(CFGTest, BuildIsDeterministic) {
   for (const CodeUnderTest *U : everything()) {
-    SCOPED_TRACE(U->Code->QualName);
+    SCOPED_TRACE(U->Code->QualName.str());
     CFG Again = CFG::build(U->D);
     ASSERT_EQ(Again.size(), U->G.size());
     ASSERT_EQ(Again.edges().size(), U->G.edges().size());

@@ -76,10 +76,10 @@ std::optional<int64_t> optInt(const json::Value &V) {
 }
 
 void compareCode(const CodeObject &C, const json::Object &R) {
-  SCOPED_TRACE("code object " + C.QualName);
-  EXPECT_EQ(C.QualName, R.getString("qualname").getValueOr(""));
-  EXPECT_EQ(C.Name, R.getString("name").getValueOr(""));
-  EXPECT_EQ(C.Filename, R.getString("filename").getValueOr(""));
+  SCOPED_TRACE("code object " + C.QualName.str());
+  EXPECT_EQ(C.QualName.str(), R.getString("qualname").getValueOr(""));
+  EXPECT_EQ(C.Name.str(), R.getString("name").getValueOr(""));
+  EXPECT_EQ(C.Filename.str(), R.getString("filename").getValueOr(""));
   EXPECT_EQ(C.FirstLineNo, R.getInteger("firstlineno").getValueOr(-1));
   EXPECT_EQ(C.ArgCount, R.getInteger("argcount").getValueOr(-1));
   EXPECT_EQ(C.PosOnlyArgCount, R.getInteger("posonlyargcount").getValueOr(-1));
@@ -87,7 +87,8 @@ void compareCode(const CodeObject &C, const json::Object &R) {
   EXPECT_EQ(C.StackSize, R.getInteger("stacksize").getValueOr(-1));
   EXPECT_EQ(C.Flags, R.getInteger("flags").getValueOr(-1));
   EXPECT_EQ(int64_t(C.getNumLocals()), R.getInteger("nlocals").getValueOr(-1));
-  EXPECT_EQ(C.Names, strings(R.getArray("names")));
+  EXPECT_EQ(std::vector<std::string>(C.Names.begin(), C.Names.end()),
+            strings(R.getArray("names")));
   EXPECT_EQ(C.getVarNames(), strings(R.getArray("varnames")));
   EXPECT_EQ(C.getCellVars(), strings(R.getArray("cellvars")));
   EXPECT_EQ(C.getFreeVars(), strings(R.getArray("freevars")));

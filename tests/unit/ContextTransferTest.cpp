@@ -48,22 +48,26 @@ CodeObject assemble(PythonVersion V,
   C.Consts = {Value(NoneValue{}),
               Value(SequenceValue{SequenceKind::Tuple, Tb})};
   C.LocalsPlusNames = {"m"};
-  C.LocalsPlusKinds.assign(1, char(CoFastLocal));
+  static const char Kind = char(CoFastLocal);
+  C.LocalsPlusKinds = llvm::StringRef(&Kind, 1);
+  std::string Code, LineTable;
   for (const auto &[Op, Arg] : Ops) {
     const OpcodeInfo *Info = getVersionOpcodeInfo(V, Op);
     EXPECT_NE(Info, nullptr) << getOpcodeName(Op).str();
     if (!Info)
       continue;
-    C.Code += char(Info->Number);
-    C.Code += char(Arg);
-    C.Code.append(2 * size_t(Info->Caches), '\0');
+    Code += char(Info->Number);
+    Code += char(Arg);
+    Code.append(2 * size_t(Info->Caches), '\0');
   }
   // The location table: "no location" entries of up to 8 units.
-  for (size_t Units = C.Code.size() / 2; Units;) {
+  for (size_t Units = Code.size() / 2; Units;) {
     size_t N = std::min<size_t>(Units, 8);
-    C.LineTable += char(0x80 | (15 << 3) | (N - 1));
+    LineTable += char(0x80 | (15 << 3) | (N - 1));
     Units -= N;
   }
+  C.Code = C.own(Code); // the code object's storage holds them
+  C.LineTable = C.own(LineTable);
   return C;
 }
 

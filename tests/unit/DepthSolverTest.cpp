@@ -108,7 +108,7 @@ TEST(DepthSolver, SameResultOnStdlibCode) {
     auto M = compileStdlib(Name);
     ASSERT_TRUE(M);
     for (const CodeObject *C : allCode(*M)) {
-      SCOPED_TRACE(std::string(Name) + ":" + C->QualName);
+      SCOPED_TRACE(std::string(Name) + ":" + C->QualName.str());
       DecodedCode D = DecodedCode::decode(*C);
       ASSERT_TRUE(D.isWellFormed());
       auto R = compareSolvers(D);
@@ -141,11 +141,13 @@ TEST(DepthSolver, SameResultOnBrokenCode) {
           if (Op == In.OpByte)
             continue;
           CodeObject Broken = *C;
-          Broken.Code[In.Offset] = char(Op); // a 3.11 byte
+          std::string Bytes = Broken.Code.str();
+          Bytes[In.Offset] = char(Op); // a 3.11 byte
+          Broken.Code = Bytes;
           DecodedCode D = DecodedCode::decode(Broken);
           if (!D.isWellFormed())
             continue;
-          SCOPED_TRACE(std::string(Name) + ":" + C->QualName + " @" +
+          SCOPED_TRACE(std::string(Name) + ":" + C->QualName.str() + " @" +
                        std::to_string(In.Offset) + " -> " + std::to_string(Op));
           auto R = compareSolvers(D);
           ASSERT_TRUE(R);

@@ -24,6 +24,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <optional>
+#include <type_traits>
 
 using namespace pyverify;
 using llvm::StringRef;
@@ -521,7 +524,9 @@ TEST(Marshal, CodeObjectReservesItsSlotFirst) {
   // only resolve correctly when f took slot 0 before its fields.
   EXPECT_TRUE(F->Names.empty());
   EXPECT_EQ(F->Filename, "t.py");
-  EXPECT_EQ(F->LocalsPlusNames, (std::vector<std::string>{"a", "b", "g"}));
+  EXPECT_EQ(std::vector<std::string>(F->LocalsPlusNames.begin(),
+                                     F->LocalsPlusNames.end()),
+            (std::vector<std::string>{"a", "b", "g"}));
   EXPECT_EQ(F->Name, "f");
   EXPECT_EQ(F->QualName, "f");
   EXPECT_EQ(F->ExceptionTable, "");
@@ -755,7 +760,7 @@ TEST(Marshal, CodeObjectFields) {
   EXPECT_EQ(F.Flags, 3);
   EXPECT_EQ(llvm::toHex(F.Code, /*LowerCase=*/true),
             "8700970088006601640184087d027c025300");
-  EXPECT_EQ(F.LocalsPlusKinds, "\x60\x20\x20");
+  EXPECT_EQ(F.LocalsPlusKinds.str(), "\x60\x20\x20");
   EXPECT_EQ(F.getVarNames(), (std::vector<std::string>{"a", "b", "g"}));
   EXPECT_EQ(F.getCellVars(), (std::vector<std::string>{"a"}));
   EXPECT_TRUE(F.getFreeVars().empty());
@@ -769,9 +774,9 @@ TEST(Marshal, CodeObjectFields) {
   ASSERT_EQ(F.children().size(), 1u);
 
   const CodeObject &G = *F.children()[0];
-  EXPECT_EQ(G.Name, "g");
-  EXPECT_EQ(G.QualName, "f.<locals>.g");
-  EXPECT_EQ(G.Filename, "t.py");
+  EXPECT_EQ(G.Name.str(), "g");
+  EXPECT_EQ(G.QualName.str(), "f.<locals>.g");
+  EXPECT_EQ(G.Filename.str(), "t.py");
   EXPECT_EQ(G.FirstLineNo, 2);
   EXPECT_EQ(G.Flags, 19);
   EXPECT_EQ(G.getFreeVars(), (std::vector<std::string>{"a"}));
@@ -781,7 +786,7 @@ TEST(Marshal, CodeObjectFields) {
 
   std::vector<std::string> Order;
   forEachCodeObject(F, [&](const CodeObject &C, unsigned Depth) {
-    Order.push_back(C.QualName + "@" + std::to_string(Depth));
+    Order.push_back(C.QualName.str() + "@" + std::to_string(Depth));
   });
   EXPECT_EQ(Order, (std::vector<std::string>{"f@0", "f.<locals>.g@1"}));
 }
@@ -802,10 +807,11 @@ TEST(Marshal, HandBuiltCodeObject) {
   EXPECT_EQ(C.ArgCount, 1);
   EXPECT_EQ(C.StackSize, 3);
   EXPECT_EQ(C.Flags, 0x43);
-  EXPECT_EQ(C.Names, (std::vector<std::string>{"print"}));
+  EXPECT_EQ(std::vector<std::string>(C.Names.begin(), C.Names.end()),
+            (std::vector<std::string>{"print"}));
   EXPECT_EQ(C.getVarNames(), (std::vector<std::string>{"x"}));
   EXPECT_EQ(C.FirstLineNo, 7);
-  EXPECT_EQ(C.ExceptionTable, unhex("82 01 02 00"));
+  EXPECT_EQ(C.ExceptionTable.str(), unhex("82 01 02 00"));
   EXPECT_FALSE(C.isGeneratorLike());
 }
 
@@ -1046,9 +1052,74 @@ TEST(Pyc, ReadsHeaderAndCode) {
   EXPECT_EQ(F->Header.Word2, 0x01020304u);
   EXPECT_EQ(F->Header.Word3, 0x10u);
   ASSERT_NE(F->Code, nullptr);
-  EXPECT_EQ(F->Code->Name, "<module>");
-  EXPECT_EQ(F->Code->Names, (std::vector<std::string>{"x"}));
+  EXPECT_EQ(F->Code->Name.str(), "<module>");
+  EXPECT_EQ(
+      std::vector<std::string>(F->Code->Names.begin(), F->Code->Names.end()),
+      (std::vector<std::string>{"x"}));
   EXPECT_TRUE(hasPyc311Magic(pycHeader()));
+}
+
+/// Whether \p S views memory inside \p Buf.
+static bool inside(llvm::StringRef S, llvm::StringRef Buf) {
+  return S.data() >= Buf.data() &&
+         S.data() + S.size() <= Buf.data() + Buf.size();
+}
+
+TEST(Pyc, CodeObjectsOutliveTheirInputWithoutAnOwner) {
+  std::string Bytes = pycHeader() + unhex(ModuleHex);
+  auto F = readPyc(Bytes);
+  ASSERT_TRUE(bool(F)) << llvm::toString(F.takeError());
+  // A copy of the input, in the code objects' storage: overwriting (and
+  // freeing) the caller's bytes changes nothing.
+  EXPECT_FALSE(inside(F->Code->Code, Bytes));
+  std::string Code = F->Code->Code.str();
+  Bytes.assign(Bytes.size(), 'X');
+  Bytes = std::string();
+  EXPECT_EQ(F->Code->Name.str(), "<module>");
+  EXPECT_EQ(F->Code->Names.at(0).str(), "x");
+  EXPECT_EQ(F->Code->Code.str(), Code);
+  ASSERT_NE(F->Code->Storage, nullptr);
+  EXPECT_EQ(F->Code->Storage->Input, nullptr);
+}
+
+TEST(Pyc, AnOwnedInputIsViewedAndKept) {
+  auto Bytes = std::make_shared<std::string>(pycHeader() + unhex(ModuleHex));
+  std::weak_ptr<std::string> Weak = Bytes;
+  auto F = readPyc(*Bytes, /*AnyVersion=*/false, Bytes);
+  ASSERT_TRUE(bool(F)) << llvm::toString(F.takeError());
+  // No copy: the fields view the owner's bytes, which the code objects
+  // keep alive.
+  EXPECT_TRUE(inside(F->Code->Code, *Bytes));
+  EXPECT_TRUE(inside(F->Code->Names.at(0), *Bytes));
+  EXPECT_TRUE(inside(F->Code->LineTable, *Bytes));
+  Bytes.reset();
+  EXPECT_FALSE(Weak.expired());
+  EXPECT_EQ(F->Code->Name.str(), "<module>");
+  F->Code.reset();
+  EXPECT_TRUE(Weak.expired());
+}
+
+TEST(Pyc, ABorrowedInputIsViewed) {
+  std::string Bytes = pycHeader() + unhex(ModuleHex);
+  auto F = readPyc(Bytes, /*AnyVersion=*/false, borrowedInput(Bytes));
+  ASSERT_TRUE(bool(F)) << llvm::toString(F.takeError());
+  EXPECT_TRUE(inside(F->Code->Code, Bytes));
+  EXPECT_TRUE(inside(F->Code->QualName, Bytes));
+}
+
+TEST(CodeObject, CopiesShareWhatItOwns) {
+  // A ByteView is never made from a temporary string: it would dangle.
+  static_assert(!std::is_constructible_v<ByteView, std::string &&>);
+  static_assert(!std::is_assignable_v<ByteView &, std::string &&>);
+  static_assert(std::is_assignable_v<ByteView &, const std::string &>);
+  std::optional<CodeObject> C(std::in_place);
+  C->Code = C->own(std::string("\x97\x00", 2));
+  C->QualName = C->own(std::string("f.<locals>.g"));
+  CodeObject Copy = *C;
+  C.reset();
+  EXPECT_EQ(Copy.Code.str(), std::string("\x97\x00", 2));
+  EXPECT_EQ(Copy.QualName.str(), "f.<locals>.g");
+  EXPECT_EQ(Copy.own("").size(), 0u);
 }
 
 TEST(Pyc, HashBasedFlags) {

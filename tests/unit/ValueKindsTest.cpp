@@ -30,30 +30,7 @@ CodeObject assemble(PythonVersion V,
                     std::vector<std::pair<llvm::StringRef, uint8_t>> Ops,
                     int32_t StackSize, std::vector<std::string> Locals = {},
                     int32_t ArgCount = 0) {
-  CodeObject C;
-  C.Version = V;
-  C.QualName = "f";
-  C.Name = "f";
-  C.Flags = CoOptimized | CoNewLocals;
-  C.StackSize = StackSize;
-  C.ArgCount = ArgCount;
-  C.Names = {"g"};
-  C.Consts = {Value(NoneValue{})};
-  C.LocalsPlusNames = Locals;
-  C.LocalsPlusKinds.assign(Locals.size(), char(CoFastLocal));
-  for (auto &[Name, Arg] : Ops) {
-    uint8_t B = test::opcodeByte(V, Name);
-    C.Code += char(B);
-    C.Code += char(Arg);
-    C.Code.append(2 * getVersionOpcodeInfo(V, B)->Caches, '\0');
-  }
-  // The location table: "no location" entries of up to 8 units.
-  for (size_t Units = C.Code.size() / 2; Units;) {
-    size_t N = std::min<size_t>(Units, 8);
-    C.LineTable += char(0x80 | (15 << 3) | (N - 1));
-    Units -= N;
-  }
-  return C;
+  return test::assembleCode(V, Ops, {StackSize, std::move(Locals), ArgCount});
 }
 
 std::vector<std::string> checksOf(const CodeObject &C) {

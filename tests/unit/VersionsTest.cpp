@@ -136,7 +136,9 @@ TEST(VersionDecode, ForIterMustSkipEndFor) {
   CodeObject Fn = *F->Roots[0]->children()[0];
   // FOR_ITER's argument counts from after its cache unit (10): 14 is arg 2.
   ASSERT_EQ(uint8_t(Fn.Code[6]), 93);
-  Fn.Code[7] = 1; // to 12, JUMP_BACKWARD
+  std::string Bytes = Fn.Code.str();
+  Bytes[7] = 1; // to 12, JUMP_BACKWARD
+  Fn.Code = Bytes;
   DecodedCode D = DecodedCode::decode(Fn);
   ASSERT_FALSE(D.Findings.empty());
   EXPECT_EQ(D.Findings[0].Check, CheckId::JumpTargetInvalid);

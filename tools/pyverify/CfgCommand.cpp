@@ -456,7 +456,8 @@ struct DotOutput {
 
 /// The name a code object is shown and selected by.
 std::string codeName(const CodeTarget &T, const CodeObject &C) {
-  return T.Target.empty() ? C.QualName : "[" + T.Target + "] " + C.QualName;
+  return T.Target.empty() ? C.QualName.str()
+                          : "[" + T.Target + "] " + C.QualName.str();
 }
 
 void showCode(const std::string &Path, const CodeTarget &T, const CodeObject &C,

@@ -214,8 +214,10 @@ Expected<CodeFile> loadInput(const std::string &Path,
                              "pyverify reads 3.11 (magic 3495)",
                              Name.c_str(), Magic.c_str());
   }
+  // The code objects view the buffer, which they keep (no copy).
+  std::shared_ptr<const MemoryBuffer> Owner = std::move(*Buf);
   Expected<CodeFile> F =
-      parseCodeFile(Name, Bytes, Versions.AnyPyc, Versions.Marshal);
+      parseCodeFile(Name, Bytes, Versions.AnyPyc, Versions.Marshal, Owner);
   if (F && !F->IsPyc && !Versions.MarshalGiven)
     if (Error E = checkAssumedVersion(*F))
       return std::move(E);

@@ -209,9 +209,9 @@ json::Object rawFields(const DecodedCode &D) {
   json::Array Consts, Names, LpNames;
   for (const Value &V : C.Consts)
     Consts.push_back(canonicalValue(V));
-  for (const std::string &N : C.Names)
+  for (llvm::StringRef N : C.Names)
     Names.push_back(hex(N));
-  for (const std::string &N : C.LocalsPlusNames)
+  for (llvm::StringRef N : C.LocalsPlusNames)
     LpNames.push_back(hex(N));
   json::Object F{{"argcount", C.ArgCount},
                  {"posonlyargcount", C.PosOnlyArgCount},

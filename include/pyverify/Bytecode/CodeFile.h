@@ -32,12 +32,15 @@ struct CodeFile {
 /// Parses \p Bytes as a .pyc (3.11 magic; with \p AnyVersion, the magic
 /// of any version with opcode tables) or a marshal stream, whose code is
 /// \p MarshalVersion's bytecode.
+/// \p Owner: of \p Bytes, or null (readMarshal's InputOwner).
 llvm::Expected<CodeFile>
 parseCodeFile(llvm::StringRef Path, llvm::StringRef Bytes,
               bool AnyVersion = false,
-              PythonVersion MarshalVersion = defaultPythonVersion());
+              PythonVersion MarshalVersion = defaultPythonVersion(),
+              InputOwner Owner = nullptr);
 
-/// Reads \p Path from disk and parses it.
+/// Reads \p Path from disk and parses it; the code objects view the file's
+/// buffer, which they keep.
 llvm::Expected<CodeFile> loadCodeFile(llvm::StringRef Path);
 
 } // namespace pyverify

@@ -10,6 +10,17 @@
 // The derived CPython attributes (co_varnames, co_cellvars, co_freevars,
 // co_nlocals) are computed from localspluskinds, as CPython does.
 //
+// A CodeObject does not own its bytes: co_code, the tables and the names are
+// views (ByteView) of memory someone else keeps. A reader states whose:
+// readMarshal() and readPyc() view their input, kept alive by the owner
+// their caller hands them (InputOwner, Marshal.h), or copied once when none
+// is given, in a CodeStorage that every code object of the read shares
+// (Storage), so their results stand alone; the live-code reader of `import
+// pyverify` views the code object's own buffers, valid while that object lives.
+// Code built by hand views what its builder keeps (string literals, a buffer of
+// the test) or copies it in with own(). A ByteView cannot be made from a
+// temporary std::string, so a view of a string about to die does not compile.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef PYVERIFY_BYTECODE_CODEOBJECT_H
@@ -21,8 +32,12 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Allocator.h"
 
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,26 +64,67 @@ enum LocalKind : uint8_t {
   CoFastFree = 0x80,
 };
 
+/// A view of bytes a CodeObject holds: an llvm::StringRef that cannot be
+/// made from (or assigned) a temporary std::string.
+class ByteView : public llvm::StringRef {
+public:
+  using llvm::StringRef::StringRef;
+  ByteView() = default;
+  ByteView(llvm::StringRef S) : llvm::StringRef(S) {}
+  ByteView(const std::string &S) : llvm::StringRef(S) {}
+  ByteView(std::string &&) = delete;
+};
+
+/// Memory code objects view: an arena shared (through CodeObject::Storage)
+/// by every code object of one read, and by their copies; and the input
+/// they view, when its owner was handed to the reader (Input).
+class CodeStorage {
+public:
+  std::shared_ptr<const void> Input;
+
+  /// A copy of \p S that lives as long as this storage.
+  llvm::StringRef copy(llvm::StringRef S) {
+    if (S.empty())
+      return llvm::StringRef();
+    char *P = Arena.Allocate<char>(S.size());
+    std::memcpy(P, S.data(), S.size());
+    return llvm::StringRef(P, S.size());
+  }
+
+private:
+  llvm::BumpPtrAllocator Arena;
+};
+
 struct CodeObject {
   int32_t ArgCount = 0;
   int32_t PosOnlyArgCount = 0;
   int32_t KwOnlyArgCount = 0;
   int32_t StackSize = 0;
   int32_t Flags = 0;
-  std::string Code; ///< co_code: de-specialised bytes.
+  ByteView Code; ///< co_code: de-specialised bytes.
   std::vector<Value> Consts;
-  std::vector<std::string> Names;
-  std::vector<std::string> LocalsPlusNames;
-  std::string LocalsPlusKinds; ///< One kind byte per localsplus name.
-  std::string Filename;
-  std::string Name;
-  std::string QualName;
+  std::vector<ByteView> Names;
+  std::vector<ByteView> LocalsPlusNames;
+  ByteView LocalsPlusKinds; ///< One kind byte per localsplus name.
+  ByteView Filename;
+  ByteView Name;
+  ByteView QualName;
   int32_t FirstLineNo = 0;
-  std::string LineTable;
-  std::string ExceptionTable;
+  ByteView LineTable;
+  ByteView ExceptionTable;
   /// Which CPython's bytecode co_code is (a .pyc's magic, or the reader's
   /// caller: --python-version); nested code objects share it.
   PythonVersion Version = defaultPythonVersion();
+  /// What the views above point into when it is not their reader's
+  /// caller's: shared by the code objects of one read and by copies.
+  std::shared_ptr<CodeStorage> Storage;
+
+  /// A copy of \p S in Storage (made on first use), for a field.
+  ByteView own(llvm::StringRef S) {
+    if (!Storage)
+      Storage = std::make_shared<CodeStorage>();
+    return Storage->copy(S);
+  }
 
   /// Code objects in co_consts, in order (the children `dis` recurses into).
   std::vector<const CodeObject *> children() const;

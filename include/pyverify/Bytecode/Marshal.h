@@ -52,17 +52,32 @@ struct PycFile {
   std::shared_ptr<const CodeObject> Code;
 };
 
+/// Who keeps a read's input alive: the code objects read view it
+/// (CodeObject.h). Null: the reader copies the input once, into their
+/// storage. Otherwise the owner of the memory \p Bytes views, which the
+/// code objects' storage then holds, or borrowedInput()'s.
+using InputOwner = std::shared_ptr<const void>;
+
+/// An InputOwner that owns nothing: the caller keeps \p Bytes alive, and
+/// unchanged, longer than every code object read from them.
+inline InputOwner borrowedInput(llvm::StringRef Bytes) {
+  // The aliasing constructor with no owner: not null, frees nothing.
+  return InputOwner(std::shared_ptr<void>(), Bytes.data() ? Bytes.data() : "");
+}
+
 /// Parses exactly one marshalled object filling \p Bytes (trailing bytes are
 /// an error). \p BaseOffset is added to every offset in error messages.
 /// Its code objects are \p Version's bytecode.
 llvm::Expected<Value>
 readMarshal(llvm::StringRef Bytes, uint64_t BaseOffset = 0,
-            PythonVersion Version = defaultPythonVersion());
+            PythonVersion Version = defaultPythonVersion(),
+            InputOwner Owner = nullptr);
 
 /// Parses a .pyc file; its payload must be a code object. The magic must be
 /// 3.11's, or with \p AnyVersion the magic of any version with opcode
 /// tables (PythonVersion.h), whose bytecode the code objects then are.
-llvm::Expected<PycFile> readPyc(llvm::StringRef Bytes, bool AnyVersion = false);
+llvm::Expected<PycFile> readPyc(llvm::StringRef Bytes, bool AnyVersion = false,
+                                InputOwner Owner = nullptr);
 
 /// True if \p Bytes starts with the 3.11 .pyc magic.
 bool hasPyc311Magic(llvm::StringRef Bytes);

@@ -69,7 +69,7 @@ namespace pyverify {
 /// Lets GoogleTest print a code object the way Python's repr() names it
 /// instead of dumping its bytes.
 inline void PrintTo(const CodeObject &C, std::ostream *OS) {
-  *OS << "<code object " << C.QualName << ", file \"" << C.Filename
+  *OS << "<code object " << C.QualName.str() << ", file \"" << C.Filename.str()
       << "\", line " << C.FirstLineNo << ">";
 }
 

@@ -28,13 +28,15 @@ pyverify::CodeObject passModule() {
   };
   pyverify::CodeObject C;
   C.StackSize = 1;
-  C.Code = {B(Opcode::RESUME),       0, B(Opcode::LOAD_CONST), 0,
-            B(Opcode::RETURN_VALUE), 0};
+  // A code object views its bytes; own() copies them into storage that it
+  // (and its copies) keep.
+  C.Code = C.own(std::string{B(Opcode::RESUME), 0, B(Opcode::LOAD_CONST), 0,
+                             B(Opcode::RETURN_VALUE), 0});
   C.Consts.push_back(pyverify::NoneValue{});
   C.Filename = "<example>";
   C.Name = C.QualName = "<module>";
   C.FirstLineNo = 1;
-  C.LineTable = std::string("\xf0\x03\x01\x01\x01\xd8\x00\x04\x80\x04", 10);
+  C.LineTable = llvm::StringRef("\xf0\x03\x01\x01\x01\xd8\x00\x04\x80\x04", 10);
   return C;
 }
 

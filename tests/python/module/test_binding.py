@@ -180,3 +180,18 @@ def test_shared_constants_are_converted_once():
     assert _pyverify._compare_with_marshal(code, marshal.dumps(code)) is None
     assert _pyverify._compare_with_marshal(code, marshal.dumps(code),
                                            reuse=True) is None
+
+
+def test_fields_are_views_of_the_live_object():
+    # verify()'s reader views the code object's own buffers; a name with a
+    # lone surrogate has no UTF-8 of its own and is encoded into a copy
+    # (as marshal writes it, "surrogatepass"). Both readers agree with
+    # marshal, and a verify() between reads leaves nothing behind.
+    base = compile("x = y\n", "<s>", "exec")
+    odd = base.replace(co_names=("\ud800x", "y"), co_qualname="q\udfff",
+                       co_filename="f\ud800.py")
+    for code in (base, odd, base):
+        for reuse in (False, True):
+            assert _pyverify._compare_with_marshal(
+                code, marshal.dumps(code), reuse=reuse) is None
+        assert pyverify.verify(code).ok
