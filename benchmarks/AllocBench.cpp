@@ -168,7 +168,10 @@ int main(int Argc, char **Argv) {
   for (const CorpusFile &F : Corpus->Files) {
     std::optional<PycFile> P;
     counted(Read, false, [&] {
-      llvm::Expected<PycFile> R = readPyc(F.Bytes, /*AnyVersion=*/true);
+      // The code objects view the corpus's bytes, as the CLI's view the
+      // file buffer it hands over: no copy of the input.
+      llvm::Expected<PycFile> R =
+          readPyc(F.Bytes, /*AnyVersion=*/true, borrowedInput(F.Bytes));
       if (R)
         P.emplace(std::move(*R));
       else

@@ -170,8 +170,8 @@ public:
   /// Forgets everything recorded.
   void reset() {
     R = StackDepthResult();
-    R.Before.assign(Insts.size(), std::nullopt);
-    R.After.assign(Insts.size(), std::nullopt);
+    R.Before.assignNone(Insts.size());
+    R.After.assignNone(Insts.size());
     Max = NoMax;
     MaxInst = 0;
   }
@@ -188,8 +188,8 @@ public:
     const Instruction *Ins = Insts.instructions().data();
     // One version's rows: a stream is decoded as one version's bytecode.
     const OpcodeFacts::Row *VerRows = F.rowsOf(Ins[B.Begin].Ver);
-    std::optional<int64_t> *Before = R.Before.data();
-    std::optional<int64_t> *After = R.After.data();
+    int64_t *Before = R.Before.data();
+    int64_t *After = R.After.data();
     int64_t M = Max;
     uint32_t MInst = MaxInst;
     // Instructions are recorded in increasing index, so the first one that

@@ -175,8 +175,7 @@ void reportStackSize(const CFG &G, const StackDepthResult &R,
   const InstructionStream &Insts = D.Insts;
   const CodeObject &C = *D.Code;
   // Some instruction has a depth: the entry's, unless nothing is reached.
-  bool AnyDepth = llvm::any_of(
-      R.Before, [](const std::optional<int64_t> &B) { return B.has_value(); });
+  bool AnyDepth = R.Before.any();
   if (AnyDepth && R.MaxDepth > C.StackSize) {
     const Instruction &I = Insts[R.MaxDepthInst];
     Finding F(CheckId::StacksizeTooSmall, I.Offset,

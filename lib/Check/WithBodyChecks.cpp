@@ -115,7 +115,7 @@ void pyverify::checkWithBodyCoverage(const DecodedCode &D,
       std::optional<WithEnter> Enter = Enters.of(Active[K]);
       if (!Enter)
         continue;
-      const std::optional<int64_t> &Dp = Depth.Before[Active[K]];
+      std::optional<int64_t> Dp = Depth.Before[Active[K]];
       bool Inner = Innermost;
       Innermost = false;
       if (!Dp || *Dp < int64_t(Enter->ExitPeek) || !R.definitelyActive(I, K))

@@ -214,7 +214,7 @@ json::Array instructionTable(const CodeObject &C) {
   std::vector<std::optional<int64_t>> Depths(D.Insts.size());
   if (A.cfg()) {
     if (Expected<const StackDepthResult &> SD = A.stackDepth())
-      Depths = SD->Before;
+      Depths = SD->Before.toVector();
     else
       consumeError(SD.takeError());
   }

@@ -259,7 +259,7 @@ void analyzeText(const CodeObject &C) {
     }
     if (!A.Depth)
       return "";
-    const auto &B = A.Depth->Before[I];
+    std::optional<int64_t> B = A.Depth->Before[I];
     if (B)
       return formatv("  ; depth {0}", *B).str();
     return A.reachable(I) ? "  ; depth unknown (after a conflict or underflow)"

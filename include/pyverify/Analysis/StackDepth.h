@@ -33,6 +33,7 @@
 #include "pyverify/CFG/CFG.h"
 #include "pyverify/Domain/DepthDomain.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -56,14 +57,46 @@ struct StackDepthConflict {
   int64_t DepthA, DepthB;
 };
 
+/// Per instruction, a depth, or none (unreached): a
+/// std::vector<std::optional<int64_t>> in half the memory. None is
+/// INT64_MIN, which no depth reaches (a depth moves by at most about 2^32
+/// per instruction).
+class InstDepths {
+public:
+  static constexpr int64_t None = INT64_MIN;
+
+  /// \p N instructions, none reached.
+  void assignNone(size_t N) { V.assign(N, None); }
+  size_t size() const { return V.size(); }
+  std::optional<int64_t> operator[](size_t I) const {
+    return V[I] == None ? std::nullopt : std::optional<int64_t>(V[I]);
+  }
+  /// The raw depths (None where unreached), to fill.
+  int64_t *data() { return V.data(); }
+  bool any() const {
+    return llvm::any_of(V, [](int64_t D) { return D != None; });
+  }
+  std::vector<std::optional<int64_t>> toVector() const {
+    std::vector<std::optional<int64_t>> Out;
+    Out.reserve(V.size());
+    for (size_t I = 0; I < V.size(); ++I)
+      Out.push_back((*this)[I]);
+    return Out;
+  }
+  bool operator==(const InstDepths &O) const = default;
+
+private:
+  std::vector<int64_t> V;
+};
+
 struct StackDepthResult {
   /// Per instruction: depth before it (after a conflict: the representative
   /// depth; after an underflow: as if the missing values had been there);
-  /// std::nullopt if unreachable.
-  std::vector<std::optional<int64_t>> Before;
+  /// none if unreachable.
+  InstDepths Before;
   /// Per instruction: the lowest depth it leaves on any of its normal edges
   /// (for terminators: the depth after its pops).
-  std::vector<std::optional<int64_t>> After;
+  InstDepths After;
   /// Block entry states.
   std::vector<DepthValue> BlockIn;
   int64_t MaxDepth = 0;
