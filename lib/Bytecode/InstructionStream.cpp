@@ -143,13 +143,13 @@ public:
   /// not cleared: every unit's entry is written, and only those are read).
   void allocate(size_t Bound) {
     Cap = Bound;
-    Buffer.reset(new uint64_t[mapWords() + Cap * InstWords]);
+    Buffer = allocateInstructionBuffer(mapWords() + Cap * InstWords);
     UnitToIndex = reinterpret_cast<uint32_t *>(Buffer.get());
     Insts = reinterpret_cast<Instruction *>(Buffer.get() + mapWords());
   }
   /// Hands the buffer and what fills it to \p Buf, \p I, \p N and \p Map
   /// (the stream's); the decoder's pointers stay valid (resolveJumps).
-  void release(std::unique_ptr<uint64_t[]> &Buf, Instruction *&I, size_t &N,
+  void release(InstructionBuffer &Buf, Instruction *&I, size_t &N,
                uint32_t *&Map) {
     Buf = std::move(Buffer);
     I = Insts;
@@ -186,7 +186,7 @@ private:
   /// The unit map (mapWords() words), then room for Cap instructions, of
   /// which the first Made are made once decodeAll() returns (placement new:
   /// what is not made is never read, so none of it is cleared first).
-  std::unique_ptr<uint64_t[]> Buffer;
+  InstructionBuffer Buffer;
   uint32_t *UnitToIndex = nullptr;
   Instruction *Insts = nullptr;
   size_t Made = 0, Cap = 0;
@@ -246,7 +246,7 @@ size_t Decoder::mapWords() const { return (NumUnits + MapSlack + 1) / 2; }
 void Decoder::reserve(size_t N, size_t NumMade) {
   if (N <= Cap)
     return;
-  std::unique_ptr<uint64_t[]> Old = std::move(Buffer);
+  InstructionBuffer Old = std::move(Buffer);
   Instruction *OldInsts = Insts;
   // Doubling, but never past one instruction per unit (N is at most that).
   assert(N <= NumUnits && "an instruction takes a unit");
@@ -561,7 +561,7 @@ InstructionStream::InstructionStream(const InstructionStream &O)
   // The map's entries past the code are not copied: nothing reads them.
   size_t MapWords = (CodeBytes / 2 + 1) / 2;
   constexpr size_t InstWords = sizeof(Instruction) / sizeof(uint64_t);
-  Buffer.reset(new uint64_t[MapWords + NumInsts * InstWords]);
+  Buffer = allocateInstructionBuffer(MapWords + NumInsts * InstWords);
   UnitToIndex = reinterpret_cast<uint32_t *>(Buffer.get());
   Insts = reinterpret_cast<Instruction *>(Buffer.get() + MapWords);
   if (CodeBytes)

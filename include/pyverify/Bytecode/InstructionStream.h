@@ -38,6 +38,7 @@
 #include "pyverify/Bytecode/PythonVersion.h"
 #include "pyverify/Bytecode/VersionOpcodes.h"
 #include "pyverify/Support/Finding.h"
+#include "pyverify/Support/SpareBlock.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -121,6 +122,20 @@ struct Instruction {
   uint32_t units() const { return (End - Start) / 2; }
 };
 
+class InstructionStream;
+/// A stream's one block (the unit map, then the instructions): from its
+/// thread's spare (SpareBlock.h), and given back to it.
+using InstructionBuffer =
+    std::unique_ptr<uint64_t[], SpareBlockDeleter<InstructionStream>>;
+
+/// An uninitialised InstructionBuffer of \p Words words.
+inline InstructionBuffer allocateInstructionBuffer(size_t Words) {
+  size_t Capacity;
+  void *P =
+      SpareBlock<InstructionStream>::take(Words * sizeof(uint64_t), Capacity);
+  return InstructionBuffer(static_cast<uint64_t *>(P), {Capacity});
+}
+
 class InstructionStream {
 public:
   InstructionStream() = default;
@@ -176,7 +191,7 @@ public:
 private:
   /// One allocation per stream (the decoder's: what it did not fill is
   /// never read): the unit map, then the instructions.
-  std::unique_ptr<uint64_t[]> Buffer;
+  InstructionBuffer Buffer;
   Instruction *Insts = nullptr;
   size_t NumInsts = 0;
   /// Per code unit: the covering instruction (and a few entries past the

@@ -1,0 +1,70 @@
+//===- SpareBlockTest.cpp - A thread's spare heap block -------------------===//
+
+#include "pyverify/Support/SpareBlock.h"
+
+#include "gtest/gtest.h"
+
+#include <thread>
+
+using namespace pyverify;
+
+namespace {
+
+struct TagA {};
+struct TagB {};
+struct TagThread {};
+
+TEST(SpareBlock, AGivenBlockIsTakenAgainWhenItFits) {
+  size_t Cap = 0;
+  void *P = SpareBlock<TagA>::take(2000, Cap);
+  EXPECT_EQ(Cap, 2000u);
+  SpareBlock<TagA>::give(P, Cap);
+  size_t Cap2 = 0;
+  EXPECT_EQ(SpareBlock<TagA>::take(1500, Cap2), P); // fits: reused
+  EXPECT_EQ(Cap2, 2000u);
+  size_t Cap3 = 0;
+  void *Q = SpareBlock<TagA>::take(100, Cap3); // the spare is taken
+  EXPECT_NE(Q, P);
+  EXPECT_EQ(Cap3, 100u);
+  SpareBlock<TagA>::give(Q, Cap3);
+  SpareBlock<TagA>::give(P, Cap2); // the larger is kept, Q freed
+  size_t Cap4 = 0;
+  EXPECT_EQ(SpareBlock<TagA>::take(1800, Cap4), P);
+  SpareBlock<TagA>::give(P, Cap4);
+}
+
+TEST(SpareBlock, KindsAndLargeBlocksAreKeptApart) {
+  size_t Cap = 0;
+  void *P = SpareBlock<TagB>::take(64, Cap);
+  SpareBlock<TagB>::give(P, Cap);
+  size_t CapA = 0;
+  void *A = SpareBlock<TagA>::take(64, CapA); // TagA's spare, not TagB's
+  EXPECT_NE(A, P);
+  SpareBlock<TagA>::give(A, CapA);
+  size_t Big = SpareBlock<TagB>::MaxBytes + 1, CapBig = 0;
+  void *L = SpareBlock<TagB>::take(Big, CapBig);
+  SpareBlock<TagB>::give(L, CapBig); // freed, not kept
+  size_t Cap2 = 0;
+  EXPECT_EQ(SpareBlock<TagB>::take(64, Cap2), P);
+  SpareBlock<TagB>::give(P, Cap2);
+  SpareBlock<TagB>::give(nullptr, 0); // nothing
+}
+
+TEST(SpareBlock, EachThreadHasItsOwn) {
+  size_t Cap = 0;
+  void *Mine = SpareBlock<TagThread>::take(512, Cap);
+  SpareBlock<TagThread>::give(Mine, Cap);
+  void *Theirs = nullptr;
+  std::thread T([&] {
+    size_t C = 0;
+    Theirs = SpareBlock<TagThread>::take(512, C);
+    SpareBlock<TagThread>::give(Theirs, C); // freed when the thread ends
+  });
+  T.join();
+  EXPECT_NE(Theirs, Mine);
+  size_t Cap2 = 0;
+  EXPECT_EQ(SpareBlock<TagThread>::take(512, Cap2), Mine);
+  SpareBlock<TagThread>::give(Mine, Cap2);
+}
+
+} // namespace
