@@ -6,6 +6,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Compiler.h"
 
 #include <algorithm>
 #include <optional>
@@ -120,61 +121,54 @@ private:
   static bool mayMeetAgain(PyObject *Obj) { return Py_REFCNT(Obj) > 1; }
 };
 
-bool Reader::appendStr(PyObject *Obj, std::string &Out, const char *Field) {
+/// The UTF-8 of str \p Obj as marshal writes it, or none with a Python
+/// error set: a view of the str's own bytes (compact ASCII data, without a
+/// call; else its cached UTF-8) or, for lone surrogates, which have no
+/// UTF-8 of their own, of a bytes object encoded "surrogatepass" and left
+/// in \p Encoded for the caller to release. Inlined into both callers (a
+/// call per name cost 1.4% of verify()).
+LLVM_ATTRIBUTE_ALWAYS_INLINE static std::optional<llvm::StringRef>
+utf8Of(PyObject *Obj, const char *Field, PyObject *&Encoded) {
+  Encoded = nullptr;
   if (!PyUnicode_Check(Obj)) {
     PyErr_Format(PyExc_TypeError, "%s is not a str but %s", Field,
                  Py_TYPE(Obj)->tp_name);
-    return false;
+    return std::nullopt;
   }
-  // Identifiers and most constants are compact ASCII: their bytes are the
-  // UTF-8 (what PyUnicode_AsUTF8AndSize returns for them, without the call).
-  if (PyUnicode_IS_COMPACT_ASCII(Obj)) {
-    Out.append(static_cast<const char *>(PyUnicode_DATA(Obj)),
-               size_t(PyUnicode_GET_LENGTH(Obj)));
-    return true;
-  }
+  if (PyUnicode_IS_COMPACT_ASCII(Obj))
+    return llvm::StringRef(static_cast<const char *>(PyUnicode_DATA(Obj)),
+                           size_t(PyUnicode_GET_LENGTH(Obj)));
   Py_ssize_t Size;
-  if (const char *Data = PyUnicode_AsUTF8AndSize(Obj, &Size)) {
-    Out.append(Data, size_t(Size));
-    return true;
-  }
-  // Lone surrogates: marshal writes them with "surrogatepass"; do the same.
+  if (const char *Data = PyUnicode_AsUTF8AndSize(Obj, &Size))
+    return llvm::StringRef(Data, size_t(Size));
   PyErr_Clear();
-  PyObject *Bytes = PyUnicode_AsEncodedString(Obj, "utf-8", "surrogatepass");
-  if (!Bytes)
+  Encoded = PyUnicode_AsEncodedString(Obj, "utf-8", "surrogatepass");
+  if (!Encoded)
+    return std::nullopt;
+  return llvm::StringRef(PyBytes_AS_STRING(Encoded),
+                         size_t(PyBytes_GET_SIZE(Encoded)));
+}
+
+bool Reader::appendStr(PyObject *Obj, std::string &Out, const char *Field) {
+  PyObject *Encoded;
+  std::optional<llvm::StringRef> Text = utf8Of(Obj, Field, Encoded);
+  if (!Text)
     return false;
-  Out.append(PyBytes_AS_STRING(Bytes), size_t(PyBytes_GET_SIZE(Bytes)));
-  Py_DECREF(Bytes);
+  Out.append(Text->data(), Text->size());
+  Py_XDECREF(Encoded);
   return true;
 }
 
 bool Reader::viewStr(PyObject *Obj, CodeObject &C, ByteView &Out,
                      const char *Field) {
-  if (!PyUnicode_Check(Obj)) {
-    PyErr_Format(PyExc_TypeError, "%s is not a str but %s", Field,
-                 Py_TYPE(Obj)->tp_name);
+  PyObject *Encoded;
+  std::optional<llvm::StringRef> Text = utf8Of(Obj, Field, Encoded);
+  if (!Text)
     return false;
-  }
-  // Identifiers are compact ASCII: their bytes are the UTF-8.
-  if (PyUnicode_IS_COMPACT_ASCII(Obj)) {
-    Out =
-        field(C, llvm::StringRef(static_cast<const char *>(PyUnicode_DATA(Obj)),
-                                 size_t(PyUnicode_GET_LENGTH(Obj))));
-    return true;
-  }
-  Py_ssize_t Size;
-  if (const char *Data = PyUnicode_AsUTF8AndSize(Obj, &Size)) {
-    Out = field(C, llvm::StringRef(Data, size_t(Size))); // cached in Obj
-    return true;
-  }
-  // Lone surrogates: marshal writes them with "surrogatepass"; do the same.
-  PyErr_Clear();
-  PyObject *Bytes = PyUnicode_AsEncodedString(Obj, "utf-8", "surrogatepass");
-  if (!Bytes)
-    return false;
-  Out = C.own(llvm::StringRef(PyBytes_AS_STRING(Bytes),
-                              size_t(PyBytes_GET_SIZE(Bytes))));
-  Py_DECREF(Bytes);
+  // A view of the str's own bytes, which the code object keeps; an
+  // encoded copy goes into its storage.
+  Out = Encoded ? C.own(*Text) : field(C, *Text);
+  Py_XDECREF(Encoded);
   return true;
 }
 
