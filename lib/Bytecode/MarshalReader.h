@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -117,9 +118,12 @@ private:
   ByteView keep(llvm::StringRef T) {
     if (T.empty())
       return ByteView();
-    if (T.data() >= Bytes.data() && T.size() <= Bytes.size() &&
-        size_t(T.data() - Bytes.data()) <= Bytes.size() - T.size())
-      return llvm::StringRef(Copy.data() + (T.data() - Bytes.data()), T.size());
+    // As addresses: T may view other memory than the input.
+    uintptr_t At = reinterpret_cast<uintptr_t>(T.data()),
+              In = reinterpret_cast<uintptr_t>(Bytes.data());
+    if (At >= In && T.size() <= Bytes.size() &&
+        At - In <= Bytes.size() - T.size())
+      return llvm::StringRef(Copy.data() + (At - In), T.size());
     return Storage->copy(T);
   }
   uint64_t Base;

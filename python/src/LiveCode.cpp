@@ -126,7 +126,7 @@ private:
 /// call; else its cached UTF-8) or, for lone surrogates, which have no
 /// UTF-8 of their own, of a bytes object encoded "surrogatepass" and left
 /// in \p Encoded for the caller to release. Inlined into both callers (a
-/// call per name cost 1.4% of verify()).
+/// call per name cost 1.5% of verify()).
 LLVM_ATTRIBUTE_ALWAYS_INLINE static std::optional<llvm::StringRef>
 utf8Of(PyObject *Obj, const char *Field, PyObject *&Encoded) {
   Encoded = nullptr;

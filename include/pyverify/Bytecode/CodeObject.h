@@ -119,7 +119,8 @@ struct CodeObject {
   /// caller's: shared by the code objects of one read and by copies.
   std::shared_ptr<CodeStorage> Storage;
 
-  /// A copy of \p S in Storage (made on first use), for a field.
+  /// A copy of \p S in Storage (made on first use), for a field. Not
+  /// synchronised: the code objects of one read share their storage.
   ByteView own(llvm::StringRef S) {
     if (!Storage)
       Storage = std::make_shared<CodeStorage>();
