@@ -384,11 +384,16 @@ pyverify::lookupHandler(llvm::ArrayRef<ExceptionTableEntry> Entries,
   // are a prefix, and of those only the last can still hold it (each ends
   // before the next starts). CPython searches the same way (binary, then
   // linear over the last few entries).
-  assert(llvm::is_sorted(
-             Entries,
-             [](const ExceptionTableEntry &A, const ExceptionTableEntry &B) {
-               return A.Start <= B.Start && A.End <= B.Start;
-             }) &&
+  // Each entry ends at or before the next starts. (Not llvm::is_sorted
+  // with that test as its comparator: is_sorted takes a strict order and
+  // reads two equal zero-length entries, which the test holds both ways
+  // round, as out of order.)
+  assert(std::adjacent_find(Entries.begin(), Entries.end(),
+                            [](const ExceptionTableEntry &Prev,
+                               const ExceptionTableEntry &Next) {
+                              return Prev.Start > Next.Start ||
+                                     Prev.End > Next.Start;
+                            }) == Entries.end() &&
          "lookupHandler needs a validated table");
   const ExceptionTableEntry *It = llvm::partition_point(
       Entries, [&](const ExceptionTableEntry &E) { return E.Start <= Key; });
