@@ -232,7 +232,8 @@ void ContextTransfer::overwriteLocal(ContextState &S, uint32_t I,
              I, L->Ctx,
              llvm::formatv("{0} overwrites local '{1}', which holds {2}, "
                            "before its __exit__ is called",
-                           describe(I), localName(Local), ctxName(L->Ctx)));
+                           describe(I), D.Code->describeLocal(Local),
+                           ctxName(L->Ctx)));
     S.removeActive(L->Ctx);
     S.eraseLocal(Local);
   }
@@ -440,7 +441,7 @@ void ContextTransfer::exitCtx(ContextState &S, uint32_t Ctx, uint32_t I,
 void ContextTransfer::exitLocal(ContextState &S, uint32_t Local, uint32_t I,
                                 ContextReport *R) const {
   ContextLocal *L = S.findLocal(Local);
-  std::string Name = localName(Local);
+  std::string Name = D.Code->describeLocal(Local);
   if (!L) {
     report(R, CheckId::ContextExitWithoutEnter, Certainty::Definite, I, {},
            llvm::formatv("{0} calls __exit__ of the manager in local '{1}', "
@@ -583,11 +584,6 @@ std::string ContextTransfer::ctxName(uint32_t Ctx) const {
         .str();
   return llvm::formatv("the context entered at {0} (__enter__ call)", In.Offset)
       .str();
-}
-
-std::string ContextTransfer::localName(uint32_t L) const {
-  return L < D.Code->LocalsPlusNames.size() ? D.Code->LocalsPlusNames[L].str()
-                                            : "#" + std::to_string(L);
 }
 
 llvm::StringRef ContextTransfer::nameAt(uint32_t Name) const {

@@ -215,7 +215,6 @@ private:
   void exitLocal(ContextState &S, uint32_t Local, uint32_t I,
                  ContextReport *R) const;
 
-  std::string localName(uint32_t L) const;
   /// co_names[\p Name], "" when out of range.
   llvm::StringRef nameAt(uint32_t Name) const;
   /// LOAD_CONST None x3 and PRECALL 2 just before CALL 2 at \p I: the

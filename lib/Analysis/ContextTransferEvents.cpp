@@ -164,7 +164,7 @@ void ContextTransfer::onEvent(const ContextEvent &E, EventSite &At) const {
                      L->Ctx,
                      llvm::formatv("{0} enters the manager in local '{1}' "
                                    "again while {2} is still active",
-                                   describe(I), localName(Local),
+                                   describe(I), D.Code->describeLocal(Local),
                                    ctxName(L->Ctx)));
             S.setLocal({Local, LocalStatus::Entered, I});
             enter(S, I, I, R);

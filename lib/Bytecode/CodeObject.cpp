@@ -34,6 +34,11 @@ static std::vector<std::string> namesOfKind(const CodeObject &C, uint8_t Kind,
   return Out;
 }
 
+std::string CodeObject::describeLocal(uint32_t L) const {
+  return L < LocalsPlusNames.size() ? LocalsPlusNames[L].str()
+                                    : "#" + std::to_string(L);
+}
+
 std::vector<std::string> CodeObject::getVarNames() const {
   return namesOfKind(*this, CoFastLocal);
 }

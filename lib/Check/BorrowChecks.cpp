@@ -7,11 +7,6 @@
 
 using namespace pyverify;
 
-static std::string localName(const CodeObject &C, uint32_t L) {
-  return L < C.LocalsPlusNames.size() ? C.LocalsPlusNames[L].str()
-                                      : "#" + std::to_string(L);
-}
-
 /// What \p Kill does to its local, for the message.
 static llvm::StringRef killVerb(const Instruction &Kill) {
   if (Kill.is(Opcode::DELETE_FAST))
@@ -38,7 +33,7 @@ llvm::Error pyverify::checkBorrows(const CFG &G, std::vector<Finding> &Out,
   for (size_t I = 0; I < R->Uses.size();) {
     const BorrowAfterKill &U = R->Uses[I];
     const Instruction &Load = D.Insts[U.Load], &Kill = D.Insts[U.Kill];
-    std::string Local = localName(*D.Code, U.Local);
+    std::string Local = D.Code->describeLocal(U.Local);
     size_t J = I;
     bool Possible = true;
     for (; J < R->Uses.size() && R->Uses[J].Kill == U.Kill &&

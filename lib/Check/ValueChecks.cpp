@@ -52,11 +52,6 @@ static std::string callSlotText(const Instruction &I, uint32_t Which) {
       .str();
 }
 
-static std::string localName(const CodeObject &C, uint32_t L) {
-  return L < C.LocalsPlusNames.size() ? C.LocalsPlusNames[L].str()
-                                      : "#" + std::to_string(L);
-}
-
 /// The message of an ExceptionSlot issue.
 static std::string exceptionSlotText(const DecodedCode &D, const ValueIssue &V,
                                      const std::string &At) {
@@ -109,7 +104,7 @@ static std::string localKindText(const DecodedCode &D, const ValueIssue &V,
     Found += " (no MAKE_CELL or COPY_FREE_VARS made it)";
   return llvm::formatv("{0} uses local '{1}' as {2}, which holds {3}: CPython "
                        "does not check, and crashes",
-                       At, localName(*D.Code, V.Which),
+                       At, D.Code->describeLocal(V.Which),
                        describeSlotKinds(V.Allowed), Found)
       .str();
 }
@@ -148,14 +143,14 @@ llvm::Error pyverify::checkValueKinds(const CFG &G, std::vector<Finding> &Out) {
       Text = llvm::formatv("{0} reads local '{1}', which is unbound{2}: from "
                            "3.12 LOAD_FAST does not check and pushes NULL "
                            "(the compiler emits LOAD_FAST_CHECK here)",
-                           At, localName(*D.Code, V.Which), Where)
+                           At, D.Code->describeLocal(V.Which), Where)
                  .str();
       break;
     case ValueIssue::HandlerUnbound:
       Text = llvm::formatv("{0} in an exception handler reads local '{1}', "
                            "which no path to here assigns: the handler {2} "
                            "instead of doing its work",
-                           At, localName(*D.Code, V.Which),
+                           At, D.Code->describeLocal(V.Which),
                            traits(I.Ver).LoadFastChecksBound ||
                                    I.is(Opcode::LOAD_FAST_CHECK)
                                ? "raises UnboundLocalError"

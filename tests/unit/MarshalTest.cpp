@@ -765,6 +765,9 @@ TEST(Marshal, CodeObjectFields) {
   EXPECT_EQ(F.getCellVars(), (std::vector<std::string>{"a"}));
   EXPECT_TRUE(F.getFreeVars().empty());
   EXPECT_EQ(F.getNumLocals(), 3u);
+  // A slot a message names: its name, or its index past the names.
+  EXPECT_EQ(F.describeLocal(2), "g");
+  EXPECT_EQ(F.describeLocal(3), "#3");
   EXPECT_EQ(F.FirstLineNo, 1);
   EXPECT_EQ(
       llvm::toHex(F.LineTable, true),

@@ -140,6 +140,9 @@ struct CodeObject {
   std::vector<std::string> getVarNames() const; ///< co_varnames
   std::vector<std::string> getCellVars() const; ///< co_cellvars
   std::vector<std::string> getFreeVars() const; ///< co_freevars
+  /// Local \p L as a message names it: co_localsplusnames[L], or "#L" when
+  /// the code has no such slot (malformed code's findings name it so).
+  std::string describeLocal(uint32_t L) const;
 };
 
 /// Visits \p Root and every nested code object in pre-order (co_consts order),
