@@ -150,9 +150,11 @@ public:
           // Named where it arises: a predecessor's state is consistent.
           if (!Conflict || (!arises(*Conflict, All) && arises(B, All)))
             Conflict = B;
-        });
+        },
+        std::move(SpareIn()));
     if (!Fix)
       return Fix.takeError();
+    keepSpareIn(std::move(Fix->In));
     if (Conflict)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
@@ -170,6 +172,21 @@ public:
                              }),
                  Issues.end());
     return Issues;
+  }
+
+  /// The thread's block states of the last run, handed to the next one:
+  /// their buffer is reused (a few blocks' states are past glibc's
+  /// per-thread cache; a code object's runs one after another).
+  static std::vector<ValueState> &SpareIn() {
+    thread_local std::vector<ValueState> V;
+    return V;
+  }
+  static void keepSpareIn(std::vector<ValueState> &&In) {
+    constexpr size_t MaxKept = 256 * 1024 / sizeof(ValueState);
+    if (In.capacity() > MaxKept)
+      return; // a huge code object's: freed
+    In.clear();
+    SpareIn() = std::move(In);
   }
 
   ValueState bottom() const { return ValueState::bottom(); }

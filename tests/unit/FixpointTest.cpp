@@ -653,6 +653,23 @@ TEST(Fixpoint, DiamondWithConstants) {
   EXPECT_EQ(R2->In[3], Constant::top());
 }
 
+// Storage handed in (a caller's vector from an earlier run, ValueKinds.cpp):
+// whatever it held is replaced, and its buffer holds the result.
+TEST(Fixpoint, StorageHandedInHoldsTheResult) {
+  ToyGraph G(4);
+  G.assign(1, 5).assign(2, 5);
+  G.edge(0, 1).edge(0, 2).edge(1, 3).edge(2, 3);
+  std::vector<Constant> Old(6, Constant::top());
+  const Constant *Buffer = Old.data();
+  auto R = runForwardFixpoint(G, ConstantAnalysis(G), {}, {}, std::move(Old));
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  auto Fresh = runForwardFixpoint(G, ConstantAnalysis(G));
+  ASSERT_TRUE(bool(Fresh)) << llvm::toString(Fresh.takeError());
+  EXPECT_EQ(R->In, Fresh->In);
+  EXPECT_EQ(R->Visits, Fresh->Visits);
+  EXPECT_EQ(R->In.data(), Buffer);
+}
+
 // Per-edge transfer: a branch's guard refines the state on each edge, and an
 // edge the guard refutes (bottom) contributes nothing.
 TEST(Fixpoint, BranchEdgesRefine) {

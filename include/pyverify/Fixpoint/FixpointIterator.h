@@ -24,6 +24,10 @@
 // states there instead of writing its own replay loop; on an error it is
 // never called.
 //
+// Storage: an optional vector whose buffer the result's In takes (its
+// contents are replaced), so that a client running one analysis after
+// another can hand the last result's In back and allocate nothing.
+//
 // Requirements on the graph G:
 //   unsigned numNodes() const;  unsigned entryNode() const;
 //   <range of EdgeRef> successors(unsigned Node) const;
@@ -163,12 +167,14 @@ std::vector<unsigned> reversePostOrder(const Graph &G, const EdgeLists &Succ,
 template <typename Graph, typename Analysis>
 llvm::Expected<FixpointResult<typename Analysis::Domain>>
 runForwardFixpoint(const Graph &G, const Analysis &A, FixpointOptions Opts = {},
-                   PostVisitFn<typename Analysis::Domain> PostVisit = {}) {
+                   PostVisitFn<typename Analysis::Domain> PostVisit = {},
+                   std::vector<typename Analysis::Domain> Storage = {}) {
   using Domain = typename Analysis::Domain;
   static_assert(AbstractDomain<Domain>,
                 "Analysis::Domain must satisfy AbstractDomain");
   unsigned N = G.numNodes();
   FixpointResult<Domain> R;
+  R.In = std::move(Storage); // its capacity, when a caller hands one back
   R.In.assign(N, A.bottom());
   if (N == 0)
     return R;
