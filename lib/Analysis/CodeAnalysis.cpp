@@ -77,6 +77,20 @@ struct CodeAnalysis::State final {
   static void operator delete(void *P, size_t N) {
     SpareBlock<State>::give(P, N);
   }
+
+  /// The thread's depth result of the code object analysed last, whose
+  /// buffers the next one takes (computeStackDepth's Storage): its arrays
+  /// are allocated once per thread, not once per code object.
+  static StackDepthResult &spareDepth() {
+    thread_local StackDepthResult Spare;
+    return Spare;
+  }
+  ~State() {
+    // A huge code object's arrays are freed, not kept.
+    constexpr size_t MaxKeptInsts = 32 * 1024;
+    if (Depth.Value && Depth.Value->Before.capacity() <= MaxKeptInsts)
+      spareDepth() = std::move(*Depth.Value);
+  }
 };
 
 // `new State`, not std::make_unique<State>(): value-initialising the
@@ -119,7 +133,8 @@ llvm::Expected<const StackDepthResult &> CodeAnalysis::stackDepth() const {
     if (!G)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "the code object is not well-formed");
-    return computeStackDepth(*G);
+    return computeStackDepth(*G, DepthSolver::Auto,
+                             std::move(State::spareDepth()));
   });
   return S->Depth.get();
 }

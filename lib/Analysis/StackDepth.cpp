@@ -162,16 +162,17 @@ namespace {
 /// block's final entry state. Blocks must be recorded in increasing order.
 class DepthRecorder {
 public:
-  DepthRecorder(const CFG &G, const StackDepthAnalysis &A)
-      : G(G), A(A), F(OpcodeFacts::get()), Insts(G.code().Insts) {
+  /// Records into \p Storage's buffers.
+  DepthRecorder(const CFG &G, const StackDepthAnalysis &A,
+                StackDepthResult &&Storage)
+      : G(G), A(A), F(OpcodeFacts::get()), Insts(G.code().Insts),
+        R(std::move(Storage)) {
     reset();
   }
 
   /// Forgets everything recorded.
   void reset() {
-    R = StackDepthResult();
-    R.Before.assignNone(Insts.size());
-    R.After.assignNone(Insts.size());
+    R.resetKeepingBuffers(Insts.size());
     Max = NoMax;
     MaxInst = 0;
   }
@@ -316,7 +317,9 @@ private:
 /// false, leaving \p Rec to be reset, where that does not hold; the worklist
 /// engine then decides.
 bool sweepOnce(const CFG &G, const StackDepthAnalysis &A, DepthRecorder &Rec) {
-  std::vector<DepthValue> In(G.size(), DepthValue::bottom());
+  // The result's own block states (reset() clears them on a false return).
+  std::vector<DepthValue> &In = Rec.result().BlockIn;
+  In.assign(G.size(), DepthValue::bottom());
   In[0] = A.entryState();
   uint64_t Visits = 0;
   for (unsigned Node = 0; Node < G.size(); ++Node) {
@@ -347,18 +350,17 @@ bool sweepOnce(const CFG &G, const StackDepthAnalysis &A, DepthRecorder &Rec) {
         return false;
     }
   }
-  StackDepthResult &R = Rec.result();
-  R.Visits = Visits;
-  R.BlockIn = std::move(In);
+  Rec.result().Visits = Visits;
   return true;
 }
 
 } // namespace
 
 llvm::Expected<StackDepthResult>
-pyverify::computeStackDepth(const CFG &G, DepthSolver Solver) {
+pyverify::computeStackDepth(const CFG &G, DepthSolver Solver,
+                            StackDepthResult Storage) {
   StackDepthAnalysis A(G);
-  DepthRecorder Rec(G, A);
+  DepthRecorder Rec(G, A, std::move(Storage));
   if (Solver == DepthSolver::Auto) {
     if (sweepOnce(G, A, Rec))
       return Rec.take();
@@ -370,7 +372,8 @@ pyverify::computeStackDepth(const CFG &G, DepthSolver Solver) {
       CFGFixpointGraph(G), A, {},
       [&](unsigned Node, const DepthValue &In, llvm::ArrayRef<DepthValue> All) {
         Rec.record(Node, In, All);
-      });
+      },
+      std::move(Rec.result().BlockIn)); // its buffer, as the sweep's
   if (!Fix)
     return Fix.takeError();
   StackDepthResult R = Rec.take();

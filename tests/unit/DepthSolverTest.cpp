@@ -32,42 +32,66 @@ using namespace pyverify::test;
 
 namespace {
 
+/// Records a failure for any field of \p A and \p B that differs.
+void expectSameDepths(const StackDepthResult &A, const StackDepthResult &B) {
+  EXPECT_EQ(A.Before, B.Before);
+  EXPECT_EQ(A.After, B.After);
+  EXPECT_EQ(A.MaxDepth, B.MaxDepth);
+  EXPECT_EQ(A.MaxDepthInst, B.MaxDepthInst);
+  EXPECT_TRUE(A.BlockIn == B.BlockIn);
+  EXPECT_EQ(A.Underflows.size(), B.Underflows.size());
+  for (size_t I = 0; I < std::min(A.Underflows.size(), B.Underflows.size());
+       ++I) {
+    const StackUnderflow &X = A.Underflows[I], &Y = B.Underflows[I];
+    EXPECT_EQ(X.Inst, Y.Inst);
+    EXPECT_EQ(X.Depth, Y.Depth);
+    EXPECT_EQ(X.Pops, Y.Pops);
+    EXPECT_EQ(X.Reads, Y.Reads);
+  }
+  EXPECT_EQ(A.Conflicts.size(), B.Conflicts.size());
+  for (size_t I = 0; I < std::min(A.Conflicts.size(), B.Conflicts.size());
+       ++I) {
+    const StackDepthConflict &X = A.Conflicts[I], &Y = B.Conflicts[I];
+    EXPECT_EQ(X.Block, Y.Block);
+    EXPECT_EQ(X.EdgeA, Y.EdgeA);
+    EXPECT_EQ(X.EdgeB, Y.EdgeB);
+    EXPECT_EQ(X.DepthA, Y.DepthA);
+    EXPECT_EQ(X.DepthB, Y.DepthB);
+  }
+}
+
 /// Both solvers on \p D (well-formed); records a failure for any field
-/// that differs. Returns the result, for counting.
+/// that differs. Each solver also runs in the buffers of its previous
+/// result (computeStackDepth's Storage, as CodeAnalysis hands it the
+/// thread's last one: a larger object's, or one with conflicts and
+/// underflows), which must change nothing. Returns the result, for
+/// counting.
 std::optional<StackDepthResult> compareSolvers(const DecodedCode &D) {
+  static StackDepthResult LastSweep, LastWork;
   CFG G = CFG::build(D);
   auto Sweep = computeStackDepth(G, DepthSolver::Auto);
   auto Work = computeStackDepth(G, DepthSolver::Worklist);
+  auto SweepReused =
+      computeStackDepth(G, DepthSolver::Auto, std::move(LastSweep));
+  auto WorkReused =
+      computeStackDepth(G, DepthSolver::Worklist, std::move(LastWork));
   EXPECT_EQ(bool(Sweep), bool(Work));
-  if (!Sweep || !Work) {
+  EXPECT_EQ(bool(Sweep), bool(SweepReused));
+  EXPECT_EQ(bool(Work), bool(WorkReused));
+  if (!Sweep || !Work || !SweepReused || !WorkReused) {
     llvm::consumeError(Sweep.takeError());
     llvm::consumeError(Work.takeError());
+    llvm::consumeError(SweepReused.takeError());
+    llvm::consumeError(WorkReused.takeError());
     return std::nullopt;
   }
-  EXPECT_EQ(Sweep->Before, Work->Before);
-  EXPECT_EQ(Sweep->After, Work->After);
-  EXPECT_EQ(Sweep->MaxDepth, Work->MaxDepth);
-  EXPECT_EQ(Sweep->MaxDepthInst, Work->MaxDepthInst);
-  EXPECT_TRUE(Sweep->BlockIn == Work->BlockIn);
-  EXPECT_EQ(Sweep->Underflows.size(), Work->Underflows.size());
-  for (size_t I = 0;
-       I < std::min(Sweep->Underflows.size(), Work->Underflows.size()); ++I) {
-    const StackUnderflow &A = Sweep->Underflows[I], &B = Work->Underflows[I];
-    EXPECT_EQ(A.Inst, B.Inst);
-    EXPECT_EQ(A.Depth, B.Depth);
-    EXPECT_EQ(A.Pops, B.Pops);
-    EXPECT_EQ(A.Reads, B.Reads);
-  }
-  EXPECT_EQ(Sweep->Conflicts.size(), Work->Conflicts.size());
-  for (size_t I = 0;
-       I < std::min(Sweep->Conflicts.size(), Work->Conflicts.size()); ++I) {
-    const StackDepthConflict &A = Sweep->Conflicts[I], &B = Work->Conflicts[I];
-    EXPECT_EQ(A.Block, B.Block);
-    EXPECT_EQ(A.EdgeA, B.EdgeA);
-    EXPECT_EQ(A.EdgeB, B.EdgeB);
-    EXPECT_EQ(A.DepthA, B.DepthA);
-    EXPECT_EQ(A.DepthB, B.DepthB);
-  }
+  expectSameDepths(*Sweep, *Work);
+  expectSameDepths(*SweepReused, *Sweep);
+  expectSameDepths(*WorkReused, *Work);
+  EXPECT_EQ(SweepReused->Visits, Sweep->Visits);
+  EXPECT_EQ(WorkReused->Visits, Work->Visits);
+  LastSweep = std::move(*SweepReused);
+  LastWork = std::move(*WorkReused);
   return std::move(*Sweep);
 }
 

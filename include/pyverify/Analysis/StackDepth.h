@@ -68,6 +68,7 @@ public:
   /// \p N instructions, none reached.
   void assignNone(size_t N) { V.assign(N, None); }
   size_t size() const { return V.size(); }
+  size_t capacity() const { return V.capacity(); }
   std::optional<int64_t> operator[](size_t I) const {
     return V[I] == None ? std::nullopt : std::optional<int64_t>(V[I]);
   }
@@ -105,6 +106,19 @@ struct StackDepthResult {
   std::vector<StackUnderflow> Underflows;
   std::vector<StackDepthConflict> Conflicts;
   uint64_t Visits = 0;
+
+  /// A default result for \p NumInsts instructions, none reached, in the
+  /// buffers this one has (a new field is reset here too).
+  void resetKeepingBuffers(size_t NumInsts) {
+    Before.assignNone(NumInsts);
+    After.assignNone(NumInsts);
+    BlockIn.clear();
+    MaxDepth = 0;
+    MaxDepthInst = 0;
+    Underflows.clear();
+    Conflicts.clear();
+    Visits = 0;
+  }
 };
 
 /// The depth on entry: 1 for generator-like code of 3.11 and 3.12 (the
@@ -124,8 +138,13 @@ enum class DepthSolver {
 };
 
 /// Fails only if the fixpoint exceeds its visit cap.
+/// \p Storage: an earlier result whose buffers the new one takes (its
+/// contents are replaced), so that a caller analysing one code object after
+/// another allocates nothing for depths (CodeAnalysis keeps the thread's
+/// last one).
 llvm::Expected<StackDepthResult>
-computeStackDepth(const CFG &G, DepthSolver Solver = DepthSolver::Auto);
+computeStackDepth(const CFG &G, DepthSolver Solver = DepthSolver::Auto,
+                  StackDepthResult Storage = {});
 
 } // namespace pyverify
 
