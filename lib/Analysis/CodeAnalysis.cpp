@@ -60,7 +60,7 @@ struct CodeAnalysis::State final {
     if (!CFGDone) {
       CFGDone = true;
       if (decoded().isWellFormed())
-        G.emplace(CFG::build(*D));
+        G.emplace(CFG::build(*D, std::move(spareCFGStorage())));
     }
     return G ? &*G : nullptr;
   }
@@ -78,9 +78,14 @@ struct CodeAnalysis::State final {
     SpareBlock<State>::give(P, N);
   }
 
-  /// The thread's depth result of the code object analysed last, whose
-  /// buffers the next one takes (computeStackDepth's Storage): its arrays
-  /// are allocated once per thread, not once per code object.
+  /// The thread's CFG storage and depth result of the code object
+  /// analysed last, whose buffers the next one takes (CFG::build's and
+  /// computeStackDepth's Storage): they are allocated once per thread, not
+  /// once per code object.
+  static std::unique_ptr<CFGStorage> &spareCFGStorage() {
+    thread_local std::unique_ptr<CFGStorage> Spare;
+    return Spare;
+  }
   static StackDepthResult &spareDepth() {
     thread_local StackDepthResult Spare;
     return Spare;
@@ -88,6 +93,11 @@ struct CodeAnalysis::State final {
   ~State() {
     // A huge code object's arrays are freed, not kept.
     constexpr size_t MaxKeptInsts = 32 * 1024;
+    if (G) {
+      std::unique_ptr<CFGStorage> Storage = std::move(*G).releaseStorage();
+      if (Storage->InstToBlock.capacity() <= MaxKeptInsts)
+        spareCFGStorage() = std::move(Storage);
+    }
     if (Depth.Value && Depth.Value->Before.capacity() <= MaxKeptInsts)
       spareDepth() = std::move(*Depth.Value);
   }

@@ -294,8 +294,15 @@ void EdgeBuilder::addExceptionEdges(const BasicBlock &B,
 }
 
 CFG CFG::build(const DecodedCode &D) {
+  return build(D, std::make_unique<CFGStorage>());
+}
+
+CFG CFG::build(const DecodedCode &D, std::unique_ptr<CFGStorage> Storage) {
   assert(D.isWellFormed() && "CFG needs a well-formed code object");
-  CFG G;
+  if (!Storage)
+    Storage = std::make_unique<CFGStorage>();
+  Storage->clear();
+  CFG G(std::move(Storage));
   G.D = &D;
   size_t N = D.Insts.size();
   if (N == 0) {

@@ -235,6 +235,53 @@ TEST_F(CFGTest, EdgeListsAgree) {
   }
 }
 
+/// Records a failure for anything \p A and \p B (two CFGs of code with
+/// \p NumInsts instructions) do not share.
+void expectSameCFG(const CFG &A, const CFG &B, size_t NumInsts) {
+  ASSERT_EQ(A.size(), B.size());
+  for (unsigned I = 0; I < A.size(); ++I) {
+    const BasicBlock &X = A.block(I), &Y = B.block(I);
+    EXPECT_EQ(X.Id, Y.Id);
+    EXPECT_EQ(X.Begin, Y.Begin);
+    EXPECT_EQ(X.End, Y.End);
+    EXPECT_EQ(X.Succs.vec(), Y.Succs.vec());
+    EXPECT_EQ(X.Preds.vec(), Y.Preds.vec());
+  }
+  ASSERT_EQ(A.edges().size(), B.edges().size());
+  for (unsigned I = 0; I < A.edges().size(); ++I) {
+    const CFGEdge &X = A.edge(I), &Y = B.edge(I);
+    EXPECT_EQ(X.Kind, Y.Kind);
+    EXPECT_EQ(X.Source, Y.Source);
+    EXPECT_EQ(X.Target, Y.Target);
+    EXPECT_EQ(X.Entry, Y.Entry);
+    EXPECT_EQ(X.MayRaise, Y.MayRaise);
+    EXPECT_EQ(X.FromBackEdge, Y.FromBackEdge);
+  }
+  for (uint32_t K = 0; K < NumInsts; ++K) {
+    EXPECT_EQ(A.blockOf(K), B.blockOf(K));
+    EXPECT_EQ(A.coverOf(K), B.coverOf(K));
+    EXPECT_EQ(A.mayRaiseAt(K), B.mayRaiseAt(K));
+  }
+  EXPECT_EQ(A.reachable(), B.reachable());
+}
+
+// CFG::build in an earlier CFG's storage (CodeAnalysis hands it the
+// thread's last): each code object's CFG built in the storage of the one
+// before it, larger or smaller, equals the one built afresh, and its blocks
+// name the storage they live in.
+TEST_F(CFGTest, BuiltInAnotherCFGsStorage) {
+  std::unique_ptr<CFGStorage> Storage;
+  for (const CodeUnderTest *U : everything()) {
+    SCOPED_TRACE(U->Code->QualName.str());
+    const CFGStorage *Was = Storage.get();
+    CFG G = CFG::build(U->D, std::move(Storage));
+    expectSameCFG(G, CFG::build(U->D), U->D.Insts.size());
+    if (Was)
+      EXPECT_EQ(G.block(0).Owner, Was);
+    Storage = std::move(G).releaseStorage();
+  }
+}
+
 // "A covered instruction that may raise always ends its block", and all the
 // instructions of a block share one cover.
 TEST_F(CFGTest, BlocksAreMaximalStraightLineRegions) {

@@ -105,12 +105,30 @@ struct CFGStorage {
   llvm::SmallVector<unsigned, 16> SuccIndex, PredIndex;
   llvm::SmallVector<unsigned, 32> InstToBlock; ///< CFG::blockOf
   llvm::SmallVector<int32_t, 32> Cover;        ///< CFG::coverOf
+
+  /// Empties every array, keeping its buffer.
+  void clear() {
+    Blocks.clear();
+    Edges.clear();
+    SuccIndex.clear();
+    PredIndex.clear();
+    InstToBlock.clear();
+    Cover.clear();
+  }
 };
 
 class CFG {
 public:
+  CFG() = default;
   /// Builds the CFG. \p D must be well-formed and outlive the CFG.
   static CFG build(const DecodedCode &D);
+  /// The same, in \p Storage, an earlier CFG's (releaseStorage(); its
+  /// contents are replaced), so that a caller building one CFG after
+  /// another allocates nothing for small ones (CodeAnalysis keeps the
+  /// thread's last).
+  static CFG build(const DecodedCode &D, std::unique_ptr<CFGStorage> Storage);
+  /// Gives up the CFG's storage (its arrays' buffers), to build another.
+  std::unique_ptr<CFGStorage> releaseStorage() && { return std::move(S); }
 
   const DecodedCode &code() const { return *D; }
   llvm::ArrayRef<BasicBlock> blocks() const { return S->Blocks; }
@@ -138,6 +156,7 @@ public:
   llvm::BitVector reachableFollowing(bool OnlyRaisingExceptionEdges) const;
 
 private:
+  explicit CFG(std::unique_ptr<CFGStorage> S) : S(std::move(S)) {}
   const DecodedCode *D = nullptr;
   std::unique_ptr<CFGStorage> S = std::make_unique<CFGStorage>();
   llvm::BitVector Raises;
