@@ -39,25 +39,8 @@ void expectSameDepths(const StackDepthResult &A, const StackDepthResult &B) {
   EXPECT_EQ(A.MaxDepth, B.MaxDepth);
   EXPECT_EQ(A.MaxDepthInst, B.MaxDepthInst);
   EXPECT_TRUE(A.BlockIn == B.BlockIn);
-  EXPECT_EQ(A.Underflows.size(), B.Underflows.size());
-  for (size_t I = 0; I < std::min(A.Underflows.size(), B.Underflows.size());
-       ++I) {
-    const StackUnderflow &X = A.Underflows[I], &Y = B.Underflows[I];
-    EXPECT_EQ(X.Inst, Y.Inst);
-    EXPECT_EQ(X.Depth, Y.Depth);
-    EXPECT_EQ(X.Pops, Y.Pops);
-    EXPECT_EQ(X.Reads, Y.Reads);
-  }
-  EXPECT_EQ(A.Conflicts.size(), B.Conflicts.size());
-  for (size_t I = 0; I < std::min(A.Conflicts.size(), B.Conflicts.size());
-       ++I) {
-    const StackDepthConflict &X = A.Conflicts[I], &Y = B.Conflicts[I];
-    EXPECT_EQ(X.Block, Y.Block);
-    EXPECT_EQ(X.EdgeA, Y.EdgeA);
-    EXPECT_EQ(X.EdgeB, Y.EdgeB);
-    EXPECT_EQ(X.DepthA, Y.DepthA);
-    EXPECT_EQ(X.DepthB, Y.DepthB);
-  }
+  EXPECT_EQ(A.Underflows, B.Underflows);
+  EXPECT_EQ(A.Conflicts, B.Conflicts);
 }
 
 /// Both solvers on \p D (well-formed); records a failure for any field

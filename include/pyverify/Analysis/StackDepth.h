@@ -49,12 +49,14 @@ struct StackUnderflow {
   int64_t Depth; ///< Depth before it.
   int64_t Pops;  ///< What it pops on the edge that underflows.
   int64_t Reads; ///< The deepest slot it reads there (>= Pops).
+  bool operator==(const StackUnderflow &) const = default;
 };
 
 struct StackDepthConflict {
   unsigned Block;        ///< Block reached at two depths.
   unsigned EdgeA, EdgeB; ///< Two incoming edges that disagree.
   int64_t DepthA, DepthB;
+  bool operator==(const StackDepthConflict &) const = default;
 };
 
 /// Per instruction, a depth, or none (unreached): a
