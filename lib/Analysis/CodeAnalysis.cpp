@@ -95,7 +95,7 @@ struct CodeAnalysis::State final {
     constexpr size_t MaxKeptInsts = 32 * 1024;
     if (G) {
       std::unique_ptr<CFGStorage> Storage = std::move(*G).releaseStorage();
-      if (Storage->InstToBlock.capacity() <= MaxKeptInsts)
+      if (Storage && Storage->InstToBlock.capacity() <= MaxKeptInsts)
         spareCFGStorage() = std::move(Storage);
     }
     if (Depth.Value && Depth.Value->Before.capacity() <= MaxKeptInsts)
