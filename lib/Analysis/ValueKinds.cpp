@@ -151,7 +151,7 @@ public:
           if (!Conflict || (!arises(*Conflict, All) && arises(B, All)))
             Conflict = B;
         },
-        std::move(SpareIn()));
+        std::move(spareIn()));
     if (!Fix)
       return Fix.takeError();
     keepSpareIn(std::move(Fix->In));
@@ -177,7 +177,7 @@ public:
   /// The thread's block states of the last run, handed to the next one:
   /// their buffer is reused (a few blocks' states are past glibc's
   /// per-thread cache; a code object's runs one after another).
-  static std::vector<ValueState> &SpareIn() {
+  static std::vector<ValueState> &spareIn() {
     thread_local std::vector<ValueState> V;
     return V;
   }
@@ -186,7 +186,7 @@ public:
     if (In.capacity() > MaxKept)
       return; // a huge code object's: freed
     In.clear();
-    SpareIn() = std::move(In);
+    spareIn() = std::move(In);
   }
 
   ValueState bottom() const { return ValueState::bottom(); }
