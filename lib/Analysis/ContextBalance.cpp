@@ -307,7 +307,7 @@ llvm::Expected<ContextBalanceResult> run(const CFG &G, const BlockStack &BS,
   Res.ActiveBefore.resize(T.Insts.size());
   Res.MaybeBefore.resize(T.Insts.size());
   ContextReport R{G, {}, Res.Findings, Res.NormalExits};
-  CFGFixpointGraph FG(G, /*OnlyRaising=*/true);
+  RaisingCFGFixpointGraph FG(G);
   auto Fix = runForwardFixpoint(FG, T, {},
                                 [&](unsigned Node, const ContextState &Entry,
                                     llvm::ArrayRef<ContextState> All) {

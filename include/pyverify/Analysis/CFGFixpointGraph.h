@@ -1,8 +1,10 @@
 //===- CFGFixpointGraph.h - The CFG seen by the fixpoint engine -*- C++ -*-===//
 //
 // Contract: adapts a CFG to FixpointIterator's graph requirements. Nodes are
-// block ids, edges are indices into CFG::edges(); with OnlyRaising set,
-// exception edges whose source block cannot raise are left out.
+// block ids, edges are indices into CFG::edges(). CFGFixpointGraph has
+// every edge (each block's successor list, read in place by the engine);
+// RaisingCFGFixpointGraph leaves out the exception edges whose source block
+// cannot raise.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,24 +20,31 @@ namespace pyverify {
 
 class CFGFixpointGraph {
 public:
-  explicit CFGFixpointGraph(const CFG &G, bool OnlyRaising = false)
-      : G(G), OnlyRaising(OnlyRaising) {}
+  explicit CFGFixpointGraph(const CFG &G) : G(G) {}
 
   unsigned numNodes() const { return G.size(); }
   unsigned entryNode() const { return 0; }
-  auto successors(unsigned Node) const {
-    return llvm::make_filter_range(
-        llvm::ArrayRef<unsigned>(G.block(Node).Succs), [this](unsigned E) {
-          const CFGEdge &Edge = G.edge(E);
-          return !OnlyRaising || !Edge.isException() || Edge.MayRaise;
-        });
+  llvm::ArrayRef<unsigned> successors(unsigned Node) const {
+    return G.block(Node).Succs;
   }
   unsigned edgeTarget(unsigned E) const { return G.edge(E).Target; }
   const CFG &cfg() const { return G; }
 
-private:
+protected:
   const CFG &G;
-  bool OnlyRaising;
+};
+
+class RaisingCFGFixpointGraph : public CFGFixpointGraph {
+public:
+  using CFGFixpointGraph::CFGFixpointGraph;
+
+  auto successors(unsigned Node) const {
+    return llvm::make_filter_range(
+        CFGFixpointGraph::successors(Node), [this](unsigned E) {
+          const CFGEdge &Edge = G.edge(E);
+          return !Edge.isException() || Edge.MayRaise;
+        });
+  }
 };
 
 } // namespace pyverify

@@ -13,6 +13,9 @@
 // MonotonicFixpointIterator). Nodes are visited in a priority worklist by
 // reverse post-order; a node that is the target of a retreating edge is a
 // loop head and widens instead of joining after Options.WideningDelay visits.
+// A graph whose every edge goes to a later node is visited in node order
+// (a topological order too: each reached node once, after its
+// predecessors) without searching for one.
 //
 // Bounded: after Options.MaxVisits node visits the result is an llvm::Error,
 // never a partial result presented as a fixpoint.
@@ -31,6 +34,8 @@
 // Requirements on the graph G:
 //   unsigned numNodes() const;  unsigned entryNode() const;
 //   <range of EdgeRef> successors(unsigned Node) const;
+//     (an llvm::ArrayRef<EdgeRef> is read in place; any other range is
+//     copied once per run);
 //   unsigned edgeTarget(EdgeRef) const;
 // Requirements on the analysis A (Domain satisfies AbstractDomain):
 //   using Domain = ...;
@@ -58,6 +63,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <concepts>
 #include <cstdint>
 #include <iterator>
 #include <type_traits>
@@ -164,40 +170,74 @@ std::vector<unsigned> reversePostOrder(const Graph &G, const EdgeLists &Succ,
   return std::vector<unsigned>(Post.begin(), Post.end());
 }
 
-template <typename Graph, typename Analysis>
+/// A graph whose successors(N) is its edges in one array: the engine reads
+/// them in place instead of copying every list first (collectSuccessors).
+/// The exact type, so that a list returned by value (convertible to an
+/// ArrayRef, but a temporary) is copied as before.
+template <typename Graph>
+concept HasSuccessorArrays =
+    std::same_as<decltype(std::declval<const Graph &>().successors(0u)),
+                 llvm::ArrayRef<EdgeRefOf<Graph>>>;
+
+/// Such a graph's lists, seen as EdgeLists are.
+template <typename Graph> struct SuccessorArrays {
+  const Graph &G;
+  unsigned size() const { return G.numNodes(); }
+  llvm::ArrayRef<EdgeRefOf<Graph>> operator[](unsigned N) const {
+    return G.successors(N);
+  }
+};
+
+namespace detail {
+template <typename Graph, typename Analysis, typename Successors>
 llvm::Expected<FixpointResult<typename Analysis::Domain>>
-runForwardFixpoint(const Graph &G, const Analysis &A, FixpointOptions Opts = {},
-                   PostVisitFn<typename Analysis::Domain> PostVisit = {},
-                   std::vector<typename Analysis::Domain> Storage = {}) {
+runForwardFixpoint(const Graph &G, const Analysis &A, const Successors &Succ,
+                   FixpointOptions Opts,
+                   PostVisitFn<typename Analysis::Domain> PostVisit,
+                   FixpointResult<typename Analysis::Domain> R) {
   using Domain = typename Analysis::Domain;
-  static_assert(AbstractDomain<Domain>,
-                "Analysis::Domain must satisfy AbstractDomain");
   unsigned N = G.numNodes();
-  FixpointResult<Domain> R;
-  R.In = std::move(Storage); // its capacity, when a caller hands one back
-  R.In.assign(N, A.bottom());
-  if (N == 0)
-    return R;
   uint64_t MaxVisits =
       Opts.MaxVisits ? Opts.MaxVisits : std::max<uint64_t>(4096, 64ull * N);
-
-  // The engine's own arrays: inline for a small graph (most code objects'
-  // CFGs), so a run allocates only the result.
-  auto Succ = collectSuccessors(G);
   unsigned Entry = G.entryNode();
-  llvm::SmallVector<unsigned, 32> Order;
-  reversePostOrder(G, Succ, Entry, Order);
-  llvm::SmallVector<unsigned, 32> Priority(N);
-  for (unsigned I = 0; I < N; ++I)
-    Priority[Order[I]] = I;
-  // Loop heads: targets of retreating edges in the RPO numbering.
-  llvm::BitVector IsHead(N);
-  for (unsigned S = 0; S < N; ++S)
-    for (const auto &E : Succ[S])
-      if (Priority[G.edgeTarget(E)] <= Priority[S])
-        IsHead.set(G.edgeTarget(E));
 
-  llvm::SmallVector<unsigned, 32> HeadVisits(N, 0);
+  // The visiting order. When every edge goes to a later node (no loop:
+  // most code objects' CFGs, whose blocks are in code order), node order
+  // is already a topological order -- each reached node is visited once,
+  // after all of its predecessors, as in reverse post-order -- and there
+  // is no loop head: no search, no arrays. Otherwise reverse post-order,
+  // and the targets of its retreating edges are the loop heads. The
+  // engine's own arrays are inline for a small graph (most code objects'
+  // CFGs), so a run allocates only the result.
+  bool Forward = true;
+  for (unsigned S = 0; S < N && Forward; ++S)
+    for (const auto &E : Succ[S])
+      if (G.edgeTarget(E) <= S) {
+        Forward = false;
+        break;
+      }
+  llvm::SmallVector<unsigned, 32> Order, Priority, HeadVisits;
+  llvm::BitVector IsHead;
+  if (!Forward) {
+    reversePostOrder(G, Succ, Entry, Order);
+    Priority.resize(N);
+    for (unsigned I = 0; I < N; ++I)
+      Priority[Order[I]] = I;
+    IsHead.resize(N);
+    for (unsigned S = 0; S < N; ++S)
+      for (const auto &E : Succ[S])
+        if (Priority[G.edgeTarget(E)] <= Priority[S])
+          IsHead.set(G.edgeTarget(E));
+    HeadVisits.assign(N, 0);
+  }
+  auto NodeAt = [&](unsigned P) { return Forward ? P : Order[P]; };
+  auto PriorityOf = [&](unsigned Node) {
+    return Forward ? Node : Priority[Node];
+  };
+  auto IsLoopHead = [&](unsigned Node) {
+    return !Forward && IsHead.test(Node);
+  };
+
   // The worklist: the priorities of the queued nodes, each node at most
   // once; the next visit is the smallest, so it is a set of bits (64 to a
   // word, inline for 256 nodes: finding the first is a count of trailing
@@ -206,7 +246,7 @@ runForwardFixpoint(const Graph &G, const Analysis &A, FixpointOptions Opts = {},
   llvm::SmallVector<uint64_t, 4> Queued((N + 63) / 64, 0);
   auto IsQueued = [&](unsigned P) { return (Queued[P / 64] >> (P % 64)) & 1; };
   auto Queue = [&](unsigned P) { Queued[P / 64] |= uint64_t(1) << (P % 64); };
-  unsigned Low = Priority[Entry];
+  unsigned Low = PriorityOf(Entry);
   auto Next = [&]() -> unsigned { // the first queued, or N
     for (unsigned W = Low / 64, E = unsigned(Queued.size()); W < E; ++W)
       if (Queued[W])
@@ -216,7 +256,7 @@ runForwardFixpoint(const Graph &G, const Analysis &A, FixpointOptions Opts = {},
   R.In[Entry] = A.entryState();
   Queue(Low);
   for (unsigned P = Next(); P < N; P = Next()) {
-    unsigned Node = Order[P];
+    unsigned Node = NodeAt(P);
     Queued[P / 64] &= ~(uint64_t(1) << (P % 64));
     Low = P;
     if (++R.Visits > MaxVisits)
@@ -233,15 +273,15 @@ runForwardFixpoint(const Graph &G, const Analysis &A, FixpointOptions Opts = {},
       if (S.isBottom())
         continue;
       bool Changed;
-      if (IsHead.test(T) && HeadVisits[T] >= Opts.WideningDelay)
+      if (IsLoopHead(T) && HeadVisits[T] >= Opts.WideningDelay)
         Changed = R.In[T].widen(S);
       else
         Changed = R.In[T].join(S);
-      if (Changed && !IsQueued(Priority[T])) {
-        if (IsHead.test(T))
+      if (Changed && !IsQueued(PriorityOf(T))) {
+        if (IsLoopHead(T))
           ++HeadVisits[T];
-        Queue(Priority[T]);
-        Low = std::min(Low, Priority[T]);
+        Queue(PriorityOf(T));
+        Low = std::min(Low, PriorityOf(T));
       }
     }
   }
@@ -250,6 +290,28 @@ runForwardFixpoint(const Graph &G, const Analysis &A, FixpointOptions Opts = {},
       if (!R.In[Node].isBottom())
         PostVisit(Node, R.In[Node], R.In);
   return R;
+}
+} // namespace detail
+
+template <typename Graph, typename Analysis>
+llvm::Expected<FixpointResult<typename Analysis::Domain>>
+runForwardFixpoint(const Graph &G, const Analysis &A, FixpointOptions Opts = {},
+                   PostVisitFn<typename Analysis::Domain> PostVisit = {},
+                   std::vector<typename Analysis::Domain> Storage = {}) {
+  using Domain = typename Analysis::Domain;
+  static_assert(AbstractDomain<Domain>,
+                "Analysis::Domain must satisfy AbstractDomain");
+  FixpointResult<Domain> R;
+  R.In = std::move(Storage); // its capacity, when a caller hands one back
+  R.In.assign(G.numNodes(), A.bottom());
+  if (G.numNodes() == 0)
+    return R;
+  if constexpr (HasSuccessorArrays<Graph>)
+    return detail::runForwardFixpoint(G, A, SuccessorArrays<Graph>{G}, Opts,
+                                      PostVisit, std::move(R));
+  else
+    return detail::runForwardFixpoint(G, A, collectSuccessors(G), Opts,
+                                      PostVisit, std::move(R));
 }
 
 } // namespace pyverify
