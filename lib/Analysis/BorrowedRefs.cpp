@@ -104,6 +104,9 @@ struct BorrowState {
     return Changed;
   }
   bool widen(const BorrowState &O) { return join(O); } // finite height
+  /// Owning is or-ed, borrows unite in order, the shorter stack is kept: no
+  /// state that arrived first is kept (FixpointIterator.h).
+  static constexpr bool JoinIsOrderFree = true;
   bool operator==(const BorrowState &O) const {
     return Bottom == O.Bottom && Stack == O.Stack && Locals == O.Locals;
   }

@@ -132,6 +132,8 @@ std::map<unsigned, std::set<int64_t>> runConcrete(const ToyGraph &G, int64_t X0,
 /// unstable bound jumps to infinity).
 class Interval {
 public:
+  /// Bounds widen to the hull: no order shows (FixpointIterator.h).
+  static constexpr bool JoinIsOrderFree = true;
   static constexpr int64_t NegInf = std::numeric_limits<int64_t>::min();
   static constexpr int64_t PosInf = std::numeric_limits<int64_t>::max();
 
@@ -915,6 +917,61 @@ TEST(Fixpoint, ListsReadInPlaceOrCopiedAgree) {
     EXPECT_EQ(Direct->In, Copied->In);
     EXPECT_EQ(Direct->Visits, Copied->Visits);
   }
+}
+
+/// DepthValue with its order-freedom declared: \p OrderFree true is a lie
+/// (a conflict keeps the depth that arrived first), told to see which order
+/// the engine visits in.
+template <bool OrderFree> struct TaggedDepth : DepthValue {
+  TaggedDepth(DepthValue D) : DepthValue(D) {}
+  static constexpr bool JoinIsOrderFree = OrderFree;
+};
+static_assert(!joinIsOrderFree<DepthValue>());
+static_assert(joinIsOrderFree<TaggedDepth<true>>());
+
+/// Depths over a ToyGraph: an Assign node sets the depth, an Add node adds.
+template <typename D> class DepthToy {
+public:
+  using Domain = D;
+  explicit DepthToy(const ToyGraph &G) : G(G) {}
+  Domain bottom() const { return Domain(DepthValue::bottom()); }
+  Domain entryState() const { return Domain(DepthValue::of(0)); }
+  Domain transferNode(unsigned N, const Domain &In) const {
+    const ToyNode &Nd = G.node(N);
+    if (In.isBottom() || Nd.A == Action::None)
+      return In;
+    int64_t V = Nd.A == Action::Assign ? Nd.C : In.value() + Nd.C;
+    return Domain(In.isConflict() ? DepthValue::conflict(V)
+                                  : DepthValue::of(V));
+  }
+  Domain transferEdge(const ToyEdge &, const Domain &, const Domain &Out) const {
+    return Out;
+  }
+
+private:
+  const ToyGraph &G;
+};
+
+// A domain that keeps a representative of a merge (DepthValue's conflict:
+// the depth that arrived first) depends on the order the predecessors
+// arrive in, so the engine visits it in reverse post-order even where node
+// order would be a topological order too. 0 -> 1 -> 3 and 0 -> 2 -> 3,
+// searched depth first along 0 -> 1 first: reverse post-order is 0 2 1 3,
+// so node 3 meets 2's depth first; node order would meet 1's.
+TEST(Fixpoint, ARepresentativeFollowsReversePostOrder) {
+  ToyGraph G(4);
+  G.assign(1, 1).assign(2, 2);
+  G.edge(0, 1).edge(0, 2).edge(1, 3).edge(2, 3);
+  auto R = runForwardFixpoint(G, DepthToy<DepthValue>(G));
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  ASSERT_TRUE(R->In[3].isConflict());
+  EXPECT_EQ(R->In[3].value(), 2);
+  // Declared order-free, the same graph is visited in node order.
+  auto Lie = runForwardFixpoint(G, DepthToy<TaggedDepth<true>>(G));
+  ASSERT_TRUE(bool(Lie)) << llvm::toString(Lie.takeError());
+  ASSERT_TRUE(Lie->In[3].isConflict());
+  EXPECT_EQ(Lie->In[3].value(), 1);
+  EXPECT_EQ(Lie->Visits, R->Visits);
 }
 
 // A graph whose edges all go to later nodes is visited in node order; the

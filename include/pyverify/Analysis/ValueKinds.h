@@ -122,6 +122,9 @@ public:
 
   bool join(const ValueState &O);
   bool widen(const ValueState &O) { return join(O); } // finite height
+  /// Kinds unite, Ids meet, Handler is or-ed, Inconsistent carries nothing:
+  /// no state that arrived first is kept (FixpointIterator.h).
+  static constexpr bool JoinIsOrderFree = true;
   bool operator==(const ValueState &O) const;
 
   /// Meaningful when reached.

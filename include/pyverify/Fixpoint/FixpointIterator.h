@@ -15,7 +15,8 @@
 // loop head and widens instead of joining after Options.WideningDelay visits.
 // A graph whose every edge goes to a later node is visited in node order
 // (a topological order too: each reached node once, after its
-// predecessors) without searching for one.
+// predecessors) without searching for one, when the domain declares that
+// the order its states are joined in cannot show (joinIsOrderFree below).
 //
 // Bounded: after Options.MaxVisits node visits the result is an llvm::Error,
 // never a partial result presented as a fixpoint.
@@ -170,6 +171,21 @@ std::vector<unsigned> reversePostOrder(const Graph &G, const EdgeLists &Succ,
   return std::vector<unsigned>(Post.begin(), Post.end());
 }
 
+/// Whether a node's entry state is the same whatever order its
+/// predecessors' states arrive in: the domain declares it
+/// (`static constexpr bool JoinIsOrderFree = true;`) when its join is
+/// exactly commutative and associative, including what its equality
+/// ignores. A domain that keeps a representative of a merge (the state that
+/// arrived first, to name a witness: DepthValue's conflict, ContextState's
+/// Top) is not, and is always visited in reverse post-order, the order that
+/// picks its representatives.
+template <typename Domain> constexpr bool joinIsOrderFree() {
+  if constexpr (requires { Domain::JoinIsOrderFree; })
+    return Domain::JoinIsOrderFree;
+  else
+    return false;
+}
+
 /// A graph whose successors(N) is its edges in one array: the engine reads
 /// them in place instead of copying every list first (collectSuccessors).
 /// The exact type, so that a list returned by value (convertible to an
@@ -205,11 +221,12 @@ runForwardFixpoint(const Graph &G, const Analysis &A, const Successors &Succ,
   // most code objects' CFGs, whose blocks are in code order), node order
   // is already a topological order -- each reached node is visited once,
   // after all of its predecessors, as in reverse post-order -- and there
-  // is no loop head: no search, no arrays. Otherwise reverse post-order,
-  // and the targets of its retreating edges are the loop heads. The
-  // engine's own arrays are inline for a small graph (most code objects'
-  // CFGs), so a run allocates only the result.
-  bool Forward = true;
+  // is no loop head: no search, no arrays. It gives the same states only
+  // where the order predecessors arrive in cannot show (joinIsOrderFree).
+  // Otherwise reverse post-order, and the targets of its retreating edges
+  // are the loop heads. The engine's own arrays are inline for a small
+  // graph (most code objects' CFGs), so a run allocates only the result.
+  bool Forward = joinIsOrderFree<Domain>();
   for (unsigned S = 0; S < N && Forward; ++S)
     for (const auto &E : Succ[S])
       if (G.edgeTarget(E) <= S) {
