@@ -944,7 +944,8 @@ public:
     return Domain(In.isConflict() ? DepthValue::conflict(V)
                                   : DepthValue::of(V));
   }
-  Domain transferEdge(const ToyEdge &, const Domain &, const Domain &Out) const {
+  Domain transferEdge(const ToyEdge &, const Domain &,
+                      const Domain &Out) const {
     return Out;
   }
 
