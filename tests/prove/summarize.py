@@ -8,12 +8,13 @@ Prints, counting bundles (a bundle is proved if all its results are,
 refuted if any is, else unknown):
 
     prove: N proved
-    prove: N refuted
+    prove: N refuted (K of their results unknown: reason: count, ...)
     prove: N unknown (reason: count, ...)
 
-The reasons are those of the unknown results. Exit 0 whenever the input is
-the prover's JSON (refutations are expected on buggy fixtures), 1 if it is
-not.
+Each line's reasons are those of the unknown results in its bundles: a
+refuted bundle may hold unknown results too (another resume function's),
+which are not unknown bundles. Exit 0 whenever the input is the prover's
+JSON (refutations are expected on buggy fixtures), 1 if it is not.
 """
 import collections
 import json
@@ -43,20 +44,26 @@ def bundle_verdict(results):
 
 def summarize(data):
     counts = collections.Counter()
-    reasons = collections.Counter()
+    reasons = {"refuted": collections.Counter(),
+               "unknown": collections.Counter()}
     for rs in group_results(data).values():
-        counts[bundle_verdict(rs)] += 1
+        verdict = bundle_verdict(rs)
+        counts[verdict] += 1
         for r in rs:
             if r.get("verdict") == "unknown":
-                reasons[r.get("reason") or "no reason given"] += 1
-    lines = ["prove: %d proved" % counts["proved"],
-             "prove: %d refuted" % counts["refuted"]]
-    u = "prove: %d unknown" % counts["unknown"]
-    if reasons:
-        u += " (%s)" % ", ".join("%s: %d" % (why, n)
-                                 for why, n in reasons.most_common())
-    lines.append(u)
-    return lines
+                reasons[verdict][r.get("reason") or "no reason given"] += 1
+
+    def listed(c):
+        return ", ".join("%s: %d" % (why, n) for why, n in c.most_common())
+
+    refuted = "prove: %d refuted" % counts["refuted"]
+    if reasons["refuted"]:
+        refuted += " (%d of their results unknown: %s)" % (
+            sum(reasons["refuted"].values()), listed(reasons["refuted"]))
+    unknown = "prove: %d unknown" % counts["unknown"]
+    if reasons["unknown"]:
+        unknown += " (%s)" % listed(reasons["unknown"])
+    return ["prove: %d proved" % counts["proved"], refuted, unknown]
 
 
 def main(argv):
