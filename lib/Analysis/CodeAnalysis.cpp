@@ -60,7 +60,7 @@ struct CodeAnalysis::State final {
     if (!CFGDone) {
       CFGDone = true;
       if (decoded().isWellFormed())
-        G.emplace(CFG::build(*D, std::move(spareCFGStorage())));
+        G.emplace(CFG::build(*D, SpareCFGStorage::take()));
     }
     return G ? &*G : nullptr;
   }
@@ -82,24 +82,18 @@ struct CodeAnalysis::State final {
   /// analysed last, whose buffers the next one takes (CFG::build's and
   /// computeStackDepth's Storage): they are allocated once per thread, not
   /// once per code object.
-  static std::unique_ptr<CFGStorage> &spareCFGStorage() {
-    thread_local std::unique_ptr<CFGStorage> Spare;
-    return Spare;
-  }
-  static StackDepthResult &spareDepth() {
-    thread_local StackDepthResult Spare;
-    return Spare;
-  }
+  using SpareCFGStorage = ThreadSpare<std::unique_ptr<CFGStorage>>;
+  using SpareDepth = ThreadSpare<StackDepthResult>;
   ~State() {
     // A huge code object's arrays are freed, not kept.
     constexpr size_t MaxKeptInsts = 32 * 1024;
     if (G) {
       std::unique_ptr<CFGStorage> Storage = std::move(*G).releaseStorage();
       if (Storage && Storage->InstToBlock.capacity() <= MaxKeptInsts)
-        spareCFGStorage() = std::move(Storage);
+        SpareCFGStorage::keep(std::move(Storage));
     }
     if (Depth.Value && Depth.Value->Before.capacity() <= MaxKeptInsts)
-      spareDepth() = std::move(*Depth.Value);
+      SpareDepth::keep(std::move(*Depth.Value));
   }
 };
 
@@ -143,8 +137,7 @@ llvm::Expected<const StackDepthResult &> CodeAnalysis::stackDepth() const {
     if (!G)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "the code object is not well-formed");
-    return computeStackDepth(*G, DepthSolver::Auto,
-                             std::move(State::spareDepth()));
+    return computeStackDepth(*G, DepthSolver::Auto, State::SpareDepth::take());
   });
   return S->Depth.get();
 }

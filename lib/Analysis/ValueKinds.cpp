@@ -8,6 +8,7 @@
 #include "pyverify/Analysis/SlotKinds.h"
 #include "pyverify/Analysis/StackDepth.h"
 #include "pyverify/Fixpoint/FixpointIterator.h"
+#include "pyverify/Support/SpareBlock.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -151,10 +152,13 @@ public:
           if (!Conflict || (!arises(*Conflict, All) && arises(B, All)))
             Conflict = B;
         },
-        std::move(spareIn()));
+        SpareStates::take());
     if (!Fix)
       return Fix.takeError();
-    keepSpareIn(std::move(Fix->In));
+    if (Fix->In.capacity() <= MaxKeptStates) { // a huge code object's: freed
+      Fix->In.clear();
+      SpareStates::keep(std::move(Fix->In));
+    }
     if (Conflict)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
@@ -177,17 +181,8 @@ public:
   /// The thread's block states of the last run, handed to the next one:
   /// their buffer is reused (a few blocks' states are past glibc's
   /// per-thread cache; a code object's runs one after another).
-  static std::vector<ValueState> &spareIn() {
-    thread_local std::vector<ValueState> V;
-    return V;
-  }
-  static void keepSpareIn(std::vector<ValueState> &&In) {
-    constexpr size_t MaxKept = 256 * 1024 / sizeof(ValueState);
-    if (In.capacity() > MaxKept)
-      return; // a huge code object's: freed
-    In.clear();
-    spareIn() = std::move(In);
-  }
+  using SpareStates = ThreadSpare<std::vector<ValueState>>;
+  static constexpr size_t MaxKeptStates = 256 * 1024 / sizeof(ValueState);
 
   ValueState bottom() const { return ValueState::bottom(); }
 

@@ -1,10 +1,12 @@
-//===- SpareBlockTest.cpp - A thread's spare heap block -------------------===//
+//===- SpareBlockTest.cpp - A thread's spare heap block and objects ------===//
 
 #include "pyverify/Support/SpareBlock.h"
 
 #include "gtest/gtest.h"
 
+#include <memory>
 #include <thread>
+#include <vector>
 
 using namespace pyverify;
 
@@ -65,6 +67,32 @@ TEST(SpareBlock, EachThreadHasItsOwn) {
   size_t Cap2 = 0;
   EXPECT_EQ(SpareBlock<TagThread>::take(512, Cap2), Mine);
   SpareBlock<TagThread>::give(Mine, Cap2);
+}
+
+// ThreadSpare: the object kept is the one taken next (its buffer with it);
+// a take() with none kept, or a second one, gets an empty object; each
+// thread and each tag has its own.
+TEST(ThreadSpare, TheKeptObjectIsTakenNextWithItsBuffer) {
+  using Spare = ThreadSpare<std::vector<int>, TagA>;
+  EXPECT_TRUE(Spare::take().empty()); // none kept yet
+  std::vector<int> V(100, 7);
+  const int *Buffer = V.data();
+  V.clear();
+  Spare::keep(std::move(V));
+  std::vector<int> W = Spare::take();
+  EXPECT_EQ(W.data(), Buffer);
+  EXPECT_GE(W.capacity(), 100u);
+  EXPECT_EQ(Spare::take().capacity(), 0u); // taken: nothing left
+  Spare::keep(std::move(W));
+  EXPECT_EQ((ThreadSpare<std::vector<int>, TagB>::take().capacity()), 0u);
+  std::thread T([&] {
+    EXPECT_EQ(Spare::take().capacity(), 0u); // another thread: its own
+    ThreadSpare<std::unique_ptr<int>, TagThread>::keep(
+        std::make_unique<int>(1)); // freed when the thread ends
+  });
+  T.join();
+  EXPECT_EQ((ThreadSpare<std::unique_ptr<int>, TagThread>::take()), nullptr);
+  EXPECT_EQ(Spare::take().data(), Buffer);
 }
 
 } // namespace

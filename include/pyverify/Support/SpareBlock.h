@@ -16,6 +16,14 @@
 // after another on the caller's thread. The CLI links tcmalloc, which
 // caches such sizes itself.
 //
+// ThreadSpare<T, Tag> is the same for an object whose buffers the next
+// code object reuses (a vector, a result made of vectors, a unique_ptr to
+// storage): take() moves the calling thread's spare out (a default T when
+// it has none: a moved-from vector is empty, so a nested take() gets an
+// empty one), keep(V) makes V the thread's spare. Memory only: the taker
+// replaces the contents; whether an object is worth keeping (a bound on a
+// huge code object's buffers) is the keeper's call.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef PYVERIFY_SUPPORT_SPAREBLOCK_H
@@ -63,6 +71,18 @@ private:
   };
   static Slot &slot() {
     thread_local Slot S;
+    return S;
+  }
+};
+
+template <typename T, typename Tag = T> class ThreadSpare {
+public:
+  static T take() { return std::move(slot()); }
+  static void keep(T &&V) { slot() = std::move(V); }
+
+private:
+  static T &slot() {
+    thread_local T S;
     return S;
   }
 };
