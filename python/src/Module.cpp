@@ -22,6 +22,7 @@
 #include "pyverify/Check/ResumePairing.h"
 #include "pyverify/Check/Verifier.h"
 #include "pyverify/Support/JSONWriter.h"
+#include "pyverify/Support/SpareBlock.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -139,7 +140,7 @@ std::shared_ptr<const CheckOptions> parseChecks(const py::handle &Checks) {
     std::string Spec;
     std::shared_ptr<const CheckOptions> Opts;
   };
-  thread_local Parsed Last;
+  Parsed &Last = threadObject<Parsed, Parsed>();
   if (Last.Opts && Last.Spec == Spec)
     return Last.Opts;
   auto O = std::make_shared<CheckOptions>();
@@ -180,7 +181,7 @@ private:
 class ThreadReader {
 public:
   ThreadReader() {
-    thread_local Slot S;
+    Slot &S = threadObject<Slot, ThreadReader>();
     if (!S.InUse) {
       S.InUse = true;
       Lent = &S;

@@ -95,4 +95,33 @@ TEST(ThreadSpare, TheKeptObjectIsTakenNextWithItsBuffer) {
   EXPECT_EQ(Spare::take().data(), Buffer);
 }
 
+// threadObject: one object per (type, owner) and thread, the same on every
+// call, made on the thread's first call and destroyed when it ends.
+struct Counted {
+  static inline int Live = 0;
+  int Value = 0;
+  Counted() { ++Live; }
+  ~Counted() { --Live; }
+};
+
+TEST(ThreadObject, OnePerThreadAndOwnerDestroyedWithTheThread) {
+  Counted &Mine = threadObject<Counted, TagA>();
+  Mine.Value = 1;
+  EXPECT_EQ((&threadObject<Counted, TagA>()), &Mine);
+  EXPECT_NE((&threadObject<Counted, TagB>()), &Mine); // another owner
+  int Before = Counted::Live;
+  const Counted *Theirs = nullptr;
+  std::thread T([&] {
+    Counted &C = threadObject<Counted, TagA>();
+    EXPECT_EQ(C.Value, 0); // a new object, not this thread's
+    EXPECT_EQ((&threadObject<Counted, TagA>()), &C);
+    EXPECT_EQ(Counted::Live, Before + 1);
+    Theirs = &C;
+  });
+  T.join();
+  EXPECT_NE(Theirs, &Mine);
+  EXPECT_EQ(Counted::Live, Before); // the thread's object went with it
+  EXPECT_EQ((threadObject<Counted, TagA>().Value), 1);
+}
+
 } // namespace
