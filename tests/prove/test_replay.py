@@ -3,6 +3,8 @@
 
 Generates the fixtures with the interpreter running this test
 (`sys.executable -m pyverify_rewriter gen-fixtures`: bundles of its version),
+or reads those another test had the same interpreter write (--fixtures DIR:
+ctest's prove-fixtures tests; a directory of another version's fails (b)),
 runs `pyverify prove --replay=DIR --format=json` on them and requires:
 
   (a) every refuted result has its script (named as Replay.h says), every
@@ -88,13 +90,21 @@ def main(argv=None):
     ap.add_argument("--path-sample", type=int, default=None,
                     help="run only this many scripts with a path, and this "
                          "many well-formed ones with a path (default all)")
+    ap.add_argument("--fixtures", default=None,
+                    help="the fixtures this interpreter's gen-fixtures wrote (read, never "
+                         "written); default: generate them into OUTDIR/fixtures")
     ap.add_argument("outdir")
     a = ap.parse_args(argv)
     shutil.rmtree(a.outdir, ignore_errors=True)
     fx, rep = os.path.join(a.outdir, "fixtures"), os.path.join(a.outdir, "replay")
-    env = dict(os.environ, PYTHONPATH=a.python_dir)
-    subprocess.run([PYTHON, "-m", "pyverify_rewriter", "gen-fixtures", fx], env=env, check=True,
-                   capture_output=True)
+    if a.fixtures:
+        fx = os.path.abspath(a.fixtures)
+        if not os.path.isfile(os.path.join(fx, "manifest.json")):
+            sys.exit("--fixtures %s: no manifest.json (not a gen-fixtures directory)" % fx)
+    else:
+        env = dict(os.environ, PYTHONPATH=a.python_dir)
+        subprocess.run([PYTHON, "-m", "pyverify_rewriter", "gen-fixtures", fx], env=env,
+                       check=True, capture_output=True)
     p = subprocess.run([os.path.abspath(a.pyverify), "prove", "--replay=" + os.path.abspath(rep), "--format=json",
                         "."], cwd=fx, capture_output=True, text=True)
     if p.returncode not in (0, 1, 3):
