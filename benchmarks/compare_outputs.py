@@ -17,7 +17,8 @@ tree holds and compares stdout, stderr and the exit status byte for byte
   check --format=json, dis --format=json  the mutation corpora
                                           (build/mutation*/mutants)
   check, prove, dis and analyze           the fixture bundles
-  --print=contexts (--format=json)        (build/bundles/fixtures*)
+  --print=contexts (--format=json)        (build/tests/prove-fixtures*/
+                                          fixtures, build/bundles/fixtures*)
 
 Inputs that are missing are listed as skipped (the corpora are made by
 ctests). Every input set is split into chunks of a few hundred files, run
@@ -73,9 +74,15 @@ def input_sets(build, quick):
             sets.append((f"{base} {cmd} --format=json",
                          [cmd, "--format=json", f"--python-version={ver}"],
                          files))
-    for d in sorted(glob.glob(os.path.join(build, "bundles", "fixtures*"))):
+    # The fixtures each version's prove-fixtures test writes (ctest reads
+    # them there), and `make run`'s.
+    fixture_dirs = [(os.path.basename(os.path.dirname(d)), d) for d in
+                    glob.glob(os.path.join(build, "tests", "prove-fixtures*",
+                                           "fixtures"))]
+    fixture_dirs += [(os.path.basename(d), d) for d in
+                     glob.glob(os.path.join(build, "bundles", "fixtures*"))]
+    for base, d in sorted(fixture_dirs):
         files = files_under(d, ["*.pvb"])
-        base = os.path.basename(d)
         sets.append((f"{base} check --format=json",
                      ["check", "--format=json"], files))
         sets.append((f"{base} prove --format=json",
