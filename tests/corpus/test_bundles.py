@@ -14,8 +14,10 @@ leaves NOT_TAKENs in with bodies uncovered: with-body-uncovered, a true
 finding about that CPython, which the corpus oracles count). They are
 counted per check id and printed.
 Prints counts per variant (the file name's second part) and exits 1 on any
-mismatch. With --generate-fixtures / --generate-stdlib the rewriter writes
-the bundles first (committed generator, not committed blobs).
+mismatch. With --generate fixtures / --generate stdlib the rewriter writes
+the bundles into DIR first (committed generator, not committed blobs); ctest's
+bundles-fixtures tests instead read the fixtures their version's
+prove-fixtures test wrote.
 """
 import argparse
 import collections
