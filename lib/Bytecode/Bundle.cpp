@@ -43,7 +43,10 @@ public:
       return V.takeError();
     const int64_t *I = (*V)->getIf<int64_t>();
     if (!I || (*V)->is<bool>())
-      return bad(path(Key), "expected an int, found " + (*V)->repr());
+      // (The key may be read before the bundle's version is: the value is
+      // shown as the default version's repr() shows it.)
+      return bad(path(Key), "expected an int, found " +
+                                (*V)->repr(defaultPythonVersion()));
     return *I;
   }
   Expected<uint32_t> getOffset(llvm::StringRef Key) const {

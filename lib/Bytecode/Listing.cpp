@@ -79,7 +79,8 @@ std::string pyverify::describeArgument(const CodeObject &C,
   case OperandKind::Raw:
     return "";
   case OperandKind::Const:
-    return A < C.Consts.size() ? C.Consts[A].repr() : "<bad const index>";
+    return A < C.Consts.size() ? C.Consts[A].repr(C.Version)
+                               : "<bad const index>";
   case OperandKind::Name:
     return Name(A);
   case OperandKind::GlobalName:

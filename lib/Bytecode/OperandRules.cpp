@@ -125,7 +125,7 @@ std::string pyverify::resolvedOperands(const CodeObject &C,
     switch (R.Bound) {
     case OperandBound::Consts:
     case OperandBound::KwNames:
-      S += N < C.Consts.size() ? C.Consts[N].repr() : Bad("const", N);
+      S += N < C.Consts.size() ? C.Consts[N].repr(C.Version) : Bad("const", N);
       break;
     case OperandBound::Names:
       S += N < C.Names.size() ? C.Names[N].str() : Bad("name", N);

@@ -2,6 +2,7 @@
 
 #include "pyverify/Bytecode/Value.h"
 #include "pyverify/Bytecode/CodeObject.h"
+#include "pyverify/Bytecode/UnicodePrintable.h"
 #include "pyverify/Support/Overloaded.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -90,24 +91,63 @@ void pyverify::printPyFloatRepr(llvm::raw_ostream &OS, double D) {
   OS << AbsExp;
 }
 
-void pyverify::printPyStrRepr(llvm::raw_ostream &OS, llvm::StringRef Utf8) {
+void pyverify::printPyStrRepr(llvm::raw_ostream &OS, llvm::StringRef Utf8,
+                              PythonVersion V) {
   bool HasSingle = Utf8.contains('\'');
   bool HasDouble = Utf8.contains('"');
   char Quote = HasSingle && !HasDouble ? '"' : '\'';
   OS << Quote;
-  for (unsigned char C : Utf8) {
-    if (C == Quote || C == '\\')
-      OS << '\\' << C;
-    else if (C == '\n')
-      OS << "\\n";
-    else if (C == '\r')
-      OS << "\\r";
-    else if (C == '\t')
-      OS << "\\t";
-    else if (C < 0x20 || C == 0x7f)
+  const unsigned char *P = Utf8.bytes_begin(), *End = Utf8.bytes_end();
+  while (P != End) {
+    unsigned char C = *P;
+    if (C < 0x80) {
+      if (C == Quote || C == '\\')
+        OS << '\\' << C;
+      else if (C == '\n')
+        OS << "\\n";
+      else if (C == '\r')
+        OS << "\\r";
+      else if (C == '\t')
+        OS << "\\t";
+      else if (C < 0x20 || C == 0x7f)
+        OS << llvm::format("\\x%02x", C);
+      else
+        OS << C;
+      ++P;
+      continue;
+    }
+    // A code point of UTF-8 as marshal writes it (lone surrogates
+    // included: "surrogatepass"), written as is where V's repr() would,
+    // else escaped as CPython escapes it. A byte that starts no complete
+    // sequence (a Value built by hand; the readers accept no such str) is
+    // written as \xhh.
+    unsigned Len = C >= 0xf0 ? 4 : C >= 0xe0 ? 3 : C >= 0xc0 ? 2 : 1;
+    uint32_t CP = Len == 4 ? C & 0x07 : Len == 3 ? C & 0x0f : C & 0x1f;
+    bool Whole = Len > 1 && C <= 0xf4 && size_t(End - P) >= Len;
+    for (unsigned K = 1; Whole && K < Len; ++K) {
+      Whole = (P[K] & 0xc0) == 0x80;
+      CP = CP << 6 | (P[K] & 0x3f);
+    }
+    // Not overlong, nor past the last code point.
+    Whole = Whole &&
+            CP >= (Len == 2   ? 0x80u
+                   : Len == 3 ? 0x800u
+                              : 0x10000u) &&
+            CP <= 0x10ffff;
+    if (!Whole) {
       OS << llvm::format("\\x%02x", C);
+      ++P;
+      continue;
+    }
+    if (isPrintableCodePoint(V, CP))
+      OS.write(reinterpret_cast<const char *>(P), Len);
+    else if (CP < 0x100)
+      OS << llvm::format("\\x%02x", CP);
+    else if (CP < 0x10000)
+      OS << llvm::format("\\u%04x", CP);
     else
-      OS << C;
+      OS << llvm::format("\\U%08x", CP);
+    P += Len;
   }
   OS << Quote;
 }
@@ -136,7 +176,8 @@ static void printBytesRepr(llvm::raw_ostream &OS, llvm::StringRef Data) {
 
 /// repr() of a value that holds no other values (every kind but sequences
 /// and dicts; a code object prints as one line).
-static void printLeafRepr(llvm::raw_ostream &OS, const Value::Storage &V) {
+static void printLeafRepr(llvm::raw_ostream &OS, const Value::Storage &X,
+                          PythonVersion Ver) {
   std::visit(
       Overloaded{
           [&](const NoneValue &) { OS << "None"; },
@@ -170,7 +211,7 @@ static void printLeafRepr(llvm::raw_ostream &OS, const Value::Storage &V) {
             OS << "j)";
           },
           [&](const BytesValue &B) { printBytesRepr(OS, *B.Data); },
-          [&](const StrValue &S) { printPyStrRepr(OS, *S.Utf8); },
+          [&](const StrValue &S) { printPyStrRepr(OS, *S.Utf8, Ver); },
           [&](const OpaqueValue &O) { OS << *O.Repr; },
           [&](const SequenceValue &) {
             llvm_unreachable("containers are printed by printRepr");
@@ -183,10 +224,10 @@ static void printLeafRepr(llvm::raw_ostream &OS, const Value::Storage &V) {
                << C.Code->Filename << "\", line " << C.Code->FirstLineNo << ">";
           },
       },
-      V);
+      X);
 }
 
-void Value::printRepr(llvm::raw_ostream &OS) const {
+void Value::printRepr(llvm::raw_ostream &OS, PythonVersion Ver) const {
   // Back-references make a small stream describe a huge tree of nested
   // tuples: print at most ReprBudget values, then "...". The containers
   // being printed are an explicit stack, so a deep value costs heap, not C
@@ -222,7 +263,7 @@ void Value::printRepr(llvm::raw_ostream &OS) const {
       OS << '{';
       Stack.push_back({&X});
     } else {
-      printLeafRepr(OS, X.get());
+      printLeafRepr(OS, X.get(), Ver);
     }
   };
   Print(*this);
@@ -295,9 +336,9 @@ void Value::releaseNested() noexcept {
   Pending = nullptr;
 }
 
-std::string Value::repr() const {
+std::string Value::repr(PythonVersion Ver) const {
   std::string S;
   llvm::raw_string_ostream OS(S);
-  printRepr(OS);
+  printRepr(OS, Ver);
   return S;
 }

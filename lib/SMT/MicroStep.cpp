@@ -120,8 +120,9 @@ struct MicroStepper {
   bool operator()(uop::PushNull) { return push(S.null()); }
   bool operator()(uop::LoadConst K) {
     const auto &Consts = S.C->Code->Consts;
-    return push(S.sym(
-        "const:" + (K.Index < Consts.size() ? Consts[K.Index].repr() : "?")));
+    return push(S.sym("const:" + (K.Index < Consts.size()
+                                      ? Consts[K.Index].repr(S.C->Code->Version)
+                                      : "?")));
   }
   bool operator()(uop::Copy Cp) {
     if (Cp.N == 0 || Cp.N > S.Stack.size()) {

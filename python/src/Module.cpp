@@ -547,11 +547,12 @@ py::object compareWithMarshal(const py::object &Code,
           const CodeObject *CB = B.Consts[I].getCode();
           if (bool(CA) != bool(CB))
             return Fail("co_consts kinds");
-          if (CA ? !Same(*CA, *CB) : A.Consts[I].repr() != B.Consts[I].repr()) {
+          if (CA ? !Same(*CA, *CB)
+                 : A.Consts[I].repr(A.Version) != B.Consts[I].repr(B.Version)) {
             if (Diff.empty())
               Diff = A.QualName.str() + ": co_consts[" + std::to_string(I) +
-                     "] differs: " + A.Consts[I].repr() + " vs " +
-                     B.Consts[I].repr();
+                     "] differs: " + A.Consts[I].repr(A.Version) + " vs " +
+                     B.Consts[I].repr(B.Version);
             return false;
           }
         }

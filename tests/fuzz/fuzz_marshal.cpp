@@ -178,7 +178,7 @@ void exerciseCode(const CodeObject &C) {
     llvm::raw_string_ostream OS(Text);
     printListing(OS, D);
     for (const Value &V : C.Consts)
-      (void)V.repr();
+      (void)V.repr(C.Version);
   }
   (void)C.getNumLocals();
   (void)C.getVarNames();
@@ -236,10 +236,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   if (auto V = readMarshal(Bytes)) {
     for (const auto &Root : collectTopLevelCode(*V))
       exerciseRoot(*Root);
-    // A value's repr must work whatever it holds.
     llvm::DenseMap<const void *, uint64_t> Memo;
+    // A value's repr must work whatever it holds, in every version (each
+    // has its own table of what a str's repr escapes): one version per
+    // input, picked by its size, so that every table is exercised without
+    // printing each value five times.
     if (strictMode() || valueTreeSize(*V, Memo) <= MaxReprNodes)
-      (void)V->repr();
+      (void)V->repr(AllPythonVersions[Bytes.size() % NumPythonVersions]);
   } else {
     checkError(V.takeError());
   }

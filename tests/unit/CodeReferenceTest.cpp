@@ -97,7 +97,7 @@ void compareCode(const CodeObject &C, const json::Object &R) {
   // Constants, through Value::repr.
   std::vector<std::string> Consts;
   for (const Value &V : C.Consts)
-    Consts.push_back(V.repr());
+    Consts.push_back(V.repr(C.Version));
   EXPECT_EQ(Consts, strings(R.getArray("consts")));
 
   // Instructions: every dis instruction but EXTENDED_ARG, which we fold.

@@ -181,12 +181,13 @@ Value readOk(StringRef Bytes) {
   return std::move(*V);
 }
 
-/// Reads \p Bytes and returns repr() of the value, or "error: <message>".
+/// Reads \p Bytes and returns 3.11's repr() of the value, or "error:
+/// <message>".
 std::string reprOf(StringRef Bytes) {
   auto V = readMarshal(Bytes);
   if (!V)
     return "error: " + llvm::toString(V.takeError());
-  return V->repr();
+  return V->repr(PythonVersion::V3_11);
 }
 
 //===-- Singletons and numbers --------------------------------------------===//
@@ -254,7 +255,7 @@ TEST(Marshal, BigInts) {
   EXPECT_FALSE(V->getIf<BigInt>()->Negative);
   EXPECT_EQ(V->getIf<BigInt>()->Digits.size(), 7u);
   EXPECT_EQ(V->getIf<BigInt>()->toDecimal(), "1000000000000000000000000000000");
-  EXPECT_EQ(V->repr(), "1000000000000000000000000000000");
+  EXPECT_EQ(V->repr(PythonVersion::V3_11), "1000000000000000000000000000000");
 
   // marshal.dumps(-(2**100)).hex()
   auto N = readMarshal(unhex("6cf9ffffff0000000000000000000000000004"));
@@ -415,7 +416,7 @@ TEST(Marshal, ListsSetsFrozensets) {
   auto FS = readMarshal(mSeq('>', {mStr("a"), mStr("b")}));
   ASSERT_TRUE(bool(FS)) << llvm::toString(FS.takeError());
   ASSERT_NE(FS->getSequence(SequenceKind::FrozenSet), nullptr);
-  EXPECT_EQ(FS->repr(), "frozenset({'a', 'b'})");
+  EXPECT_EQ(FS->repr(PythonVersion::V3_11), "frozenset({'a', 'b'})");
 }
 
 TEST(Marshal, Dicts) {
@@ -424,7 +425,7 @@ TEST(Marshal, Dicts) {
   ASSERT_TRUE(bool(V)) << llvm::toString(V.takeError());
   ASSERT_TRUE(V->is<DictValue>());
   EXPECT_EQ(V->getIf<DictValue>()->Items->size(), 1u);
-  EXPECT_EQ(V->repr(), "{1: 2}");
+  EXPECT_EQ(V->repr(PythonVersion::V3_11), "{1: 2}");
   EXPECT_EQ(reprOf("{0"), "{}");
   EXPECT_EQ(reprOf("{" + mStr("k") + mTuple({}) + mInt(3) + "N0"),
             "{'k': (), 3: None}");
@@ -485,7 +486,7 @@ TEST(Marshal, FlagRefAcceptedOnEveryType) {
     Obj[0] = char(uint8_t(Obj[0]) | Ref);
     auto V = readMarshal(mTuple({Obj, mRef(0)}));
     ASSERT_TRUE(bool(V)) << llvm::toString(V.takeError());
-    EXPECT_EQ(V->repr(), "(" + Plain + ", " + Plain + ")");
+    EXPECT_EQ(V->repr(PythonVersion::V3_11), "(" + Plain + ", " + Plain + ")");
   }
 }
 
@@ -494,7 +495,7 @@ TEST(Marshal, RefToEarlierTupleItem) {
   // = da) and the second item is `r 0`.
   auto V = readMarshal(unhex("2902da066162636162637200000000"));
   ASSERT_TRUE(bool(V)) << llvm::toString(V.takeError());
-  EXPECT_EQ(V->repr(), "('abcabc', 'abcabc')");
+  EXPECT_EQ(V->repr(PythonVersion::V3_11), "('abcabc', 'abcabc')");
   // The reference shares the payload; it is not a copy.
   const auto &Items = *V->getSequence(SequenceKind::Tuple);
   EXPECT_EQ(Items[0].getIf<StrValue>()->Utf8.get(),
@@ -545,7 +546,7 @@ TEST(Marshal, CodeObjectReservesItsSlotFirst) {
   auto U = readMarshal(mTuple({P.encode(true), mRef(1), mRef(0)}));
   ASSERT_TRUE(bool(U)) << llvm::toString(U.takeError());
   const auto &UI = *U->getSequence(SequenceKind::Tuple);
-  EXPECT_EQ(UI[1].repr(), "'n'");
+  EXPECT_EQ(UI[1].repr(PythonVersion::V3_11), "'n'");
   EXPECT_NE(UI[2].getCode(), nullptr);
 }
 
@@ -600,7 +601,7 @@ TEST(Marshal, SliceIsMarshalVersion5) {
   const SequenceValue *S = V->getIf<SequenceValue>();
   ASSERT_NE(S, nullptr);
   EXPECT_EQ(S->Kind, SequenceKind::Slice);
-  EXPECT_EQ(V->repr(), "slice(1, 2, None)");
+  EXPECT_EQ(V->repr(PythonVersion::V3_11), "slice(1, 2, None)");
   EXPECT_TRUE(failsWith(readMarshal(Bytes, 0, PythonVersion::V3_13),
                         "(marshal version 4, 3.13's, has no slices)"));
 }
@@ -785,7 +786,8 @@ TEST(Marshal, CodeObjectFields) {
   EXPECT_EQ(G.getFreeVars(), (std::vector<std::string>{"a"}));
   EXPECT_TRUE(G.getVarNames().empty());
   EXPECT_EQ(G.getNumLocals(), 0u);
-  EXPECT_EQ(F.Consts[1].repr(), "<code object g, file \"t.py\", line 2>");
+  EXPECT_EQ(F.Consts[1].repr(PythonVersion::V3_11),
+            "<code object g, file \"t.py\", line 2>");
 
   std::vector<std::string> Order;
   forEachCodeObject(F, [&](const CodeObject &C, unsigned Depth) {
@@ -973,7 +975,7 @@ TEST(MarshalSmallStack, DeepestAllowedNesting) {
   std::string Repr;
   onSmallStack([&] {
     auto V = readMarshal(nest(1999, "[" + i32(1), "N"));
-    Repr = V ? V->repr() : llvm::toString(V.takeError());
+    Repr = V ? V->repr(PythonVersion::V3_11) : llvm::toString(V.takeError());
   });
   EXPECT_EQ(Repr, nest(1999, "[", "None", "]"));
 }
@@ -1004,7 +1006,7 @@ TEST(MarshalSmallStack, DeepValuesThroughBackReferences) {
     const Value *X = &V->getSequence(SequenceKind::List)->back();
     for (; auto *T = X->getSequence(SequenceKind::Tuple); X = &T->front())
       ++Depth;
-    Repr = V->repr();
+    Repr = V->repr(PythonVersion::V3_11);
   });
   EXPECT_EQ(Depth, 100000u);
   // repr() stops after ReprBudget (10,000) values: the list, chunks 0 to 2

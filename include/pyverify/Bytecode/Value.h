@@ -17,6 +17,8 @@
 #ifndef PYVERIFY_BYTECODE_VALUE_H
 #define PYVERIFY_BYTECODE_VALUE_H
 
+#include "pyverify/Bytecode/PythonVersion.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <complex>
@@ -131,13 +133,15 @@ public:
     return S && S->Kind == Kind ? S->Items.get() : nullptr;
   }
 
-  /// Python's repr() of the value, as `dis` shows constants. Code objects
-  /// print as `<code object NAME, file "F", line N>`. At most ReprBudget
-  /// values are printed (then "..."), so shared nested tuples cannot blow up.
-  /// Uses the same C stack however deeply the value nests.
-  void printRepr(llvm::raw_ostream &OS) const;
+  /// CPython \p V's repr() of the value, as V's `dis` shows constants. The
+  /// version matters for str: which non-ASCII characters repr() escapes is
+  /// V's Unicode database (UnicodePrintable.h). Code objects print as
+  /// `<code object NAME, file "F", line N>`. At most ReprBudget values are
+  /// printed (then "..."), so shared nested tuples cannot blow up. Uses the
+  /// same C stack however deeply the value nests.
+  void printRepr(llvm::raw_ostream &OS, PythonVersion V) const;
   static constexpr size_t ReprBudget = 10000;
-  std::string repr() const;
+  std::string repr(PythonVersion V) const;
 
 private:
   /// The alternatives that own other Values: SequenceValue, DictValue and
@@ -167,9 +171,12 @@ private:
   Storage V;
 };
 
-/// Python repr() of a str given as UTF-8 (single quotes unless the text holds
-/// a single quote and no double quote, escapes as CPython writes them).
-void printPyStrRepr(llvm::raw_ostream &OS, llvm::StringRef Utf8);
+/// CPython \p V's repr() of a str given as UTF-8, lone surrogates included
+/// (single quotes unless the text holds a single quote and no double quote;
+/// escapes as CPython writes them: the ASCII controls, and the non-ASCII
+/// characters V's Unicode database calls unprintable).
+void printPyStrRepr(llvm::raw_ostream &OS, llvm::StringRef Utf8,
+                    PythonVersion V);
 /// Python repr() of a float (shortest round-trip form, 'inf', 'nan', '1e+16').
 void printPyFloatRepr(llvm::raw_ostream &OS, double D);
 

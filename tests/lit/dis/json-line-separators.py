@@ -1,10 +1,11 @@
 # JSON Lines outputs (dis, analyze --format=json) stay one record per line
 # for every line splitter: a string holding U+0085, U+2028 or U+2029 (here a
-# constant, which dis's argrepr and the fields carry) is written as a \u
-# escape, never raw -- Python's str.splitlines() breaks a line there
-# (the stdlib's encodings/cp037.py has U+0085 in its tables).
+# global's name, which dis's argrepr shows as it is and the fields carry; a
+# str constant's repr() escapes these characters, as CPython's does) is
+# written as a \u escape, never raw -- Python's str.splitlines() breaks a
+# line there (the stdlib's encodings/cp037.py has U+0085 in its tables).
 # (-P: this directory holds a json.py.)
-# RUN: %mkcode pyc %s %t.pyc
+# RUN: %python -P %s --make %t.pyc
 # RUN: cp %t.pyc %t.2.pyc
 # RUN: %pyverify dis --format=json --fields %t.pyc %t.2.pyc > %t.dis
 # RUN: %python -P %s %t.dis | FileCheck --check-prefix=DIS %s
@@ -13,10 +14,19 @@
 # DIS: 2 records, 2 lines, text present
 # CHECK: 2 records, 2 lines
 
+import importlib.util
 import json
+import marshal
 import sys
 
 TEXT = "a\x85b\u2028c\u2029d"
+
+
+def make(path):
+    co = compile("x = y\n", "separators.py", "exec")
+    co = co.replace(co_names=tuple(TEXT if n == "y" else n for n in co.co_names))
+    with open(path, "wb") as f:
+        f.write(importlib.util.MAGIC_NUMBER + b"\0" * 12 + marshal.dumps(co))
 
 
 def main(path):
@@ -30,4 +40,7 @@ def main(path):
 
 
 if __name__ == "__main__" and len(sys.argv) > 1:
-    main(sys.argv[1])
+    if sys.argv[1] == "--make":
+        make(sys.argv[2])
+    else:
+        main(sys.argv[1])
