@@ -99,10 +99,6 @@ def ref_argrepr(r):
     return text
 
 
-# An escape repr writes for a non-ASCII character (\x80-\xff, \uXXXX, \UXXXXXXXX).
-NON_ASCII_ESCAPE = re.compile(r"\\x[89a-f][0-9a-f]|\\u[0-9a-f]{4}|\\U[0-9a-f]{8}")
-
-
 def set_items(text):
     """A frozenset's repr as the sorted pieces between its commas."""
     m = re.fullmatch(r"frozenset\(\{(.*)\}\)", text or "")
@@ -116,7 +112,6 @@ class Checker:
                    "exception_table": 0,
                    "reencode": 0, "positions": 0, "no_findings": 0}
         self.failures = []
-        self.argrepr_unicode = 0
 
     def fail(self, where, what):
         if len(self.failures) < 50:
@@ -171,12 +166,6 @@ class Checker:
             want_text, have_text = ref_argrepr(r), g.get("argrepr")
             if isinstance(r.argval, frozenset):  # hash order vs stream order
                 want_text, have_text = set_items(want_text), set_items(have_text)
-            if have_text != want_text and NON_ASCII_ESCAPE.search(r.argrepr):
-                # Known gap: Value::repr escapes only the ASCII controls;
-                # which non-ASCII characters repr escapes is the Unicode
-                # database's (str.isprintable), which pyverify does not have.
-                self.argrepr_unicode += 1
-                continue
             if have_text != want_text and text_ok:
                 text_ok = self.fail(where, f"offset {r.offset} {r.opname}: argrepr "
                                            f"{have_text!r} != dis {want_text!r}")
@@ -267,8 +256,6 @@ def main():
     print(f"{a.name}: {len(files)} files, {n} code objects")
     for k, v in chk.ok.items():
         print(f"  {k:16s} {v} of {n} code objects agree with CPython")
-    print(f"  argrepr not compared: {chk.argrepr_unicode} instructions whose "
-          "constant repr escapes a non-ASCII character (no Unicode database)")
     if a.expect_code_objects is not None and n != a.expect_code_objects:
         print(f"  note: expected {a.expect_code_objects} code objects, saw {n}")
     if chk.failures:
