@@ -91,28 +91,39 @@ void pyverify::printPyFloatRepr(llvm::raw_ostream &OS, double D) {
   OS << AbsExp;
 }
 
+/// The quote repr() puts around \p Text (str or bytes): single unless the
+/// text holds a single quote and no double quote.
+static char reprQuote(llvm::StringRef Text) {
+  return Text.contains('\'') && !Text.contains('"') ? '"' : '\'';
+}
+
+/// ASCII byte \p C as repr() writes it inside \p Quote, in a str or bytes
+/// alike: the quote and the backslash escaped, \n \r \t, the other controls
+/// and DEL as \xhh.
+static void printAsciiRepr(llvm::raw_ostream &OS, unsigned char C, char Quote) {
+  if (C == Quote || C == '\\')
+    OS << '\\' << C;
+  else if (C == '\n')
+    OS << "\\n";
+  else if (C == '\r')
+    OS << "\\r";
+  else if (C == '\t')
+    OS << "\\t";
+  else if (C < 0x20 || C == 0x7f)
+    OS << llvm::format("\\x%02x", C);
+  else
+    OS << C;
+}
+
 void pyverify::printPyStrRepr(llvm::raw_ostream &OS, llvm::StringRef Utf8,
                               PythonVersion V) {
-  bool HasSingle = Utf8.contains('\'');
-  bool HasDouble = Utf8.contains('"');
-  char Quote = HasSingle && !HasDouble ? '"' : '\'';
+  char Quote = reprQuote(Utf8);
   OS << Quote;
   const unsigned char *P = Utf8.bytes_begin(), *End = Utf8.bytes_end();
   while (P != End) {
     unsigned char C = *P;
     if (C < 0x80) {
-      if (C == Quote || C == '\\')
-        OS << '\\' << C;
-      else if (C == '\n')
-        OS << "\\n";
-      else if (C == '\r')
-        OS << "\\r";
-      else if (C == '\t')
-        OS << "\\t";
-      else if (C < 0x20 || C == 0x7f)
-        OS << llvm::format("\\x%02x", C);
-      else
-        OS << C;
+      printAsciiRepr(OS, C, Quote);
       ++P;
       continue;
     }
@@ -153,23 +164,13 @@ void pyverify::printPyStrRepr(llvm::raw_ostream &OS, llvm::StringRef Utf8,
 }
 
 static void printBytesRepr(llvm::raw_ostream &OS, llvm::StringRef Data) {
-  bool HasSingle = Data.contains('\'');
-  bool HasDouble = Data.contains('"');
-  char Quote = HasSingle && !HasDouble ? '"' : '\'';
+  char Quote = reprQuote(Data);
   OS << 'b' << Quote;
   for (unsigned char C : Data) {
-    if (C == Quote || C == '\\')
-      OS << '\\' << C;
-    else if (C == '\n')
-      OS << "\\n";
-    else if (C == '\r')
-      OS << "\\r";
-    else if (C == '\t')
-      OS << "\\t";
-    else if (C < 0x20 || C >= 0x7f)
-      OS << llvm::format("\\x%02x", C);
+    if (C < 0x80)
+      printAsciiRepr(OS, C, Quote);
     else
-      OS << C;
+      OS << llvm::format("\\x%02x", C);
   }
   OS << Quote;
 }
