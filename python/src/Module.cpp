@@ -502,7 +502,10 @@ py::object compareWithMarshal(const py::object &Code,
   } else {
     Live = readOrThrow(codeOf(Code, "code"), true);
   }
-  llvm::Expected<Value> V = readMarshal(std::string_view(Marshalled));
+  // The marshal is the running interpreter's, as the live object is: read
+  // as that version (the constants' reprs below are the version's).
+  llvm::Expected<Value> V =
+      readMarshal(std::string_view(Marshalled), 0, Live->Version);
   if (!V)
     throw py::value_error(llvm::toString(V.takeError()));
   const CodeObject *Ref = V->getCode();

@@ -15,6 +15,7 @@ files that are the tables:
     lib/Bytecode/VersionOpcodes.cpp               builds one table per version
     include/pyverify/Bytecode/OperandRules.def    per-version operand rules
     include/pyverify/Analysis/SlotKinds.def       per-version slot rules
+    include/pyverify/Bytecode/UnicodeUnprintable.def  what each version's repr() escapes
 
     python3 tests/layering/check_version_names.py SRC      (exit 1 and the list)
     python3 tests/layering/check_version_names.py --self-test
@@ -31,6 +32,7 @@ TABLES = {
     "lib/Bytecode/VersionOpcodes.cpp",
     "include/pyverify/Bytecode/OperandRules.def",
     "include/pyverify/Analysis/SlotKinds.def",
+    "include/pyverify/Bytecode/UnicodeUnprintable.def",
 }
 TABLE_RE = re.compile(r"include/pyverify/Bytecode/Opcodes3\d+\.def$")
 NAME_RE = re.compile(r"\bV3_\d+\b|\bV3\d\d\b")
