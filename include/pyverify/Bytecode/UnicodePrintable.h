@@ -1,5 +1,4 @@
-//===- UnicodePrintable.h - What repr() of a str escapes ---------*- C++
-//-*-===//
+//===- UnicodePrintable.h - What repr() of a str escapes --------*- C++ -*-===//
 //
 // Contract: isPrintableCodePoint(V, C) is CPython V's Py_UNICODE_ISPRINTABLE
 // for code point C: true for the characters V's repr() of a str writes as
