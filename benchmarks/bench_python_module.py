@@ -19,8 +19,9 @@ machine slows all alike:
     objects each): the GIL is released during the analysis.
 
 Each figure is the median over rounds, in microseconds per code object, with
-the ratios. Goal (printed as met or not, never asserted): median verify() at
-most 3 us per code object.
+the ratios (the means over the code objects). Goal (printed as met or not,
+never asserted): verify() of the median code object at most 3 us, judged on
+the per-object times below (not judged with --breakdown-rounds 0).
 
 Then, per code object (--breakdown-rounds rounds, the fastest of each),
 where verify(co, recursive=False) spends its time, from the extension's
@@ -312,10 +313,12 @@ def main():
                 us["verify"] / us["verify_2_threads"],
         },
         "goal_us": GOAL_US,
-        "goal_met": us["verify"] <= GOAL_US,
     }
+    # The goal is on the median code object (issue 29), which the breakdown
+    # times one object at a time; the bulk figures above are means.
     if a.breakdown_rounds > 0:
         res["breakdown"] = breakdown(codes, a.breakdown_rounds)
+        res["goal_met"] = res["breakdown"]["median_verify_us"] <= GOAL_US
     res["import"] = import_time(sys.executable,
                                 os.path.dirname(os.path.dirname(
                                     pyverify.__file__)))
@@ -326,8 +329,13 @@ def main():
           f"{r['verify_over_parse_exception_table']:.2f}x; "
           f"get_instructions / verify: {r['get_instructions_over_verify']:.2f}x; "
           f"1 thread / 2 threads: {r['verify_1_thread_over_2_threads']:.2f}x")
-    print(f"  goal: verify <= {GOAL_US} us per code object: "
-          f"{'met' if res['goal_met'] else 'NOT met'} ({us['verify']:.2f} us)")
+    if "goal_met" in res:
+        print(f"  goal: median verify() <= {GOAL_US} us: "
+              f"{'met' if res['goal_met'] else 'NOT met'} (the median code "
+              f"object {res['breakdown']['median_verify_us']:.2f} us; the mean "
+              f"in bulk above {us['verify']:.2f} us)")
+    else:
+        print("  goal: median verify() not judged (--breakdown-rounds 0)")
     print(f"  import pyverify: {res['import']['import_us_median']} us "
           f"(-X importtime, cumulative); interpreter start + import "
           f"{res['import']['process_us_median'] / 1000:.1f} ms")
