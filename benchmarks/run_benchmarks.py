@@ -423,7 +423,11 @@ def print_goals(results, ratio_cm, bc_result, module, prove_stdlib,
              bc_result["goal_450x_faster_than_bytecode"])
     if module:
         us = module["us_per_code_object"]["verify"]
-        goal("3. pyverify.verify(co) per stdlib code object (median round; "
+        # The mean over the code objects (the bulk timing, median of the
+        # rounds): a stricter reading than the median code object,
+        # reported beside it.
+        goal("3. pyverify.verify(co), mean over the stdlib's code objects "
+             "(median round; "
              f"{module['ratios']['verify_over_parse_exception_table']:.2f}x "
              "dis._parse_exception_table)", f"{us:.2f} us", "<= 3 us",
              us <= 3.0)
