@@ -7,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "MarshalReader.h"
+#include "pyverify/Bytecode/SurrogatePass.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/ErrorHandling.h"
 
 #include <cassert>
@@ -405,10 +405,9 @@ Expected<bool> MarshalReader::advanceDict(std::optional<Value> &Done,
 
 Error MarshalReader::checkStrText(uint8_t Type, StringRef S, size_t DataAt) {
   if (Type == 'u' || Type == 't') {
-    // CPython decodes with "surrogatepass": well-formed UTF-8 plus encoded
-    // lone surrogates (ED A0..BF xx). Check well-formedness allowing those.
-    const auto *P = reinterpret_cast<const llvm::UTF8 *>(S.data());
-    const auto *End = P + S.size();
+    // CPython decodes with "surrogatepass" (SurrogatePass.h).
+    const auto *P = S.bytes_begin();
+    const auto *End = S.bytes_end();
     while (P != End) {
       if (*P < 0x80) { // ASCII, most of any str: skip the general check
         if (End - P >= 8 &&
@@ -418,15 +417,10 @@ Error MarshalReader::checkStrText(uint8_t Type, StringRef S, size_t DataAt) {
           ++P;
         continue;
       }
-      if (P[0] == 0xED && End - P >= 3 && (P[1] & 0xE0) == 0xA0 &&
-          (P[2] & 0xC0) == 0x80) {
-        P += 3;
-        continue;
-      }
-      unsigned Len = llvm::getNumBytesForUTF8(*P);
-      if (Len > size_t(End - P) || !llvm::isLegalUTF8Sequence(P, P + Len))
-        return err(DataAt + (reinterpret_cast<const char *>(P) - S.data()),
-                   "invalid UTF-8 in str");
+      uint32_t CP;
+      unsigned Len = decodeSurrogatePass(P, End, CP);
+      if (!Len)
+        return err(DataAt + (P - S.bytes_begin()), "invalid UTF-8 in str");
       P += Len;
     }
   } else {

@@ -2,6 +2,7 @@
 
 #include "pyverify/Bytecode/Value.h"
 #include "pyverify/Bytecode/CodeObject.h"
+#include "pyverify/Bytecode/SurrogatePass.h"
 #include "pyverify/Bytecode/UnicodePrintable.h"
 #include "pyverify/Support/Overloaded.h"
 
@@ -127,25 +128,13 @@ void pyverify::printPyStrRepr(llvm::raw_ostream &OS, llvm::StringRef Utf8,
       ++P;
       continue;
     }
-    // A code point of UTF-8 as marshal writes it (lone surrogates
-    // included: "surrogatepass"), written as is where V's repr() would,
-    // else escaped as CPython escapes it. A byte that starts no complete
-    // sequence (a Value built by hand; the readers accept no such str) is
+    // A code point of the text (SurrogatePass.h), written as is where V's
+    // repr() would, else escaped as CPython escapes it. A byte that starts
+    // no sequence (a Value built by hand; the readers accept no such str) is
     // written as \xhh.
-    unsigned Len = C >= 0xf0 ? 4 : C >= 0xe0 ? 3 : C >= 0xc0 ? 2 : 1;
-    uint32_t CP = Len == 4 ? C & 0x07 : Len == 3 ? C & 0x0f : C & 0x1f;
-    bool Whole = Len > 1 && C <= 0xf4 && size_t(End - P) >= Len;
-    for (unsigned K = 1; Whole && K < Len; ++K) {
-      Whole = (P[K] & 0xc0) == 0x80;
-      CP = CP << 6 | (P[K] & 0x3f);
-    }
-    // Not overlong, nor past the last code point.
-    Whole = Whole &&
-            CP >= (Len == 2   ? 0x80u
-                   : Len == 3 ? 0x800u
-                              : 0x10000u) &&
-            CP <= 0x10ffff;
-    if (!Whole) {
+    uint32_t CP;
+    unsigned Len = decodeSurrogatePass(P, End, CP);
+    if (!Len) {
       OS << llvm::format("\\x%02x", C);
       ++P;
       continue;

@@ -57,7 +57,8 @@ def first_difference(want, got):
 
 def main():
     pyverify = sys.argv[1]
-    code = code_with(constants())
+    consts = constants()
+    code = code_with(consts)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "str_repr.marshal")
         with open(path, "wb") as f:
@@ -81,9 +82,8 @@ def main():
         if row["argrepr"] != want:
             errors.append(f"constant {row['arg']}: " +
                           first_difference(want, row["argrepr"]))
-    expected = len(constants())
-    if compared != expected:
-        errors.append(f"compared {compared} str constants, expected {expected}")
+    if compared != len(consts):
+        errors.append(f"compared {compared} str constants, expected {len(consts)}")
     escaped = sum(1 for c in range(0x80, 0x110000)
                   if repr(chr(c)) != "'" + chr(c) + "'")
     for e in errors[:20]:
