@@ -72,10 +72,19 @@ SHAPES = {
     "intrinsic2-prep-reraise-star-of-ints": [("LOAD_FAST", 3), ("LOAD_FAST", 4),
                                              ("CALL_INTRINSIC_2", 1),
                                              ("RETURN_VALUE", 0)],
+    # CALL_INTRINSIC_2 0: 3.12's table of binary intrinsics has no entry 0
+    # (a NULL function pointer: SIGSEGV on 3.12.1; the 3.12 sweep of seed
+    # 20261207, case 12733); 3.13 on raise SystemError there.
+    "intrinsic2-invalid-0": [("LOAD_FAST", 3), ("LOAD_FAST", 4),
+                             ("CALL_INTRINSIC_2", 0), ("RETURN_VALUE", 0)],
     # FOR_ITER over a tuple, not an iterator (GET_ITER left out): the
     # tuple's tp_iternext is NULL.  (3.11: the exit is after the loop;
     # 3.12+: at END_FOR, see FOR_LOOP below.)
     "for-iter-of-tuple": "FOR_LOOP",
+    # FOR_ITER of an argument (b=2.5) that is not an iterator: a stated
+    # precondition (PRECONDITIONS; the 3.12 sweep of seed 20261207, case
+    # 9494, minimised).
+    "for-iter-of-argument": "FOR_LOOP_OF_ARGUMENT",
     # CHECK_EXC_MATCH of an int against a class (harmless: a control)
     "check-exc-match-of-int": [("LOAD_FAST", 3), ("LOAD_FAST", 2),
                                ("CHECK_EXC_MATCH", 0), ("RETURN_VALUE", 0)],
@@ -89,14 +98,16 @@ SHAPES = {
 # code (docs/checks.md, value-kind-mismatch) instead of reporting them.
 # They are built and run like the others and printed, but a crash among
 # them is not a miss.
-PRECONDITIONS = {"intrinsic-subscript-generic-of-argument"}
+PRECONDITIONS = {"intrinsic-subscript-generic-of-argument",
+                 "for-iter-of-argument"}
 
 
-def for_loop(version):
+def for_loop(version, iterable=("LOAD_CONST", TUPLE)):
     """LOAD_CONST (1, 2) (no GET_ITER), FOR_ITER, STORE_FAST a, JUMP_BACKWARD,
     the version's loop exit, return None."""
-    exit_ = [("END_FOR", 0)] + ([("POP_TOP", 0)] if version >= "3.13" else [])
-    return [("LOAD_CONST", TUPLE), 1, ("FOR_ITER", 0, None, 2),
+    exit_ = [("END_FOR", 0)] + ([("POP_ITER", 0)] if version >= "3.14" else
+                                [("POP_TOP", 0)] if version >= "3.13" else [])
+    return [iterable, 1, ("FOR_ITER", 0, None, 2),
             ("STORE_FAST", 3), ("JUMP_BACKWARD", 0, None, 1)] + \
         ([2] if version == "3.11" else [2] + exit_) + \
         [("LOAD_CONST", NONE), ("RETURN_VALUE", 0)]
@@ -105,6 +116,8 @@ def for_loop(version):
 def spec_of(version, name, shape):
     if shape == "FOR_LOOP":
         shape = for_loop(version)
+    elif shape == "FOR_LOOP_OF_ARGUMENT":
+        shape = for_loop(version, ("LOAD_FAST", 4))
     items = [{"op": "RESUME", "arg": 0, "t": None, "h": None}]
     for s in shape:
         if isinstance(s, int):

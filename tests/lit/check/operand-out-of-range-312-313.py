@@ -61,6 +61,14 @@ if __name__ == "mkcode":
     # function" (not reported).
     INTR12 = code(12, ("RESUME", 0), ("LOAD_CONST", 1),
                   ("CALL_INTRINSIC_1", 12), "RETURN_VALUE")
+    # CALL_INTRINSIC_2 0: SIGSEGV on 3.12.1 (3.12's table of binary
+    # intrinsics has no entry 0: a NULL function pointer; found by the
+    # differential sweep, seed 20261207, case 12733); 3.13.0 raised
+    # SystemError "invalid intrinsic function" (its entry 0 reports).
+    INTR2_12 = code(12, ("RESUME", 0), ("LOAD_CONST", 1), ("LOAD_CONST", 1),
+                    ("CALL_INTRINSIC_2", 0), "RETURN_VALUE")
+    INTR2_13 = code(13, ("RESUME", 0), ("LOAD_CONST", 1), ("LOAD_CONST", 1),
+                    ("CALL_INTRINSIC_2", 0), "RETURN_VALUE")
     # 3.13 compares with arg >> 5 (bit 4: convert to bool): 6 << 5 SIGABRT.
     CMP13 = code(13, ("RESUME", 0), ("LOAD_CONST", 1), ("LOAD_CONST", 1),
                  ("COMPARE_OP", 6 << 5), "RETURN_VALUE")
@@ -122,6 +130,12 @@ if __name__ == "mkcode":
 # RUN: %not --code 1 %pyverify check --python-version=3.12 %t.intr12 | FileCheck %s --check-prefix=INTR12
 # INTR12: error: 4 CALL_INTRINSIC_1 12: the intrinsic 12 is outside 0..11: CPython calls through its table of intrinsics with it (dis._intrinsic_1_descs)
 # The same bytes as 3.13 are the same finding: 3.13 has 12 too.
+# RUN: %mkcode marshal %s %t.intr2_12 --object INTR2_12
+# RUN: %not --code 1 %pyverify check --python-version=3.12 %t.intr2_12 | FileCheck %s --check-prefix=INTR2-12
+# INTR2-12: error: 6 CALL_INTRINSIC_2 0: the intrinsic 0 is outside 1..4: CPython calls through its table of intrinsics with it, whose entry 0 is NULL in 3.12 (dis._intrinsic_2_descs) [operand-out-of-range]
+# RUN: %mkcode marshal %s %t.intr2_13 --object INTR2_13
+# RUN: %pyverify check --python-version=3.13 %t.intr2_13 | FileCheck %s --check-prefix=INTR2-13
+# INTR2-13: 0 error(s), 0 warning(s)
 # RUN: %mkcode marshal %s %t.cmp13 --object CMP13
 # RUN: %not --code 1 %pyverify check --python-version=3.13 %t.cmp13 | FileCheck %s --check-prefix=CMP13
 # CMP13: error: 6 COMPARE_OP 192: the comparison 6 (the argument >> 5) is outside 0..5: CPython passes it to the rich comparison
