@@ -2964,7 +2964,7 @@ OPERAND_RULES = {
         "KW_NAMES": [("Arg", "KwNames", 0, 0)],
         "LOAD_CLOSURE": [("Arg", "LocalsPlus", 0, 0)],
         "CALL_INTRINSIC_1": [("Arg", "Range", 0, 11)],
-        "CALL_INTRINSIC_2": [("Arg", "Range", 0, 4)],
+        "CALL_INTRINSIC_2": [("Arg", "Range", 1, 4)],
     },
     (3, 13): {
         "LOAD_CONST": [("Arg", "Consts", 0, 0)],
