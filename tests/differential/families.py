@@ -21,7 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import run_sweep  # noqa: E402
 
-NONE, ZERO, ONE, AB, TUPLE = 0, 1, 2, 3, 4   # co_consts = (None, 0, 1, "ab", (1, 2))
+# co_consts = (None, 0, 1, "ab", (1, 2), ("x",))
+NONE, ZERO, ONE, AB, TUPLE, KWNAMES = 0, 1, 2, 3, 4, 5
 DIV0 = [("LOAD_CONST", ONE), ("LOAD_CONST", ZERO), ("BINARY_OP", 11),
         ("RETURN_VALUE", 0)]
 H = [1, 0, False]                         # handler tag: label 1, depth 0
@@ -77,6 +78,13 @@ SHAPES = {
     # 20261207, case 12733); 3.13 on raise SystemError there.
     "intrinsic2-invalid-0": [("LOAD_FAST", 3), ("LOAD_FAST", 4),
                              ("CALL_INTRINSIC_2", 0), ("RETURN_VALUE", 0)],
+    # 3.13+'s CALL_KW of keyword names that are not a tuple: ('x',) made a
+    # bool by TO_BOOL, boom called with it (the 3.13 sweep of seed 20261207,
+    # case 21840, minimised).
+    "call-kw-names-of-bool": [("LOAD_FAST", 1), ("PUSH_NULL", 0),
+                              ("LOAD_FAST", 3), ("LOAD_CONST", KWNAMES),
+                              ("TO_BOOL", 0), ("CALL_KW", 1),
+                              ("RETURN_VALUE", 0)],
     # FOR_ITER over a tuple, not an iterator (GET_ITER left out): the
     # tuple's tp_iternext is NULL.  (3.11: the exit is after the loop;
     # 3.12+: at END_FOR, see FOR_LOOP below.)
@@ -130,7 +138,8 @@ def spec_of(version, name, shape):
             "items": items, "table_edits": [], "stacksize_delta": 0,
             "lines": "none",
             "consts": [["none", None], ["int", 0], ["int", 1], ["str", "ab"],
-                       ["tuple", [["int", 1], ["int", 2]]]],
+                       ["tuple", [["int", 1], ["int", 2]]],
+                       ["tuple", [["str", "x"]]]],
             "varnames": ["cm", "boom", "exc", "a", "b", "c", "fuel"],
             "args": {"suppress": False, "boom": "return", "exc": "ValueError"},
             "tags": [name]}
@@ -149,6 +158,8 @@ def main():
     for name, shape in SHAPES.items():
         if name.startswith("intrinsic") and version == "3.11":
             continue   # no CALL_INTRINSIC_1 before 3.12
+        if name.startswith("call-kw") and version < "3.13":
+            continue   # no CALL_KW before 3.13
         spec = spec_of(version, name, shape)
         base = os.path.join(a.out, f"{version}-{name}")
         with open(base + ".json", "w") as f:

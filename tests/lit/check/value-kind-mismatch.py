@@ -11,6 +11,13 @@
 #     of (7, None): SIGSEGV (it writes into its first operand as a function);
 #   LOAD_DEREF / STORE_DEREF of a cell slot without MAKE_CELL, of a free
 #     slot without COPY_FREE_VARS: SIGSEGV on all three.
+#   3.13+'s CALL_KW whose keyword names (the top slot) are not a tuple, here
+#     a bool from TO_BOOL of the names (the differential sweep's 3.13 case
+#     21840 of seed 20261207): calling a Python function, SIGSEGV on 3.13.0
+#     (an int, a float, a parameter True alike), a trap on 3.14.2; with
+#     dict as the callee a TypeError with a huge argument count (the
+#     names' "size" is read from a non-tuple). The operand rule sees only
+#     a LOAD_CONST right before the call (operand-out-of-range).
 # Controls (each clean): the same code with MAKE_CELL / COPY_FREE_VARS, and
 # FOR_ITER / SUBSCRIPT_GENERIC of a parameter (its type is not known: a
 # stated precondition, see docs/checks.md).
@@ -72,6 +79,18 @@
 # RUN: %mkcode marshal %s %t.f313 --object FREE313
 # RUN: %not --code 1 %pyverify check --python-version=3.13 %t.f313 2>&1 | FileCheck %s --check-prefix=FREE
 # FREE: error: 2 LOAD_DEREF 0 {{.*}}uses local 'x' as a cell, which holds NULL
+# RUN: %mkcode marshal %s %t.kw313 --object KW313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.kw313 2>&1 | FileCheck %s --check-prefix=KW
+# RUN: %mkcode marshal %s %t.kw314 --object KW314
+# RUN: %not --code 1 %pyverify check --python-version=3.14 %t.kw314 2>&1 | FileCheck %s --check-prefix=KW
+# KW: error: 16 CALL_KW 1 takes the value on top of the stack, which is a bool or another object that is not an exception (pushed by TO_BOOL at 8), where it needs a tuple: CPython does not check, and crashes [value-kind-mismatch]
+# RUN: %mkcode marshal %s %t.kwarg313 --object KWARG313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.kwarg313 2>&1 | FileCheck %s --check-prefix=KWARG
+# KWARG: error: possibly: 8 CALL_KW 1 takes the value on top of the stack, which is an object of unknown type (pushed by LOAD_FAST at 6), where it needs a tuple
+# RUN: %mkcode marshal %s %t.kwok313 --object KWOK313
+# RUN: %pyverify check --python-version=3.13 %t.kwok313 | FileCheck %s --check-prefix=GOOD
+# RUN: %mkcode marshal %s %t.kwok314 --object KWOK314
+# RUN: %pyverify check --python-version=3.14 %t.kwok314 | FileCheck %s --check-prefix=GOOD
 # RUN: %mkcode marshal %s %t.c311ok --object CELLOK311
 # RUN: %pyverify check %t.c311ok | FileCheck %s --check-prefix=GOOD
 # RUN: %mkcode marshal %s %t.c313ok --object CELLOK313
@@ -83,6 +102,10 @@
 
 
 def argt(it):
+    pass
+
+
+def kwt(k, f):
     pass
 
 
@@ -127,6 +150,20 @@ if __name__ == "mkcode":
     I11_313 = code("95005301370b2400", "", consts=SEVEN)
     I2_4_312 = code("970064016400ae045300", "", consts=SEVEN)
     I2_4_313 = code("95005301530038042400", "", consts=SEVEN)
+    # f(7, k=NAMES): LOAD_FAST f, PUSH_NULL, LOAD_CONST 7, the names,
+    # CALL_KW 1, RETURN_VALUE; the names: ('k',) through TO_BOOL, the
+    # parameter k, ('k',) itself.
+    KWC = (None, 7, ("k",))
+    KW313 = code("5501220053015302280000000000000039012400", "", consts=KWC,
+                 template=kwt.__code__)
+    KW314 = code("5401210052015202270000000000000037010000000000002300", "",
+                 consts=KWC, template=kwt.__code__)
+    KWARG313 = code("550122005301550039012400", "", consts=KWC,
+                    template=kwt.__code__)
+    KWOK313 = code("550122005301530239012400", "", consts=KWC,
+                   template=kwt.__code__)
+    KWOK314 = code("540121005201520237010000000000002300", "", consts=KWC,
+                   template=kwt.__code__)
     CELL = cellt.__code__
     FREE = outer().__code__
     CELL311 = code("970064008a0189015300", "", template=CELL)
