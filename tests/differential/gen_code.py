@@ -1,6 +1,7 @@
 """Random code objects for the differential sweep (CPython is the oracle).
 
-Runs under the interpreter whose bytecode it makes (3.11, 3.12 or 3.13):
+Runs under the interpreter whose bytecode it makes (3.11 to 3.15; 3.14
+and 3.15 are Pyodide's WebAssembly builds, scripts/pyodide/python.mjs):
 opcode numbers, inline-cache counts, comparison arguments and the shapes of
 calls and handlers come from that interpreter's ``opcode``/``dis`` modules.
 
@@ -56,13 +57,26 @@ import breakcode as bc  # noqa: E402  (the exception-table varint codec)
 VERSION = "%d.%d" % sys.version_info[:2]
 V311 = sys.version_info[:2] == (3, 11)
 V313 = sys.version_info[:2] >= (3, 13)
+# 3.14: `with` through LOAD_SPECIAL (no BEFORE_WITH), subscripts as BINARY_OP
+# NB_SUBSCR, END_FOR; POP_ITER, NOT_TAKEN after a conditional jump, borrowed
+# loads (LOAD_FAST_BORROW), LOAD_SMALL_INT; no RETURN_CONST.
+V314 = sys.version_info[:2] >= (3, 14)
 OPMAP = opcode.opmap
 HAVE_ARGUMENT = opcode.HAVE_ARGUMENT
 NB_OPS = len(dis._nb_ops)
+NB_SUBSCR = [n for n, _ in dis._nb_ops].index("NB_SUBSCR") if V314 else None
+# LOAD_COMMON_CONSTANT's index of None (3.15; 3.14's table has no None).
+COMMON_NONE = next((k for k, c in enumerate(getattr(opcode, "_common_constants", ()))
+                    if c is None), None)
 # ** (8, 21) only on small constants: 7 ** 2**70 runs for ever in C.
 BINOPS = [i for i in range(NB_OPS) if i not in (8, 21)]
 ARGNAMES = ("cm", "boom", "exc", "a", "b", "c")
 FUEL = len(ARGNAMES)          # the local every loop head decrements
+# Stack slots a for loop's iterator takes in its body: 1, and from 3.15 2
+# (GET_ITER pushes the iterator and an index; POP_ITER pops both).
+ITER_SLOTS = 1 + dis.stack_effect(OPMAP["GET_ITER"],
+                                  0 if OPMAP["GET_ITER"] >= HAVE_ARGUMENT
+                                  else None)
 
 
 def template(cm, boom, exc, a, b, c):
@@ -77,7 +91,7 @@ def caches(name):
     if isinstance(name, int):
         return 0
     ice = opcode._inline_cache_entries
-    if isinstance(ice, dict):
+    if hasattr(ice, "get"):   # a dict (3.12+; 3.15: a frozendict)
         return ice.get(name, 0)
     return ice[OPMAP[name]]
 
@@ -120,7 +134,9 @@ REPLACEMENTS = [n for n in (
     "UNARY_NOT", "TO_BOOL", "CALL_INTRINSIC_1", "LOAD_FAST_CHECK",
     "LOAD_FAST_AND_CLEAR", "BUILD_TUPLE", "BINARY_SUBSCR", "RAISE_VARARGS",
     "LOAD_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "END_FOR",
-    "CALL_INTRINSIC_2") if has(n)]
+    "CALL_INTRINSIC_2", "LOAD_FAST_BORROW", "LOAD_FAST_BORROW_LOAD_FAST_BORROW",
+    "LOAD_SPECIAL", "POP_ITER", "LOAD_SMALL_INT", "NOT_TAKEN",
+    "LOAD_COMMON_CONSTANT") if has(n)]
 
 
 # --- building a spec into a code object -----------------------------------
@@ -451,7 +467,10 @@ class Gen:
         elif kind == "subscr":
             self.emit("LOAD_CONST", self.const(r.choice([(1, 2), "ab"])))
             self.expr(budget - 1)
-            self.emit("BINARY_SUBSCR")
+            if has("BINARY_SUBSCR"):
+                self.emit("BINARY_SUBSCR")
+            else:
+                self.emit("BINARY_OP", NB_SUBSCR)
         elif kind == "intrinsic":
             self.expr(budget - 1)
             self.emit("CALL_INTRINSIC_1", 5)   # INTRINSIC_UNARY_POSITIVE
@@ -459,15 +478,45 @@ class Gen:
     def number(self):
         r = self.rng
         if r.random() < 0.5:
-            self.emit("LOAD_FAST", r.choice([3, 4, FUEL]))   # 7, 2.5, fuel
+            self.emit(self.fast_load(), r.choice([3, 4, FUEL]))   # 7, 2.5, fuel
         else:
-            self.emit("LOAD_CONST", self.const(r.choice([0, 1, 2, -1, 7, 0.5])))
+            value = r.choice([0, 1, 2, -1, 7, 0.5])
+            if V314 and type(value) is int and value >= 0 and r.random() < 0.5:
+                self.emit("LOAD_SMALL_INT", value)
+            else:
+                self.emit("LOAD_CONST", self.const(value))
+
+    def load_none(self):
+        """None, from 3.15 often as the compiler loads it: LOAD_COMMON_CONSTANT
+        (opcode._common_constants holds it there)."""
+        if COMMON_NONE is not None and self.rng.random() < 0.7:
+            self.emit("LOAD_COMMON_CONSTANT", COMMON_NONE)
+        else:
+            self.emit("LOAD_CONST", self.const(None))
+
+    def owned(self):
+        """The value on top is about to be stored in a local: not a borrow
+        (3.14's compiler never stores a LOAD_FAST_BORROW's value, which
+        would outlive the local it was borrowed from)."""
+        last = self.items[-1]
+        if last.get("op") == "LOAD_FAST_BORROW":
+            last["op"] = "LOAD_FAST"
+
+    def fast_load(self):
+        """LOAD_FAST, or on 3.14+ often its borrowed form, as the compiler
+        writes it for a value used up before the local can change."""
+        if V314 and self.rng.random() < 0.5:
+            return "LOAD_FAST_BORROW"
+        return "LOAD_FAST"
 
     def pair(self, budget):
         if has("LOAD_FAST_LOAD_FAST") and self.rng.random() < 0.15:
             a, b = (self.rng.choice(sorted(self.assigned)) for _ in range(2))
             if a < 16 and b < 16:
-                self.emit("LOAD_FAST_LOAD_FAST", (a << 4) | b)
+                name = "LOAD_FAST_LOAD_FAST"
+                if V314 and self.rng.random() < 0.5:
+                    name = "LOAD_FAST_BORROW_LOAD_FAST_BORROW"
+                self.emit(name, (a << 4) | b)
                 return
         self.expr(budget - 1)
         self.expr(budget - 1)
@@ -477,9 +526,10 @@ class Gen:
         if r.random() < 0.1 and has("LOAD_FAST_CHECK"):
             self.emit("LOAD_FAST_CHECK", r.choice(sorted(self.assigned)))
         elif r.random() < 0.2:
-            self.emit("LOAD_FAST", r.choice(sorted(self.assigned)))
+            self.emit(self.fast_load(), r.choice(sorted(self.assigned)))
         else:   # mostly the numbers and strings, so that fewer operations raise
-            self.emit("LOAD_FAST", r.choice(sorted(self.assigned - {0, 1, 2})))
+            self.emit(self.fast_load(),
+                      r.choice(sorted(self.assigned - {0, 1, 2})))
 
     def call_boom(self, nargs, budget=1):
         if V313:
@@ -511,6 +561,13 @@ class Gen:
             if has("TO_BOOL"):
                 self.emit("TO_BOOL")
         self.emit(JUMP_IF_TRUE if if_true else JUMP_IF_FALSE, 0, target)
+        self.not_taken()
+
+    def not_taken(self):
+        """3.14+: the compiler's NOT_TAKEN where a conditional jump falls
+        through (a NOP to the interpreter, an event to monitoring)."""
+        if V314 and self.rng.random() < 0.8:
+            self.emit("NOT_TAKEN")
 
     # statements: stack depth unchanged
     def block(self, depth, nest, in_loop=False, n=None):
@@ -536,6 +593,7 @@ class Gen:
             self.emit("POP_TOP")
         elif kind == "store":
             self.expr(2)
+            self.owned()
             targets = [i for i in range(3, len(self.varnames)) if i != FUEL]
             self.emit("STORE_FAST", r.choice(targets))
         elif kind == "nop":
@@ -603,6 +661,7 @@ class Gen:
         self.emit("LOAD_CONST", self.const(0))
         self.emit("COMPARE_OP", CMP[4][1])    # >
         self.emit(JUMP_IF_FALSE, 0, out)
+        self.not_taken()
         self.block(depth, nest + 1, True)
         self.emit("JUMP_BACKWARD", 0, top)
         self.place(out)
@@ -619,12 +678,14 @@ class Gen:
         self.emit("FOR_ITER", 0, out if V311 else end)
         targets = [i for i in range(3, len(self.varnames)) if i != FUEL]
         self.emit("STORE_FAST", r.choice(targets))
-        self.block(depth + 1, nest + 1, True)
+        self.block(depth + ITER_SLOTS, nest + 1, True)
         self.emit("JUMP_BACKWARD", 0, top)
         if not V311:
             self.place(end)
             self.emit("END_FOR")
-            if V313:
+            if has("POP_ITER"):
+                self.emit("POP_ITER")
+            elif V313:
                 self.emit("POP_TOP")
         self.place(out)
 
@@ -644,6 +705,7 @@ class Gen:
             self.emit("LOAD_FAST", 2)
             self.emit("CHECK_EXC_MATCH")
             self.emit(JUMP_IF_FALSE, 0, nomatch)
+            self.not_taken()
         self.emit("POP_TOP")
         if r.random() < 0.5:
             self.block(depth + 1, nest + 1, in_loop, r.randint(1, 2))
@@ -662,6 +724,8 @@ class Gen:
         self.place(end)
 
     def with_stmt(self, depth, nest, in_loop):
+        if V314:
+            return self.with_stmt_314(depth, nest, in_loop)
         handler, cleanup, suppress, end = (self.label() for _ in range(4))
         saved = self.handler
         self.emit("LOAD_FAST", 0)
@@ -699,6 +763,50 @@ class Gen:
         self.emit("RERAISE", 1)
         self.place(end)
 
+    def with_stmt_314(self, depth, nest, in_loop):
+        """3.14's `with cm:`: the bound __exit__ as (function, self) below
+        the body, __enter__ called through LOAD_SPECIAL, the exit called with
+        three Nones; the handler's WITH_EXCEPT_START reads the exit pair
+        under lasti, the saved exception and the raised one."""
+        handler, cleanup, suppress, end = (self.label() for _ in range(4))
+        saved = self.handler
+        self.emit(self.fast_load(), 0)
+        self.emit("COPY", 1)
+        self.emit("LOAD_SPECIAL", 1)          # __exit__
+        self.emit("SWAP", 2)
+        self.emit("SWAP", 3)
+        self.emit("LOAD_SPECIAL", 0)          # __enter__
+        self.emit("CALL", 0)
+        self.handler = (handler, depth + 2, True)
+        self.emit("POP_TOP")
+        self.block(depth + 2, nest + 1, in_loop)
+        self.handler = saved
+        for _ in range(3):
+            self.load_none()
+        self.emit("CALL", 3)
+        self.emit("POP_TOP")
+        self.emit("JUMP_FORWARD", 0, end)
+        self.place(handler)
+        self.handler = (cleanup, depth + 4, True)
+        self.emit("PUSH_EXC_INFO")
+        self.emit("WITH_EXCEPT_START")
+        self.emit("TO_BOOL")
+        self.emit(JUMP_IF_TRUE, 0, suppress)
+        self.not_taken()
+        self.emit("RERAISE", 2)
+        self.place(suppress)
+        self.emit("POP_TOP")
+        self.handler = saved
+        self.emit("POP_EXCEPT")
+        for _ in range(3):
+            self.emit("POP_TOP")
+        self.emit("JUMP_FORWARD", 0, end)
+        self.place(cleanup)
+        self.emit("COPY", 3)
+        self.emit("POP_EXCEPT")
+        self.emit("RERAISE", 1)
+        self.place(end)
+
     def program(self):
         r = self.rng
         if r.random() < 0.95:
@@ -708,6 +816,7 @@ class Gen:
         for i in range(FUEL + 1, len(self.varnames)):
             if r.random() < 0.6:
                 self.expr(1)
+                self.owned()
                 self.emit("STORE_FAST", i)
                 self.assigned.add(i)
             else:
@@ -716,7 +825,7 @@ class Gen:
         if has("RETURN_CONST") and r.random() < 0.5:
             self.emit("RETURN_CONST", self.const(None))
         else:
-            self.emit("LOAD_CONST", self.const(None))
+            self.load_none()
             self.emit("RETURN_VALUE")
 
 
@@ -740,7 +849,9 @@ def corrupt(g, spec):
             "IS_OP", "CONTAINS_OP", "RETURN_CONST", "CALL_INTRINSIC_1",
             "RERAISE", "COPY", "SWAP", "LOAD_FAST_LOAD_FAST", "BUILD_TUPLE",
             "LOAD_FAST_AND_CLEAR", "LOAD_FAST_CHECK", "RAISE_VARARGS", "CALL",
-            "KW_NAMES", "CALL_KW", "UNPACK_SEQUENCE", "STORE_FAST_STORE_FAST")]
+            "KW_NAMES", "CALL_KW", "UNPACK_SEQUENCE", "STORE_FAST_STORE_FAST",
+            "LOAD_FAST_BORROW", "LOAD_FAST_BORROW_LOAD_FAST_BORROW",
+            "LOAD_SPECIAL", "LOAD_COMMON_CONSTANT", "LOAD_SMALL_INT")]
         if not cands:
             return corrupt(g, spec)
         it = items[r.choice(cands)]
@@ -748,7 +859,7 @@ def corrupt(g, spec):
         if name in ("LOAD_CONST", "RETURN_CONST"):
             it["arg"] = len(g.consts) + r.choice([0, 0, 1, 5, 300])
         elif name in ("LOAD_FAST", "STORE_FAST", "LOAD_FAST_AND_CLEAR",
-                      "LOAD_FAST_CHECK"):
+                      "LOAD_FAST_CHECK", "LOAD_FAST_BORROW"):
             it["arg"] = len(g.varnames) + r.choice([0, 0, 1, 200])
         elif name == "BINARY_OP":
             it["arg"] = r.choice([NB_OPS, NB_OPS + 1, 255, 1000])
@@ -756,7 +867,8 @@ def corrupt(g, spec):
             it["arg"] = r.choice([6, 7, 255]) << CMP_SHIFT
         elif name == "CALL_INTRINSIC_1":   # in range but typed, or out of range
             it["arg"] = r.choice([0, 3, 4, 6, 7, 8, 9, 10, 11, 12, 255, 1000])
-        elif name in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"):
+        elif name in ("LOAD_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST",
+                      "LOAD_FAST_BORROW_LOAD_FAST_BORROW"):
             it["arg"] = r.choice([0xF0, 0x0F, 0xFF])
         elif name == "KW_NAMES":   # another constant (not a tuple of str), or none
             it["arg"] = r.choice([r.randrange(len(g.consts)), len(g.consts)])
@@ -764,7 +876,8 @@ def corrupt(g, spec):
             it["arg"] = r.choice([0, 2, 3, 7, 255, 4000])
         return f"operand:{name}={it['arg']}"
     if kind == "unbound":
-        loads = [k for k in ops if items[k]["op"] in ("LOAD_FAST", "LOAD_FAST_CHECK")
+        loads = [k for k in ops if items[k]["op"] in ("LOAD_FAST", "LOAD_FAST_CHECK",
+                                                      "LOAD_FAST_BORROW")
                  and items[k]["arg"] != FUEL]
         if not loads or not g.unassigned:
             return corrupt(g, spec)

@@ -56,13 +56,28 @@ def child_main(listfile, start, soft):
     import ctypes
     import gc
     import marshal
-    import resource
     import types
 
     try:
+        import resource   # not in Pyodide's 3.14 / 3.15 (a 2 GB heap there)
         resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
-    except (ValueError, OSError):
+    except (ImportError, ValueError, OSError):
         pass
+    # Pyodide has no interval timer: there the soft timeout is checked at
+    # every jump instead (sys.monitoring's JUMP event: each loop's backward
+    # jump, where the interpreter's eval breaker would raise it), and
+    # raised from there.
+    timer = getattr(signal, "setitimer", None)
+    deadline = [None]
+    if timer is None and hasattr(sys, "monitoring"):
+        mon = sys.monitoring
+
+        def on_jump(code, offset, dest):
+            if deadline[0] is not None and time.monotonic() > deadline[0]:
+                raise SoftTimeout()
+        mon.use_tool_id(5, "pyverify-sweep")
+        mon.register_callback(5, mon.events.JUMP, on_jump)
+        mon.set_events(5, mon.events.JUMP)
 
     class SoftTimeout(BaseException):
         pass
@@ -122,13 +137,18 @@ def child_main(listfile, start, soft):
             args = (CM(a["suppress"]), make_boom(a["boom"]), excs[a["exc"]],
                     7, 2.5, "ab")
             armed[0] = True
-            signal.setitimer(signal.ITIMER_REAL, soft, 0.05)
+            if timer:
+                timer(signal.ITIMER_REAL, soft, 0.05)
+            else:
+                deadline[0] = time.monotonic() + soft
             try:
                 result = fn(*args)
                 del result
             finally:
                 armed[0] = False
-                signal.setitimer(signal.ITIMER_REAL, 0)
+                deadline[0] = None
+                if timer:
+                    timer(signal.ITIMER_REAL, 0)
         except KeyboardInterrupt:
             raise
         except SoftTimeout:
