@@ -178,6 +178,7 @@ std::string pyverify::describeSlotKinds(SlotKinds K) {
       {KTuple, "a tuple"},
       {KFunc, "a function"},
       {KCell, "a cell"},
+      {KDict, "a dict"},
       {KOther, "a bool or another object that is not an exception"},
       {KNull, "NULL"},
       {KUnknown, "an object of unknown type"}};

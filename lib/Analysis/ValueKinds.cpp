@@ -484,9 +484,13 @@ private:
                                              const SlotRules &Rules) const {
     const Instruction &In = Insts[I];
     size_t N = S.Stack.size();
-    for (const SlotRules::Need &Nd : Rules.Needs)
-      if (Nd.Slot < N)
-        checkNeed(S.Stack[N - 1 - Nd.Slot], Nd, I, R);
+    for (const SlotRules::Need &Nd : Rules.Needs) {
+      size_t Slot = Nd.Slot < slotdef::ArgSlot
+                        ? Nd.Slot
+                        : size_t(In.Arg) + (Nd.Slot - slotdef::ArgSlot);
+      if (Slot < N)
+        checkNeed(S.Stack[N - 1 - Slot], Nd, uint32_t(Slot), I, R);
+    }
     llvm::SmallVector<Slot, 2> From;
     for (const SlotRules::Make &M : Rules.Makes)
       From.push_back(M.From >= 0 && size_t(M.From) < N ? S.Stack[N - 1 - M.From]
@@ -511,15 +515,15 @@ private:
   /// nothing allowed and nothing unknown. An unknown object is possible:
   /// measured, no compiler's code (three stdlibs) and no rewriter output
   /// puts one there.
-  void checkNeed(const Slot &V, const SlotRules::Need &Nd, uint32_t I,
-                 std::vector<ValueIssue> *R) const {
+  void checkNeed(const Slot &V, const SlotRules::Need &Nd, uint32_t Which,
+                 uint32_t I, std::vector<ValueIssue> *R) const {
     SlotKinds Bad = V.K & ~(Nd.Allowed | KNull);
     if (!R || !Bad)
       return;
     bool Definite = !(V.K & (Nd.Allowed | KUnknown));
     ValueIssue Issue{
         Nd.Exception ? ValueIssue::ExceptionSlot : ValueIssue::KindMismatch, I,
-        Definite ? Certainty::Definite : Certainty::Possible, Nd.Slot};
+        Definite ? Certainty::Definite : Certainty::Possible, Which};
     Issue.Found = V.K & ~KNull;
     Issue.Allowed = Nd.Allowed & ~KUnknown;
     Issue.From = V.Id ? V.Id / 8 - 1 : ValueIssue::NoInst;

@@ -6,7 +6,8 @@
 // apart: the raised exception (a handler entry's top, PUSH_EXC_INFO's top),
 // None, a handler entry's lasti (an int), a list (BUILD_LIST), an iterator
 // (GET_ITER), a tuple, a function (MAKE_FUNCTION), a cell (a local that
-// MAKE_CELL or COPY_FREE_VARS set up), another object known to be none of
+// MAKE_CELL or COPY_FREE_VARS set up), a dict (BUILD_MAP), another object
+// known to be none of
 // those (a constant, a bool from IS_OP), NULL, and an unknown object
 // (anything). getSlotRules() gives an instruction's
 // row of SlotKinds.def: the kinds it needs in the slots it reads and makes
@@ -42,6 +43,7 @@ enum : SlotKinds {
   KTuple = 256, ///< A tuple (BUILD_TUPLE, a tuple constant).
   KFunc = 512,  ///< A function (MAKE_FUNCTION).
   KCell = 1024, ///< A cell (a fast local after MAKE_CELL, COPY_FREE_VARS).
+  KDict = 2048, ///< A dict (BUILD_MAP).
 };
 
 /// The names SlotKinds.def's rows use besides the kinds (for includers of
@@ -51,12 +53,15 @@ namespace slotdef {
 #include "pyverify/Analysis/SlotKinds.def"
 constexpr int AnyArg = -1;
 constexpr int NoSlot = -1;
+/// A Need's slot ArgSlot + K: the slot the argument names, plus K (the
+/// container LIST_APPEND & co. add to, at a position under what they pop).
+constexpr int ArgSlot = 128;
 } // namespace slotdef
 
 /// One instruction's row of SlotKinds.def (slots count from the top).
 struct SlotRules {
   struct Need {
-    uint8_t Slot;
+    uint8_t Slot; ///< From slotdef::ArgSlot: the argument plus the rest.
     SlotKinds Allowed; ///< KUnknown in it: an unknown object is not reported.
     bool Exception;    ///< exception-slot-type; else value-kind-mismatch.
   };
