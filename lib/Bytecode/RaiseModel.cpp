@@ -12,6 +12,12 @@ bool pyverify::breakerRaisesAtTarget(const Instruction &I) {
          I.info().isBackwardJump() && !I.is(Opcode::JUMP_BACKWARD_NO_INTERRUPT);
 }
 
+int64_t pyverify::raisePops(const Instruction &I) {
+  if (I.is(Opcode::YIELD_VALUE))
+    return 0;
+  return getStackIO(I.info(), I.Arg, /*Jump=*/false).Pops;
+}
+
 llvm::StringRef pyverify::getRaiseTierName(RaiseTier T) {
   switch (T) {
   case RaiseTier::Self:

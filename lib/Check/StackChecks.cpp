@@ -2,6 +2,7 @@
 
 #include "pyverify/Check/StackChecks.h"
 #include "pyverify/Analysis/CallSlots.h"
+#include "pyverify/Bytecode/RaiseModel.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -209,7 +210,10 @@ void reportStackSize(const CFG &G, const StackDepthResult &R,
   }
 }
 
-/// handler-depth-exceeds-stack: covered reachable instructions.
+/// handler-depth-exceeds-stack: covered reachable instructions. The live
+/// depth is the lower of the depths before and after an instruction, and,
+/// where it may raise, the depth its exception unwinds from (raisePops,
+/// RaiseModel.h).
 void reportHandlerDepths(const CFG &G, const StackDepthResult &R,
                          std::vector<Finding> &Out) {
   const DecodedCode &D = G.code();
@@ -231,6 +235,8 @@ void reportHandlerDepths(const CFG &G, const StackDepthResult &R,
       int64_t Live = *R.Before[I];
       if (R.After[I])
         Live = std::min(Live, *R.After[I]);
+      if (G.mayRaiseAt(I))
+        Live = std::min(Live, *R.Before[I] - raisePops(Insts[I]));
       if (Live >= int64_t(T.Depth))
         continue;
       Finding F(CheckId::HandlerDepthExceedsStack, Insts[I].Offset,

@@ -73,6 +73,16 @@ struct RaiseFacts {
 /// tests/versions/check_back_edge.py.
 bool breakerRaisesAtTarget(const Instruction &I);
 
+/// How many values \p I (valid) has taken off the stack when an exception
+/// it raises itself unwinds, counted from its depth before: its inputs
+/// (getStackIO's fall-through Pops) -- 3.12+'s error exits pop them before
+/// unwinding, and 3.11's may leave a NULL where the result goes, a slot
+/// unwinding would keep; except YIELD_VALUE, whose exceptions are thrown in
+/// when the frame resumes, with the sent value (None for throw()) already
+/// pushed in its result's place (nothing taken). Measured:
+/// tests/lit/check/handler-depth-at-raise.py.
+int64_t raisePops(const Instruction &I);
+
 /// The tiers of the raise model (see the contract).
 enum class RaiseTier : uint8_t { Self, EvalBreaker, Tracing };
 llvm::StringRef getRaiseTierName(RaiseTier T);

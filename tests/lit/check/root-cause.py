@@ -30,7 +30,9 @@ if __name__ == "mkcode":
 # DEPTH:      error: LOAD_FAST 0 is covered by entry 4 to {{[0-9]+}} -> [[H:[0-9]+]] [3], whose depth 3 is above the live stack depth 0 here; unwinding would keep slots this instruction already popped (the same cause at 9 more places, in the notes) [handler-depth-exceeds-stack]
 # DEPTH-NEXT:   in g (line 10) at offset 4: LOAD_FAST 0
 # DEPTH-NEXT: note: handler (offset [[H]])
-# DEPTH-NEXT: :12:13: note: also covered: LOAD_ATTR 0, at live stack depth 1 (offset 6)
+# A raising instruction's live depth counts its inputs as popped
+# (handler-depth-at-raise.py): LOAD_ATTR's 1 - 1.
+# DEPTH-NEXT: :12:13: note: also covered: LOAD_ATTR 0, at live stack depth 0 (offset 6)
 # DEPTH-COUNT-8: note: also covered:
 # DEPTH-NEXT: error: the stack reaches depth 6 at LOAD_GLOBAL 4 but co_stacksize is 5; {{.*}} (co_stacksize must be at least 6) [stacksize-too-small]
 # DEPTH:      pyverify: 1 file(s), 1 code object(s): 2 error(s), 0 warning(s), 0 remark(s)
