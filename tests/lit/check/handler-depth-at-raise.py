@@ -27,7 +27,7 @@
 # RUN: %not --code 1 %pyverify check --python-version=3.13 %t.b313 2>&1 | FileCheck %s --check-prefix=BINOP
 # RUN: %mkcode marshal %s %t.b314 --object BINOP314
 # RUN: %not --code 1 %pyverify check --python-version=3.14 %t.b314 2>&1 | FileCheck %s --check-prefix=BINOP
-# BINOP: error: BINARY_OP 0 is covered by entry {{.*}} whose depth 1 is above the live stack depth 0 here; unwinding would keep slots this instruction already popped{{.*}}[handler-depth-exceeds-stack]
+# BINOP: error: BINARY_OP 0 is covered by entry {{.*}} whose depth 1 is above the live stack depth 0 here; unwinding would keep slots this instruction already popped [handler-depth-exceeds-stack]
 # RUN: %mkcode marshal %s %t.a311 --object ATTR311
 # RUN: %not --code 1 %pyverify check %t.a311 2>&1 | FileCheck %s --check-prefix=ATTR
 # RUN: %mkcode marshal %s %t.a313 --object ATTR313
@@ -48,14 +48,14 @@ if __name__ == "mkcode":
     K = (None, "ab")
     N = ("nope",)
     T = argt.__code__
-    BINOP311 = code("7c0064017a00000053002300010059005300", "81040502",
+    BINOP311 = code("7c0064017a00000053002300010059005300", "81030502",
                     consts=K, names=N, template=T)
     BINOP312 = BINOP311  # the same bytes in 3.12
-    BINOP313 = code("550053012d0000002400210020001f002400", "81040502",
+    BINOP313 = code("550053012d0000002400210020001f002400", "81030502",
                     consts=K, names=N, template=T)
     BINOP314 = code("540052012c0000000000000000000000230020001f001d002300",
-                    "81080902", consts=K, names=N, template=T)
-    ATTR311 = code("7c006a00000000000000000053002300010059005300", "81060702",
+                    "81070902", consts=K, names=N, template=T)
+    ATTR311 = code("7c006a00000000000000000053002300010059005300", "81050702",
                    consts=K, names=N, template=T)
     ATTR313 = code("550052000000000000000000000000000000000000002400210020001f"
-                   "002400", "810b0c02", consts=K, names=N, template=T)
+                   "002400", "810a0c02", consts=K, names=N, template=T)
