@@ -34,6 +34,19 @@
 # RUN: %not --code 1 %pyverify check --python-version=3.15 %t.ma315 2>&1 | FileCheck %s --check-prefix=MA
 # MA: error: 6 MAP_ADD 1 takes the value #3 from the top, which is a bool or another object that is not an exception (pushed by LOAD_CONST at 0), where it needs a dict: CPython does not check, and crashes [value-kind-mismatch]
 #
+# MAP_ADD reaching the bound __exit__ of a with (BEFORE_WITH's, 3.14's
+# LOAD_SPECIAL's): SIGSEGV on 3.11.7 and 3.13.0, a trap on 3.14.2 (the
+# differential sweep's 3.13 case 2767 of seed 24, with comprehensions in
+# its programs). The exit slot is known not to be a dict (a bound method).
+# RUN: %mkcode marshal %s %t.mx311 --object MAEXIT311
+# RUN: %not --code 1 %pyverify check %t.mx311 2>&1 | FileCheck %s --check-prefix=MAEXIT
+# RUN: %mkcode marshal %s %t.mx313 --object MAEXIT313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.mx313 2>&1 | FileCheck %s --check-prefix=MAEXIT
+# MAEXIT: error: 8 MAP_ADD 2 takes the value #4 from the top, which is a bool or another object that is not an exception (pushed by BEFORE_WITH at 2), where it needs a dict
+# RUN: %mkcode marshal %s %t.mx314 --object MAEXIT314
+# RUN: %not --code 1 %pyverify check --python-version=3.14 %t.mx314 2>&1 | FileCheck %s --check-prefix=MAEXIT314
+# MAEXIT314: error: 24 MAP_ADD 3 takes the value #5 from the top, which is a bool or another object that is not an exception (pushed by LOAD_SPECIAL at 4), where it needs a dict
+#
 # Controls: the containers the compiler builds, and a parameter.
 # RUN: %mkcode marshal %s %t.laok311 --object LAOK311
 # RUN: %pyverify check %t.laok311 | FileCheck %s --check-prefix=GOOD
@@ -76,3 +89,12 @@ if __name__ == "mkcode":
     MAOK313 = code("3000530353015f012400", "", consts=K)
     MAOK315 = code("2d005103510161012100", "", consts=K)
     LAARG313 = code("5500530150012400", "", consts=K, template=argt.__code__)
+    # LOAD_FAST cm, the version's with entry, LOAD_CONST 'k', LOAD_CONST 7,
+    # MAP_ADD to the exit slot, POP_TOP, RETURN_VALUE.
+    KV = (None, "k", 7)
+    MAEXIT311 = code("7c00350064016402930201005300", "", consts=KV,
+                     template=argt.__code__)
+    MAEXIT313 = code("55000200530153025f0220002400", "", consts=KV,
+                     template=argt.__code__)
+    MAEXIT314 = code("54003b015f01750275035f0034000000000000005201520262031f"
+                     "002300", "", consts=KV, template=argt.__code__)
