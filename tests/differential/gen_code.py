@@ -136,7 +136,8 @@ REPLACEMENTS = [n for n in (
     "LOAD_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "END_FOR",
     "CALL_INTRINSIC_2", "LOAD_FAST_BORROW", "LOAD_FAST_BORROW_LOAD_FAST_BORROW",
     "LOAD_SPECIAL", "POP_ITER", "LOAD_SMALL_INT", "NOT_TAKEN",
-    "LOAD_COMMON_CONSTANT") if has(n)]
+    "LOAD_COMMON_CONSTANT", "BUILD_LIST", "BUILD_MAP", "LIST_APPEND",
+    "LIST_EXTEND", "MAP_ADD") if has(n)]
 
 
 # --- building a spec into a code object -----------------------------------
@@ -586,7 +587,7 @@ class Gen:
             kinds.append("clear")
         kinds.append("unpack")
         if nest < 3:
-            kinds.append("for")
+            kinds += ["for", "comprehension"]
         kind = r.choice(kinds)
         if kind == "pop":
             self.expr(2)
@@ -633,6 +634,8 @@ class Gen:
             self.loop(depth, nest)
         elif kind == "for":
             self.for_loop(depth, nest)
+        elif kind == "comprehension":
+            self.comprehension()
         elif kind == "unpack":
             value = r.choice([(1, 2), ("a", None), (), (7,), "ab"])
             self.emit("LOAD_CONST", self.const(value))
@@ -688,6 +691,44 @@ class Gen:
             elif V313:
                 self.emit("POP_TOP")
         self.place(out)
+
+    def comprehension(self):
+        """[x for x in <const>] or {x: x for ...}, inlined as 3.12's compiler
+        does (3.11's runs in a code object of its own, the same shape): the
+        container under the iterator, LIST_APPEND / MAP_ADD reaching past
+        the iterator's slots to it; then the container is stored or
+        dropped."""
+        r = self.rng
+        top, end, out = self.label(), self.label(), self.label()
+        as_dict = r.random() < 0.4
+        self.emit("BUILD_MAP" if as_dict else "BUILD_LIST", 0)
+        self.emit("LOAD_CONST", self.const(r.choice([(1, 2), ("a", None), (), "ab"])))
+        self.emit("GET_ITER")
+        self.place(top)
+        self.loop_heads.append(top)
+        self.emit("FOR_ITER", 0, out if V311 else end)
+        targets = [i for i in range(3, len(self.varnames)) if i != FUEL]
+        x = r.choice(targets)
+        self.emit("STORE_FAST", x)
+        self.emit(self.fast_load(), x)
+        if as_dict:
+            self.emit(self.fast_load(), x)
+            self.emit("MAP_ADD", 1 + ITER_SLOTS)
+        else:
+            self.emit("LIST_APPEND", 1 + ITER_SLOTS)
+        self.emit("JUMP_BACKWARD", 0, top)
+        if not V311:
+            self.place(end)
+            self.emit("END_FOR")
+            if has("POP_ITER"):
+                self.emit("POP_ITER")
+            elif V313:
+                self.emit("POP_TOP")
+        self.place(out)
+        if r.random() < 0.5:
+            self.emit("STORE_FAST", r.choice(targets))
+        else:
+            self.emit("POP_TOP")
 
     def try_except(self, depth, nest, in_loop, match):
         r = self.rng
@@ -851,7 +892,8 @@ def corrupt(g, spec):
             "LOAD_FAST_AND_CLEAR", "LOAD_FAST_CHECK", "RAISE_VARARGS", "CALL",
             "KW_NAMES", "CALL_KW", "UNPACK_SEQUENCE", "STORE_FAST_STORE_FAST",
             "LOAD_FAST_BORROW", "LOAD_FAST_BORROW_LOAD_FAST_BORROW",
-            "LOAD_SPECIAL", "LOAD_COMMON_CONSTANT", "LOAD_SMALL_INT")]
+            "LOAD_SPECIAL", "LOAD_COMMON_CONSTANT", "LOAD_SMALL_INT",
+            "LIST_APPEND", "MAP_ADD")]
         if not cands:
             return corrupt(g, spec)
         it = items[r.choice(cands)]
