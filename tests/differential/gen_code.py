@@ -675,13 +675,23 @@ class Gen:
         r = self.rng
         top, end, out = self.label(), self.label(), self.label()
         self.emit("LOAD_CONST", self.const(r.choice([(1, 2), ("a", None), (), "ab"])))
+        self.iter_head(top, end, out)
+        targets = [i for i in range(3, len(self.varnames)) if i != FUEL]
+        self.emit("STORE_FAST", r.choice(targets))
+        self.block(depth + ITER_SLOTS, nest + 1, True)
+        self.iter_exit(top, end, out)
+
+    def iter_head(self, top, end, out):
+        """GET_ITER, the loop head top, FOR_ITER: exhausted, to end (3.12+:
+        its END_FOR) or, 3.11, out."""
         self.emit("GET_ITER")
         self.place(top)
         self.loop_heads.append(top)
         self.emit("FOR_ITER", 0, out if V311 else end)
-        targets = [i for i in range(3, len(self.varnames)) if i != FUEL]
-        self.emit("STORE_FAST", r.choice(targets))
-        self.block(depth + ITER_SLOTS, nest + 1, True)
+
+    def iter_exit(self, top, end, out):
+        """The jump back to top, then the version's loop exit at end (END_FOR,
+        3.13's POP_TOP or 3.14's POP_ITER) and the label out."""
         self.emit("JUMP_BACKWARD", 0, top)
         if not V311:
             self.place(end)
@@ -703,10 +713,7 @@ class Gen:
         as_dict = r.random() < 0.4
         self.emit("BUILD_MAP" if as_dict else "BUILD_LIST", 0)
         self.emit("LOAD_CONST", self.const(r.choice([(1, 2), ("a", None), (), "ab"])))
-        self.emit("GET_ITER")
-        self.place(top)
-        self.loop_heads.append(top)
-        self.emit("FOR_ITER", 0, out if V311 else end)
+        self.iter_head(top, end, out)
         targets = [i for i in range(3, len(self.varnames)) if i != FUEL]
         x = r.choice(targets)
         self.emit("STORE_FAST", x)
@@ -716,15 +723,7 @@ class Gen:
             self.emit("MAP_ADD", 1 + ITER_SLOTS)
         else:
             self.emit("LIST_APPEND", 1 + ITER_SLOTS)
-        self.emit("JUMP_BACKWARD", 0, top)
-        if not V311:
-            self.place(end)
-            self.emit("END_FOR")
-            if has("POP_ITER"):
-                self.emit("POP_ITER")
-            elif V313:
-                self.emit("POP_TOP")
-        self.place(out)
+        self.iter_exit(top, end, out)
         if r.random() < 0.5:
             self.emit("STORE_FAST", r.choice(targets))
         else:
