@@ -764,73 +764,41 @@ class Gen:
         self.place(end)
 
     def with_stmt(self, depth, nest, in_loop):
-        if V314:
-            return self.with_stmt_314(depth, nest, in_loop)
+        """`with cm:` as the version's compiler writes it: the bound __exit__
+        below the body (to 3.13 BEFORE_WITH's method; 3.14 LOAD_SPECIAL's
+        function and self, __enter__ called through LOAD_SPECIAL), the exit
+        called with three Nones, the handler's WITH_EXCEPT_START over the
+        exit, lasti, the saved exception and the raised one."""
         handler, cleanup, suppress, end = (self.label() for _ in range(4))
         saved = self.handler
-        self.emit("LOAD_FAST", 0)
-        self.emit("BEFORE_WITH")
-        self.handler = (handler, depth + 1, True)
+        exit_slots = 2 if V314 else 1
+        self.emit(self.fast_load(), 0)
+        if V314:
+            self.emit("COPY", 1)
+            self.emit("LOAD_SPECIAL", 1)          # __exit__
+            self.emit("SWAP", 2)
+            self.emit("SWAP", 3)
+            self.emit("LOAD_SPECIAL", 0)          # __enter__
+            self.emit("CALL", 0)
+        else:
+            self.emit("BEFORE_WITH")
+        self.handler = (handler, depth + exit_slots, True)
         self.emit("POP_TOP")
-        self.block(depth + 1, nest + 1, in_loop)
+        self.block(depth + exit_slots, nest + 1, in_loop)
         self.handler = saved
-        none = self.const(None)
         for _ in range(3):
-            self.emit("LOAD_CONST", none)
+            self.load_none()
         if V311:
             self.emit("PRECALL", 2)
-        self.emit("CALL", 2)
+        self.emit("CALL", 1 + exit_slots)
         self.emit("POP_TOP")
         self.emit("JUMP_FORWARD", 0, end)
         self.place(handler)
-        self.handler = (cleanup, depth + 3, True)
+        self.handler = (cleanup, depth + exit_slots + 2, True)
         self.emit("PUSH_EXC_INFO")
         self.emit("WITH_EXCEPT_START")
         if has("TO_BOOL"):
             self.emit("TO_BOOL")
-        self.emit(JUMP_IF_TRUE, 0, suppress)
-        self.emit("RERAISE", 2)
-        self.place(suppress)
-        self.emit("POP_TOP")
-        self.handler = saved
-        self.emit("POP_EXCEPT")
-        self.emit("POP_TOP")
-        self.emit("POP_TOP")
-        self.emit("JUMP_FORWARD", 0, end)
-        self.place(cleanup)
-        self.emit("COPY", 3)
-        self.emit("POP_EXCEPT")
-        self.emit("RERAISE", 1)
-        self.place(end)
-
-    def with_stmt_314(self, depth, nest, in_loop):
-        """3.14's `with cm:`: the bound __exit__ as (function, self) below
-        the body, __enter__ called through LOAD_SPECIAL, the exit called with
-        three Nones; the handler's WITH_EXCEPT_START reads the exit pair
-        under lasti, the saved exception and the raised one."""
-        handler, cleanup, suppress, end = (self.label() for _ in range(4))
-        saved = self.handler
-        self.emit(self.fast_load(), 0)
-        self.emit("COPY", 1)
-        self.emit("LOAD_SPECIAL", 1)          # __exit__
-        self.emit("SWAP", 2)
-        self.emit("SWAP", 3)
-        self.emit("LOAD_SPECIAL", 0)          # __enter__
-        self.emit("CALL", 0)
-        self.handler = (handler, depth + 2, True)
-        self.emit("POP_TOP")
-        self.block(depth + 2, nest + 1, in_loop)
-        self.handler = saved
-        for _ in range(3):
-            self.load_none()
-        self.emit("CALL", 3)
-        self.emit("POP_TOP")
-        self.emit("JUMP_FORWARD", 0, end)
-        self.place(handler)
-        self.handler = (cleanup, depth + 4, True)
-        self.emit("PUSH_EXC_INFO")
-        self.emit("WITH_EXCEPT_START")
-        self.emit("TO_BOOL")
         self.emit(JUMP_IF_TRUE, 0, suppress)
         self.not_taken()
         self.emit("RERAISE", 2)
@@ -838,7 +806,7 @@ class Gen:
         self.emit("POP_TOP")
         self.handler = saved
         self.emit("POP_EXCEPT")
-        for _ in range(3):
+        for _ in range(1 + exit_slots):
             self.emit("POP_TOP")
         self.emit("JUMP_FORWARD", 0, end)
         self.place(cleanup)
