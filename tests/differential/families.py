@@ -93,6 +93,13 @@ SHAPES = {
     # precondition (PRECONDITIONS; the 3.12 sweep of seed 20261207, case
     # 9494, minimised).
     "for-iter-of-argument": "FOR_LOOP_OF_ARGUMENT",
+    # LIST_APPEND to a constant that is not a list: known wrong (reported);
+    # to an argument (a=7): a stated precondition (the 3.11 sweep of seed
+    # 777, case 632).
+    "list-append-to-str": [("LOAD_CONST", AB), ("LOAD_CONST", ONE),
+                           ("LIST_APPEND", 1), ("RETURN_VALUE", 0)],
+    "list-append-to-argument": [("LOAD_FAST", 3), ("LOAD_CONST", ONE),
+                                ("LIST_APPEND", 1), ("RETURN_VALUE", 0)],
     # CHECK_EXC_MATCH of an int against a class (harmless: a control)
     "check-exc-match-of-int": [("LOAD_FAST", 3), ("LOAD_FAST", 2),
                                ("CHECK_EXC_MATCH", 0), ("RETURN_VALUE", 0)],
@@ -107,7 +114,7 @@ SHAPES = {
 # They are built and run like the others and printed, but a crash among
 # them is not a miss.
 PRECONDITIONS = {"intrinsic-subscript-generic-of-argument",
-                 "for-iter-of-argument"}
+                 "for-iter-of-argument", "list-append-to-argument"}
 
 
 def for_loop(version, iterable=("LOAD_CONST", TUPLE)):
