@@ -180,7 +180,7 @@ def main():
         diags = by_file.get(base + ".marshal", [])
         clean = not errs and run_sweep.is_clean(diags)
         ran = run_sweep.run_alone(a.python, dict(spec, file=base + ".marshal"),
-                                  a.out, a.timeout, "family")
+                                  a.out, a.timeout, f"family-{version}")
         verdict = "CLEAN" if clean else "error " + ",".join(
             sorted({x["check"] for x in diags if x["severity"] == "error"}))
         bad = clean and ran.startswith("crash")
