@@ -484,13 +484,9 @@ private:
                                              const SlotRules &Rules) const {
     const Instruction &In = Insts[I];
     size_t N = S.Stack.size();
-    for (const SlotRules::Need &Nd : Rules.Needs) {
-      size_t Slot = Nd.Slot < slotdef::ArgSlot
-                        ? Nd.Slot
-                        : size_t(In.Arg) + (Nd.Slot - slotdef::ArgSlot);
-      if (Slot < N)
+    for (const SlotRules::Need &Nd : Rules.Needs)
+      if (uint64_t Slot = Nd.slotFor(In.Arg); Slot < N)
         checkNeed(S.Stack[N - 1 - Slot], Nd, uint32_t(Slot), I, R);
-    }
     llvm::SmallVector<Slot, 2> From;
     for (const SlotRules::Make &M : Rules.Makes)
       From.push_back(M.From >= 0 && size_t(M.From) < N ? S.Stack[N - 1 - M.From]

@@ -56,10 +56,11 @@ void expectSlotRead(unsigned Versions, llvm::StringRef Name, int Arg,
     return;
   }
   ASSERT_EQ(Arg, AnyArg) << Name.str() << ": an argument slot for any argument";
+  SlotRules::Need N{uint8_t(Slot), KUnknown, false};
   for (int A = 1; A <= 8; ++A)
     forEachVersion(Versions, Name, A,
                    [&](const StackIO &E, const std::string &W) {
-                     EXPECT_LT(A + (Slot - ArgSlot), E.Reads)
+                     EXPECT_LT(int64_t(N.slotFor(uint32_t(A))), E.Reads)
                          << W << " with argument " << A;
                    });
 }

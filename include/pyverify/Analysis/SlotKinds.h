@@ -7,10 +7,9 @@
 // None, a handler entry's lasti (an int), a list (BUILD_LIST), an iterator
 // (GET_ITER), a tuple, a function (MAKE_FUNCTION), a cell (a local that
 // MAKE_CELL or COPY_FREE_VARS set up), a dict (BUILD_MAP), another object
-// known to be none of
-// those (a constant, a bool from IS_OP), NULL, and an unknown object
-// (anything). getSlotRules() gives an instruction's
-// row of SlotKinds.def: the kinds it needs in the slots it reads and makes
+// known to be none of those (a constant, a bool from IS_OP), NULL, and an
+// unknown object (anything). getSlotRules() gives an instruction's row of
+// SlotKinds.def: the kinds it needs in the slots it reads and makes
 // in the slots it writes, and whether it tests a value for None. Nothing
 // else about these kinds is written anywhere.
 //
@@ -61,9 +60,16 @@ constexpr int ArgSlot = 128;
 /// One instruction's row of SlotKinds.def (slots count from the top).
 struct SlotRules {
   struct Need {
-    uint8_t Slot; ///< From slotdef::ArgSlot: the argument plus the rest.
+    uint8_t Slot;      ///< From slotdef::ArgSlot: the argument plus the rest
+                       ///< (slotFor()).
     SlotKinds Allowed; ///< KUnknown in it: an unknown object is not reported.
     bool Exception;    ///< exception-slot-type; else value-kind-mismatch.
+    /// The slot (0 = top) it needs of an instruction with argument \p Arg.
+    uint64_t slotFor(uint32_t Arg) const {
+      return Slot < slotdef::ArgSlot
+                 ? Slot
+                 : uint64_t(Arg) + (Slot - slotdef::ArgSlot);
+    }
   };
   struct Make {
     uint8_t Slot;

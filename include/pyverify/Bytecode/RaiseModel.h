@@ -79,7 +79,9 @@ bool breakerRaisesAtTarget(const Instruction &I);
 /// unwinding, and 3.11's may leave a NULL where the result goes, a slot
 /// unwinding would keep; except YIELD_VALUE, whose exceptions are thrown in
 /// when the frame resumes, with the sent value (None for throw()) already
-/// pushed in its result's place (nothing taken). Measured:
+/// pushed in its result's place (nothing taken: the compilers' own yields
+/// and awaits in a try, 2,326 YIELD_VALUEs of 3.12's stdlib, are covered at
+/// that depth and run). Measured on the interpreters:
 /// tests/lit/check/handler-depth-at-raise.py.
 int64_t raisePops(const Instruction &I);
 
