@@ -100,6 +100,12 @@ SHAPES = {
                            ("LIST_APPEND", 1), ("RETURN_VALUE", 0)],
     "list-append-to-argument": [("LOAD_FAST", 3), ("LOAD_CONST", ONE),
                                 ("LIST_APPEND", 1), ("RETURN_VALUE", 0)],
+    # MAP_ADD reaching a with's bound __exit__ (the 3.13 sweep of seed 24,
+    # case 2767); BEFORE_WITH's layout, so 3.11-3.13 (see main()).
+    "map-add-to-with-exit": [("LOAD_FAST", 0), ("BEFORE_WITH", 0),
+                             ("LOAD_CONST", AB), ("LOAD_CONST", ONE),
+                             ("MAP_ADD", 2), ("POP_TOP", 0),
+                             ("RETURN_VALUE", 0)],
     # CHECK_EXC_MATCH of an int against a class (harmless: a control)
     "check-exc-match-of-int": [("LOAD_FAST", 3), ("LOAD_FAST", 2),
                                ("CHECK_EXC_MATCH", 0), ("RETURN_VALUE", 0)],
@@ -167,6 +173,8 @@ def main():
             continue   # no CALL_INTRINSIC_1 before 3.12
         if name.startswith("call-kw") and version < "3.13":
             continue   # no CALL_KW before 3.13
+        if name.endswith("with-exit") and version >= "3.14":
+            continue   # no BEFORE_WITH from 3.14
         spec = spec_of(version, name, shape)
         base = os.path.join(a.out, f"{version}-{name}")
         with open(base + ".json", "w") as f:
