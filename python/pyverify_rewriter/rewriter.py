@@ -208,11 +208,45 @@ def check_function(code):
                            reason="cell-variables")
 
 
-def analyze_break(code, break_offset, modes=(), assume_bound=False):
+class _CodeFacts:
+    """What analyze_break reads of a code object that does not depend on the
+    break: its instructions and their analyses, each made on first use (an
+    analysis that raises raises again at its next use, as without sharing).
+    break_points shares one across every CALL of the code; the rewrite gets
+    its own (it edits the instructions)."""
+
+    def __init__(self, code):
+        self.instrs = decode(code)
+        self.idx = index_of(self.instrs)
+        self.by_off = {ins.orig: k for k, ins in enumerate(self.instrs)}
+        self._sim = self._live = self._assigned = None
+        self._argnames = _arg_names(code)
+
+    @property
+    def sim(self):
+        if self._sim is None:
+            self._sim = simulate(self.instrs)
+        return self._sim
+
+    @property
+    def live(self):
+        if self._live is None:
+            self._live = liveness(self.instrs)
+        return self._live
+
+    @property
+    def assigned(self):
+        if self._assigned is None:
+            self._assigned = assigned_locals(self.instrs, self._argnames)
+        return self._assigned
+
+
+def analyze_break(code, break_offset, modes=(), assume_bound=False,
+                  facts=None):
     check_function(code)
-    instrs = decode(code)
-    idx = index_of(instrs)
-    by_off = {ins.orig: k for k, ins in enumerate(instrs)}
+    if facts is None:
+        facts = _CodeFacts(code)
+    instrs, idx, by_off = facts.instrs, facts.idx, facts.by_off
     if break_offset not in by_off:
         raise RewriteError("offset %d is not an instruction start"
                            % break_offset, reason="bad-offset")
@@ -225,7 +259,7 @@ def analyze_break(code, break_offset, modes=(), assume_bound=False):
     if kg is None:
         raise RewriteError("CALL at %d is not preceded by its PRECALL"
                            % break_offset, reason="no-precall")
-    sim = simulate(instrs)
+    sim = facts.sim
     if kg not in sim.states or kc not in sim.states:
         raise RewriteError("the CALL at %d is unreachable" % break_offset,
                            reason="unreachable")
@@ -318,8 +352,8 @@ def analyze_break(code, break_offset, modes=(), assume_bound=False):
             method_loads.add(s.prov)
     # --- locals ------------------------------------------------------------
     argnames = _arg_names(code)
-    live = liveness(instrs)
-    must, may = assigned_locals(instrs, argnames)
+    live = facts.live
+    must, may = facts.assigned
     kr = kc + 1
     resume_live = set(live[kr]) if kr < len(instrs) else set()
     defined = must.get(kc, frozenset())
@@ -1491,11 +1525,12 @@ def break_points(func, mode_names=frozenset()):
     code, _ = _code_of(func)
     check_function(code)
     out = []
+    facts = _CodeFacts(code)
     for ins in decode(code):
         if ins.op not in CALL_OPS:
             continue
         try:
-            info = analyze_break(code, ins.orig)
+            info = analyze_break(code, ins.orig, facts=facts)
         except RewriteError as e:
             out.append(BreakPoint(ins.orig, None, (), e.reason))
             continue
