@@ -19,6 +19,8 @@
 #include "pyverify/Bytecode/DecodedCode.h"
 #include "pyverify/Bytecode/VersionOpcodes.h"
 
+#include "TestVersions.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include "gtest/gtest.h"

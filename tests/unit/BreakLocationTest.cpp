@@ -29,7 +29,6 @@ using namespace pyverify::test;
 
 namespace {
 
-constexpr PythonVersion V311 = PythonVersion::V3_11;
 using Ops = std::vector<std::pair<llvm::StringRef, uint8_t>>;
 
 DecodedAssembly frame(const Ops &Code) {

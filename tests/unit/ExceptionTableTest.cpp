@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ParserTest.h"
+
 #include "pyverify/Bytecode/ExceptionTable.h"
 #include "pyverify/Bytecode/InstructionStream.h"
 
@@ -15,17 +17,10 @@
 #include "gtest/gtest.h"
 
 using namespace pyverify;
+using namespace pyverify::test;
 using llvm::StringRef;
 
 namespace {
-
-std::string unhex(StringRef Hex) {
-  std::string Digits;
-  for (char C : Hex)
-    if (C != ' ' && C != '|')
-      Digits.push_back(C);
-  return llvm::fromHex(Digits);
-}
 
 std::string hex(StringRef Bytes) {
   std::string Out;
@@ -35,19 +30,6 @@ std::string hex(StringRef Bytes) {
     Out += llvm::toHex(Bytes.substr(I, 1), /*LowerCase=*/true);
   }
   return Out;
-}
-
-template <typename T>
-::testing::AssertionResult failsWith(llvm::Expected<T> R, StringRef Needle) {
-  if (R)
-    return ::testing::AssertionFailure()
-           << "expected an error containing '" << Needle.str()
-           << "', but it succeeded";
-  std::string Msg = llvm::toString(R.takeError());
-  if (StringRef(Msg).contains(Needle))
-    return ::testing::AssertionSuccess() << Msg;
-  return ::testing::AssertionFailure()
-         << "error '" << Msg << "' does not contain '" << Needle.str() << "'";
 }
 
 /// An entry in byte offsets: [Start, End) -> Target, Depth, Lasti.

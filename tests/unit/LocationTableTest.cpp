@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ParserTest.h"
+
 #include "pyverify/Bytecode/LocationTable.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -13,17 +15,10 @@
 #include "gtest/gtest.h"
 
 using namespace pyverify;
+using namespace pyverify::test;
 using llvm::StringRef;
 
 namespace {
-
-std::string unhex(StringRef Hex) {
-  std::string Digits;
-  for (char C : Hex)
-    if (C != ' ')
-      Digits.push_back(C);
-  return llvm::fromHex(Digits);
-}
 
 /// A position as co_positions() prints it: "(1, 1, 4, 5)", None for absent.
 std::string show(const Position &P) {
@@ -47,19 +42,6 @@ std::vector<std::string> decode(StringRef Hex, int32_t FirstLine,
 }
 
 using Ps = std::vector<std::string>;
-
-template <typename T>
-::testing::AssertionResult failsWith(llvm::Expected<T> R, StringRef Needle) {
-  if (R)
-    return ::testing::AssertionFailure()
-           << "expected an error containing '" << Needle.str()
-           << "', but decoding succeeded";
-  std::string Msg = llvm::toString(R.takeError());
-  if (StringRef(Msg).contains(Needle))
-    return ::testing::AssertionSuccess() << Msg;
-  return ::testing::AssertionFailure()
-         << "error '" << Msg << "' does not contain '" << Needle.str() << "'";
-}
 
 //===-- Forms -------------------------------------------------------------===//
 

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ParserTest.h"
+
 #include "pyverify/Bytecode/Marshal.h"
 // Its PrintTo for CodeObject: every test file that prints one in an
 // assertion must see the same printer (Matchers.h says why).
@@ -29,6 +31,7 @@
 #include <type_traits>
 
 using namespace pyverify;
+using namespace pyverify::test;
 using llvm::StringRef;
 
 namespace {
@@ -36,14 +39,6 @@ namespace {
 //===-- Encoders ----------------------------------------------------------===//
 
 constexpr uint8_t Ref = 0x80;
-
-std::string unhex(StringRef Hex) {
-  std::string Digits;
-  for (char C : Hex)
-    if (C != ' ')
-      Digits.push_back(C);
-  return llvm::fromHex(Digits);
-}
 
 std::string i32(int32_t V) {
   char B[4];
@@ -157,19 +152,6 @@ const char *const ModuleHex =
     "3e720700000001000000730e000000f003010101d804058001800180017205000000";
 
 //===-- Assertions --------------------------------------------------------===//
-
-template <typename T>
-::testing::AssertionResult failsWith(llvm::Expected<T> R, StringRef Needle) {
-  if (R)
-    return ::testing::AssertionFailure()
-           << "expected an error containing '" << Needle.str()
-           << "', but reading succeeded";
-  std::string Msg = llvm::toString(R.takeError());
-  if (StringRef(Msg).contains(Needle))
-    return ::testing::AssertionSuccess() << Msg;
-  return ::testing::AssertionFailure()
-         << "error '" << Msg << "' does not contain '" << Needle.str() << "'";
-}
 
 /// Reads \p Bytes, which must be valid.
 Value readOk(StringRef Bytes) {

@@ -30,8 +30,6 @@ using namespace pyverify::test;
 
 namespace {
 
-constexpr PythonVersion V311 = PythonVersion::V3_11;
-
 /// The value-kind pass on \p C: its issues, or its error's text.
 std::string valueKindsOf(const CodeObject &C, size_t *NumIssues = nullptr) {
   DecodedAssembly A = decodeAssembled(C);

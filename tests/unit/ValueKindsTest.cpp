@@ -22,6 +22,7 @@
 #include <vector>
 
 using namespace pyverify;
+using namespace pyverify::test;
 
 namespace {
 
@@ -48,10 +49,6 @@ bool has(const std::vector<std::string> &Fs, llvm::StringRef Check,
       return true;
   return false;
 }
-
-constexpr PythonVersion V311 = PythonVersion::V3_11,
-                        V312 = PythonVersion::V3_12,
-                        V313 = PythonVersion::V3_13;
 
 TEST(ValueKinds, CallLayoutOfAnotherVersion) {
   // 3.13: the callable first, its NULL after (LOAD_GLOBAL g + NULL).

@@ -5,8 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "pyverify/Bytecode/Value.h"
+#include "TestVersions.h"
+
 #include "pyverify/Bytecode/CodeObject.h"
+#include "pyverify/Bytecode/Value.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -16,10 +18,10 @@
 #include <limits>
 
 using namespace pyverify;
+using namespace pyverify::test;
 
 namespace {
 
-constexpr PythonVersion V311 = PythonVersion::V3_11;
 const double Inf = std::numeric_limits<double>::infinity();
 const double NaN = std::numeric_limits<double>::quiet_NaN();
 
