@@ -28,6 +28,6 @@ config.substitutions.append(("%python", config.python))
 config.substitutions.append(
     ("%mkcode", f"{config.python} {config.test_source_root}/Inputs/mkcode.py"))
 config.substitutions.append(("FileCheck", config.filecheck))
-config.substitutions.append(("%not", f"{config.python} {config.test_source_root}/Inputs/not.py"))
+config.substitutions.append(("%not", f"/bin/sh {config.test_source_root}/Inputs/not.sh"))
 config.environment["PYTHONHASHSEED"] = "0"
 config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
