@@ -58,10 +58,33 @@
 # RUN: %pyverify check --python-version=3.15 %t.maok315 | FileCheck %s --check-prefix=GOOD
 # RUN: %mkcode marshal %s %t.laarg313 --object LAARG313
 # RUN: %pyverify check --python-version=3.13 %t.laarg313 | FileCheck %s --check-prefix=GOOD
+#
+# A container that is an element of another list, as TorchDynamo builds it
+# for a graph break in a comprehension or a nested frame
+# (`_handle_comprehension_graph_break`, the nested graph break's "add the
+# leaf_resume result to frame N-1 stack": COPY, LOAD_CONST 0, BINARY_SUBSCR
+# -- here sliced as well -- then SWAP 2, LIST_APPEND 1): an object of
+# unknown type to the kinds, and a list at run time (each shape below runs
+# on its interpreter, 3.11.7 / 3.12.1 / 3.13.0 / 3.14.2, and returns the
+# list appended to). This is why a container of unknown type is a
+# precondition and not a finding: the emitter's own lists reach LIST_APPEND
+# through a subscript, not only as arguments.
+# RUN: %mkcode marshal %s %t.dyn311 --object DYN311
+# RUN: %pyverify check %t.dyn311 | FileCheck %s --check-prefix=GOOD
+# RUN: %mkcode marshal %s %t.dyn312 --object DYN312
+# RUN: %pyverify check --python-version=3.12 %t.dyn312 | FileCheck %s --check-prefix=GOOD
+# RUN: %mkcode marshal %s %t.dyn313 --object DYN313
+# RUN: %pyverify check --python-version=3.13 %t.dyn313 | FileCheck %s --check-prefix=GOOD
+# RUN: %mkcode marshal %s %t.dyn314 --object DYN314
+# RUN: %pyverify check --python-version=3.14 %t.dyn314 | FileCheck %s --check-prefix=GOOD
 # GOOD: 0 error(s), 0 warning(s)
 
 
 def argt(container):
+    pass
+
+
+def frames(frame_values, value):
     pass
 
 
@@ -98,3 +121,17 @@ if __name__ == "mkcode":
                      template=argt.__code__)
     MAEXIT314 = code("54003b015f01750275035f0034000000000000005201520262031f"
                      "002300", "", consts=KV, template=argt.__code__)
+    # RESUME, LOAD_FAST frame_values, LOAD_FAST value, COPY 2, LOAD_CONST 0,
+    # the subscript (3.14: BINARY_OP NB_SUBSCR), LOAD_CONST 0, LOAD_CONST 2,
+    # the slice (3.11: BUILD_SLICE, BINARY_SUBSCR), SWAP 2, LIST_APPEND 1,
+    # SWAP 2, POP_TOP, RETURN_VALUE: frame_values[0][0:2] + [value].
+    KD = (None, 0, 2)
+    DYN311 = code("97007c007c01780264011900000000000000000064016402850219000000"
+                  "00000000000063029101630201005300", "", consts=KD,
+                  template=frames.__code__)
+    DYN312 = code("97007c007c017802640119000000640164021a0063029101630201005300",
+                  "", consts=KD, template=frames.__code__)
+    DYN313 = code("9500550055013d0253010500000053015302040073025001730220002400",
+                  "", consts=KD, template=frames.__code__)
+    DYN314 = code("8000540054013b0252012c1a0000000000000000000052015202010075024e"
+                  "0175021f002300", "", consts=KD, template=frames.__code__)
