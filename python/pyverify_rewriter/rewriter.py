@@ -1526,7 +1526,7 @@ def break_points(func, mode_names=frozenset()):
     check_function(code)
     out = []
     facts = _CodeFacts(code)
-    for ins in decode(code):
+    for ins in facts.instrs:
         if ins.op not in CALL_OPS:
             continue
         try:

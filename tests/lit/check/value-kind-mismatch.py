@@ -38,6 +38,13 @@
 # RUN: %mkcode marshal %s %t.i6b --object I6_313
 # RUN: %not --code 1 %pyverify check --python-version=3.13 %t.i6b 2>&1 | FileCheck %s --check-prefix=I6
 # I6: error: 4 CALL_INTRINSIC_1 6 {{.*}}takes the value on top of the stack, which is a bool or another object that is not an exception (pushed by LOAD_CONST at 2), where it needs a list: CPython does not check, and crashes [value-kind-mismatch]
+# A list of unknown type -- a parameter: a resume function split inside a
+# star-argument call receives the list being built (check/star-call-resume.py)
+# -- is the stated precondition, as for LIST_APPEND's container.
+# RUN: %mkcode marshal %s %t.i6arg --object I6ARG312
+# RUN: %pyverify check --python-version=3.12 %t.i6arg | FileCheck %s --check-prefix=GOOD
+# RUN: %mkcode marshal %s %t.i6argb --object I6ARG313
+# RUN: %pyverify check --python-version=3.13 %t.i6argb | FileCheck %s --check-prefix=GOOD
 # RUN: %mkcode marshal %s %t.i10 --object I10_312
 # RUN: %not --code 1 %pyverify check --python-version=3.12 %t.i10 2>&1 | FileCheck %s --check-prefix=I10
 # RUN: %mkcode marshal %s %t.i10b --object I10_313
@@ -143,6 +150,8 @@ if __name__ == "mkcode":
     I10_312 = code("97006401ad0a5300", "", consts=SEVEN)
     I10_313 = code("95005301370a2400", "", consts=SEVEN)
     I10ARG312 = code("97007c00ad0a5300", "", template=argt.__code__)
+    I6ARG312 = code("97007c00ad065300", "", template=argt.__code__)
+    I6ARG313 = code("9500550037062400", "", template=argt.__code__)
     NOT312 = code("970064010c00ad0a5300", "", consts=SEVEN)
     NOT313 = code("950053012b00370a2400", "", consts=SEVEN)
     TOBOOL313 = code("950053012800000000000000370a2400", "", consts=SEVEN)
