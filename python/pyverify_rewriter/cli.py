@@ -30,7 +30,7 @@ from . import rewriter
 from .analysis import block_chain, handler_kind, index_of
 from .asm import decode
 from .bundle import check_bundle_interpreter, strip_locations, write_bundle
-from .opcodes import OP
+from .opcodes import CALL_OPS, OP
 from .rewriter import (VARIANTS, RewriteError, VariantNotApplicable,
                        break_points, check_function, rewrite)
 
@@ -115,12 +115,17 @@ def _walk(code, prefix=""):
             yield from _walk(c)
 
 
-def gen_stdlib(outdir, pyc_dir, out=sys.stdout, limit=None):
-    """Static bundles for every CALL inside a with body of the stdlib.
+def gen_stdlib(outdir, pyc_dir, out=sys.stdout, limit=None, all_calls=False):
+    """Static bundles for every CALL inside a with body of the stdlib (with
+    ``all_calls``: every call, in a with body or not -- the rewriter's
+    break points at large, for a sweep with ``pyverify check``).
 
     Live locals bound on some paths to the break only are assumed bound
     (``assume_bound``): the shape Dynamo emits for a trace on which they
     are."""
+    fn_key, calls_key = (("functions with a call", "calls") if all_calls else
+                         ("functions with a call in a with body",
+                          "calls in with bodies"))
     counts = collections.Counter()
     fn_reasons = collections.Counter()
     bp_reasons = collections.Counter()
@@ -142,11 +147,11 @@ def gen_stdlib(outdir, pyc_dir, out=sys.stdout, limit=None):
         rel = os.path.splitext(os.path.relpath(path, pyc_dir))[0]
         for co in _walk(top):
             counts["code objects"] += 1
-            sites = _calls_in_with(co)
+            sites = _all_calls(co) if all_calls else _calls_in_with(co)
             if not sites:
                 continue
-            counts["functions with a call in a with body"] += 1
-            counts["calls in with bodies"] += len(sites)
+            counts[fn_key] += 1
+            counts[calls_key] += len(sites)
             try:
                 check_function(co)
             except RewriteError as e:
@@ -170,9 +175,13 @@ def gen_stdlib(outdir, pyc_dir, out=sys.stdout, limit=None):
                 expects[r.expect] += 1
                 if limit and counts["bundles"] >= limit:
                     break
+            if limit and counts["bundles"] >= limit:
+                break  # the limit ends the walk, not only this function
+        if limit and counts["bundles"] >= limit:
+            break
     print("files: %d, code objects: %d" % (len(files), counts["code objects"]),
           file=out)
-    for k in ("functions with a call in a with body", "calls in with bodies",
+    for k in (fn_key, calls_key,
               "calls in rejected functions", "bundles",
               "bundles assuming a maybe-bound local bound"):
         print("  %-45s %d" % (k, counts[k]), file=out)
@@ -184,6 +193,11 @@ def gen_stdlib(outdir, pyc_dir, out=sys.stdout, limit=None):
     for k, n in bp_reasons.most_common():
         print("  %-45s %d" % (k, n), file=out)
     return counts, fn_reasons, bp_reasons, expects
+
+
+def _all_calls(co):
+    """Offsets of every call a break point may be at (CALL_OPS)."""
+    return [ins.orig for ins in decode(co) if ins.op in CALL_OPS]
 
 
 def _calls_in_with(co):
@@ -217,6 +231,8 @@ def main(argv=None):
     s.add_argument("outdir")
     s.add_argument("--pyc-dir", required=True)
     s.add_argument("--limit", type=int, default=None)
+    s.add_argument("--all-calls", action="store_true",
+                   help="every call, not only those inside a with body")
     a = p.parse_args(argv)
     try:
         check_bundle_interpreter()
@@ -231,5 +247,5 @@ def main(argv=None):
     else:
         if not os.path.isdir(a.pyc_dir):
             p.error("--pyc-dir %s is not a directory" % a.pyc_dir)
-        gen_stdlib(a.outdir, a.pyc_dir, limit=a.limit)
+        gen_stdlib(a.outdir, a.pyc_dir, limit=a.limit, all_calls=a.all_calls)
     return 0

@@ -424,6 +424,22 @@ def test_cli_gen_stdlib(tmp_path):
         assert d["resumes"][0]["contexts"]
 
 
+def test_cli_gen_stdlib_all_calls(tmp_path):
+    """--all-calls: break points outside with bodies too (a call of a
+    function without a with gives a resume without contexts)."""
+    pyc = os.path.join(ROOT, "build/corpus/stdlib")
+    if not os.path.isdir(pyc):
+        pytest.skip("build/corpus/stdlib not compiled (make run)")
+    p = _cli("gen-stdlib", str(tmp_path), "--pyc-dir", pyc, "--limit", "40",
+             "--all-calls")
+    assert p.returncode == 0, p.stderr
+    assert "functions with a call " in p.stdout
+    import glob
+    files = glob.glob(str(tmp_path / "**/*.pvb"), recursive=True)
+    assert len(files) == 40  # the limit ends the walk
+    assert any(not read_bundle(f)["resumes"][0]["contexts"] for f in files)
+
+
 def test_assume_bound_is_static_only():
     bp = {b.offset: b for b in break_points(rc.nested_three)}
     off = next(o for o, b in bp.items() if b.reason == "maybe-unbound-local")
