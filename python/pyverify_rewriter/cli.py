@@ -136,47 +136,50 @@ def gen_stdlib(outdir, pyc_dir, out=sys.stdout, limit=None, all_calls=False):
             if n.endswith(".pyc"):
                 files.append(os.path.join(root, n))
     files.sort()
-    for path in files:
-        with open(path, "rb") as f:
-            data = f.read()
-        try:
-            top = marshal.loads(data[16:])
-        except Exception:  # noqa: BLE001
-            fn_reasons["unreadable .pyc"] += 1
-            continue
-        rel = os.path.splitext(os.path.relpath(path, pyc_dir))[0]
-        for co in _walk(top):
-            counts["code objects"] += 1
-            sites = _all_calls(co) if all_calls else _calls_in_with(co)
-            if not sites:
-                continue
-            counts[fn_key] += 1
-            counts[calls_key] += len(sites)
+
+    def break_sites():
+        """(directory, code object, offset) of every site of every function
+        the rewriter accepts, counting as it goes (lazily: the limit ends
+        the walk)."""
+        for path in files:
+            with open(path, "rb") as f:
+                data = f.read()
             try:
-                check_function(co)
-            except RewriteError as e:
-                fn_reasons[e.reason] += 1
-                counts["calls in rejected functions"] += len(sites)
+                top = marshal.loads(data[16:])
+            except Exception:  # noqa: BLE001
+                fn_reasons["unreadable .pyc"] += 1
                 continue
-            for off in sites:
-                rewriter.reset_counter()
-                try:
-                    r = rewrite(co, off, assume_bound=True)
-                except RewriteError as e:
-                    bp_reasons[e.reason] += 1
+            rel = os.path.splitext(os.path.relpath(path, pyc_dir))[0]
+            for co in _walk(top):
+                counts["code objects"] += 1
+                sites = _all_calls(co) if all_calls else _calls_in_with(co)
+                if not sites:
                     continue
-                d = os.path.join(outdir, rel)
-                os.makedirs(d, exist_ok=True)
-                write_bundle(os.path.join(
-                    d, "%s@%d.pvb" % (_safe(co.co_qualname), off)), r)
-                counts["bundles"] += 1
-                if r.assumed_bound:
-                    counts["bundles assuming a maybe-bound local bound"] += 1
-                expects[r.expect] += 1
-                if limit and counts["bundles"] >= limit:
-                    break
-            if limit and counts["bundles"] >= limit:
-                break  # the limit ends the walk, not only this function
+                counts[fn_key] += 1
+                counts[calls_key] += len(sites)
+                try:
+                    check_function(co)
+                except RewriteError as e:
+                    fn_reasons[e.reason] += 1
+                    counts["calls in rejected functions"] += len(sites)
+                    continue
+                for off in sites:
+                    yield os.path.join(outdir, rel), co, off
+
+    for d, co, off in break_sites():
+        rewriter.reset_counter()
+        try:
+            r = rewrite(co, off, assume_bound=True)
+        except RewriteError as e:
+            bp_reasons[e.reason] += 1
+            continue
+        os.makedirs(d, exist_ok=True)
+        write_bundle(os.path.join(
+            d, "%s@%d.pvb" % (_safe(co.co_qualname), off)), r)
+        counts["bundles"] += 1
+        if r.assumed_bound:
+            counts["bundles assuming a maybe-bound local bound"] += 1
+        expects[r.expect] += 1
         if limit and counts["bundles"] >= limit:
             break
     print("files: %d, code objects: %d" % (len(files), counts["code objects"]),
