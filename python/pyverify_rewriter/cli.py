@@ -13,7 +13,9 @@
       one correct bundle per CALL inside a with body of every function of the
       compiled standard library (static: nothing is run), as
       OUTDIR/<module path>/<qualname>@<offset>.pvb; rejections are counted
-      by reason.
+      by reason. --all-calls: every call, in a with body or not (a sweep of
+      the rewriter's break points for `pyverify check`); --limit N: stop
+      after N bundles.
 """
 
 import argparse
