@@ -8,6 +8,9 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cassert>
 #include <optional>
 
@@ -217,6 +220,156 @@ std::optional<std::string> checkRule(const OperandRule &R,
   llvm_unreachable("unknown operand bound");
 }
 
+/// Instruction \p I of \p D against its rules: every rule mayBreak() flags
+/// whose checkRule() has a message is reported. Out of line: the loop that
+/// calls it for the few instructions its quick rows do not pass keeps its
+/// own state in registers.
+LLVM_ATTRIBUTE_NOINLINE void checkRules(const DecodedCode &D, size_t I,
+                                        const Tables &T,
+                                        std::vector<Finding> &Out) {
+  const Instruction &In = D.Insts[I];
+  if (!In.Valid)
+    return;
+  llvm::ArrayRef<OperandRule> Rules = getOperandRules(In.Ver, In.op());
+  if (Rules.empty() || !In.info().HasArg)
+    return;
+  Where At(In);
+  for (const OperandRule &R : Rules) {
+    if (!mayBreak(R, R.value(In.Arg), T))
+      continue;
+    if (std::optional<std::string> Msg = checkRule(R, D.Insts, I, T, At))
+      Out.emplace_back(CheckId::OperandOutOfRange, In.Offset, std::move(*Msg));
+  }
+}
+
+/// What the loop reads of an opcode byte's rules to pass most instructions
+/// over without them: derived, once per (version, byte), from
+/// OperandRules.def's rules and the opcode table, so that the loop tests
+/// the commonest bounds -- an index below a table's size, a value in a
+/// fixed range -- with no lookup of the rules, no dispatch on the bound and
+/// nothing built. An instruction a row does not pass goes through the rules
+/// (mayBreak(), checkRule()) as before: the rows only skip what those would
+/// find nothing in.
+struct QuickRow {
+  enum Kind : uint8_t {
+    Nothing, ///< No rule, no argument, or not a base opcode: never reported.
+    Quick,   ///< Up to MaxQuick rules, each an index or a fixed range.
+    Rules,   ///< Any other rule: always through the rules.
+  };
+  static constexpr unsigned MaxQuick = 2;
+  Kind K = Nothing;
+  /// A Quick row's rules: operand K, (argument >> Shift[K]) & Mask[K],
+  /// lies in bound Limit[K] (Limits). A row of one rule has a second that
+  /// every argument passes (Limits::Always), so the loop tests two.
+  uint8_t Shift[MaxQuick] = {};
+  uint8_t Limit[MaxQuick] = {};
+  uint32_t Mask[MaxQuick] = {};
+};
+static_assert(sizeof(QuickRow) == 16, "a row is a shift of the byte away");
+
+/// The bounds the quick rows test, each as [Lo, Lo + Span): a code
+/// object's three tables (filled per code object), then every fixed range
+/// of OperandRules.def, each once.
+struct Limits {
+  /// Always: every 32-bit operand lies in it.
+  enum : uint8_t { Consts, Names, Slots, Always, FirstRange };
+  static constexpr unsigned Max = 32;
+  struct Bound {
+    uint64_t Lo, Span;
+  };
+  Bound B[Max]; ///< Uninitialised past Size: only those are read.
+  unsigned Size = FirstRange;
+};
+
+struct QuickTables {
+  std::array<std::array<QuickRow, 256>, NumPythonVersions> Rows{};
+  Limits Ranges; ///< The fixed ranges; the tables' bounds left empty.
+};
+
+/// Shift and mask of \p F, probed from OperandRule::fieldValue (the one
+/// statement of each field); std::nullopt if it is neither a shift nor a
+/// mask of the low bits.
+std::optional<std::pair<uint8_t, uint32_t>> shiftMaskOf(OperandField F) {
+  uint32_t M = OperandRule::fieldValue(F, ~0u);
+  for (uint8_t S : {uint8_t(0), uint8_t(std::countl_zero(M))}) {
+    bool Same = true;
+    for (uint32_t X : {0u, 1u, 15u, 16u, 0x12345678u, 0x80000000u, ~0u})
+      Same &= OperandRule::fieldValue(F, X) == ((X >> S) & M);
+    if (Same)
+      return std::make_pair(S, M);
+  }
+  return std::nullopt;
+}
+
+const QuickTables &quickTables() {
+  static const QuickTables Q = [] {
+    QuickTables T;
+    Limits &L = T.Ranges;
+    L.B[Limits::Always] = {0, uint64_t(1) << 32};
+    auto RangeLimit = [&](uint32_t Lo, uint32_t Hi) -> std::optional<uint8_t> {
+      Limits::Bound Want{Lo, Hi >= Lo ? uint64_t(Hi) - Lo + 1 : 0};
+      // (an empty range: nothing passes, every value goes to the rules)
+      for (unsigned K = Limits::FirstRange; K < L.Size; ++K)
+        if (L.B[K].Lo == Want.Lo && L.B[K].Span == Want.Span)
+          return uint8_t(K);
+      if (L.Size == Limits::Max)
+        return std::nullopt;
+      L.B[L.Size] = Want;
+      return uint8_t(L.Size++);
+    };
+    for (PythonVersion V : AllPythonVersions)
+      for (unsigned B = 0; B < 256; ++B) {
+        QuickRow &Row = T.Rows[unsigned(V)][B];
+        std::optional<Instruction> In = Instruction::probe(V, uint8_t(B));
+        if (!In || !In->info().HasArg)
+          continue; // Nothing: the rules skip it (invalid, or no argument)
+        llvm::ArrayRef<OperandRule> Rs = getOperandRules(V, In->op());
+        if (Rs.empty())
+          continue;
+        Row.K =
+            Rs.size() <= QuickRow::MaxQuick ? QuickRow::Quick : QuickRow::Rules;
+        unsigned N = 0;
+        for (const OperandRule &R : Rs) {
+          if (Row.K != QuickRow::Quick)
+            break;
+          std::optional<std::pair<uint8_t, uint32_t>> SM = shiftMaskOf(R.Field);
+          std::optional<uint8_t> Limit;
+          switch (R.Bound) {
+          case OperandBound::Consts:
+            Limit = Limits::Consts;
+            break;
+          case OperandBound::Names:
+            Limit = Limits::Names;
+            break;
+          case OperandBound::LocalsPlus:
+            Limit = Limits::Slots;
+            break;
+          case OperandBound::Range:
+            Limit = RangeLimit(R.Lo, R.Hi);
+            break;
+          case OperandBound::KwNames:
+          case OperandBound::KwCount:
+          case OperandBound::Cell:
+          case OperandBound::NFreeVars:
+          case OperandBound::OneFlag:
+            break;
+          }
+          if (!SM || !Limit) {
+            Row.K = QuickRow::Rules;
+            break;
+          }
+          Row.Shift[N] = SM->first;
+          Row.Mask[N] = SM->second;
+          Row.Limit[N++] = *Limit;
+        }
+        for (; N < QuickRow::MaxQuick; ++N)
+          Row.Limit[N] = Limits::Always;
+      }
+    return T;
+  }();
+  return Q;
+}
+
 } // namespace
 
 void pyverify::checkOperands(const DecodedCode &D, std::vector<Finding> &Out) {
@@ -224,21 +377,38 @@ void pyverify::checkOperands(const DecodedCode &D, std::vector<Finding> &Out) {
   if (All.empty())
     return;
   Tables T(*D.Code);
-  const VersionOperandRules RulesOf(All[0].Ver); // one version per stream
+  const QuickTables &QT = quickTables();
+  // One version per stream: its row of each table, found once.
+  const QuickRow *Quick = QT.Rows[unsigned(All[0].Ver)].data();
+  Limits L; // the fixed bounds copied, the tables' filled
+  std::copy(QT.Ranges.B + Limits::Always, QT.Ranges.B + QT.Ranges.Size,
+            L.B + Limits::Always);
+  L.B[Limits::Consts] = {0, T.C.Consts.size()};
+  L.B[Limits::Names] = {0, T.C.Names.size()};
+  L.B[Limits::Slots] = {0, T.numSlots()};
   for (size_t I = 0; I < All.size(); ++I) {
     const Instruction &In = All[I];
-    if (!In.Valid)
+    const QuickRow &Row = Quick[In.OpByte];
+    if (Row.K == QuickRow::Nothing)
       continue;
-    llvm::ArrayRef<OperandRule> Rules = RulesOf[In.op()];
-    if (Rules.empty() || !In.info().HasArg)
-      continue;
-    Where At(In);
-    for (const OperandRule &R : Rules) {
-      if (!mayBreak(R, R.value(In.Arg), T))
+    if (Row.K == QuickRow::Quick) {
+      auto Passes = [&](unsigned K) {
+        const Limits::Bound &B = L.B[Row.Limit[K]];
+        return uint64_t((In.Arg >> Row.Shift[K]) & Row.Mask[K]) - B.Lo < B.Span;
+      };
+      static_assert(QuickRow::MaxQuick == 2);
+      if (Passes(0) & Passes(1))
         continue;
-      if (std::optional<std::string> Msg = checkRule(R, D.Insts, I, T, At))
-        Out.emplace_back(CheckId::OperandOutOfRange, In.Offset,
-                         std::move(*Msg));
     }
+    checkRules(D, I, T, Out);
   }
+}
+
+void pyverify::checkOperandsByRules(const DecodedCode &D,
+                                    std::vector<Finding> &Out) {
+  if (D.Insts.size() == 0)
+    return;
+  Tables T(*D.Code);
+  for (size_t I = 0; I < D.Insts.size(); ++I)
+    checkRules(D, I, T, Out);
 }
