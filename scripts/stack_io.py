@@ -43,10 +43,17 @@ def io(pops, pushes, jpops=None, jpushes=None, reads=None, null_in=Z, null_out=Z
 
 S311 = {}
 for n in ("CACHE", "NOP", "EXTENDED_ARG", "RESUME", "MAKE_CELL", "COPY_FREE_VARS", "KW_NAMES",
-          "RETURN_GENERATOR", "SETUP_ANNOTATIONS", "DELETE_NAME", "DELETE_GLOBAL",
+          "SETUP_ANNOTATIONS", "DELETE_NAME", "DELETE_GLOBAL",
           "DELETE_FAST", "DELETE_DEREF", "JUMP_FORWARD", "JUMP_BACKWARD",
           "JUMP_BACKWARD_NO_INTERRUPT"):
     S311[n] = io(K(0), K(0))
+# RETURN_GENERATOR makes the generator and moves the frame into it; the frame goes on when
+# the generator is first resumed, which pushes the value sent (gen_send_ex2:
+# _PyFrame_StackPush(frame, arg)), and the compiler's POP_TOP after it drops that value.
+# 3.11's and 3.12's dis.stack_effect count 0 (their compilers count the value in the code's
+# start depth instead; RESUMED_WITH_SENT_VALUE), 3.13's bytecodes.c declares the push.
+# Counted here, every frame starts with an empty stack, whatever runs before it.
+S311["RETURN_GENERATOR"] = io(K(0), K(1))
 # PRECALL moves nothing but reads the method-or-NULL slot (is_method: PEEK(oparg + 2)).
 S311["PRECALL"] = io(K(0), K(0), reads=("Arg", 2))
 for n in ("POP_TOP", "RETURN_VALUE", "PRINT_EXPR", "IMPORT_STAR", "POP_EXCEPT", "STORE_NAME",
@@ -273,6 +280,11 @@ SKIPPED_AFTER_TARGET = {
 RETURNS_TO_CALLER = {(3, 11): set(), (3, 12): set(), (3, 13): set(),
                      (3, 14): {"RETURN_VALUE"}, (3, 15): {"RETURN_VALUE"}}
 
+# Instructions whose dis.stack_effect leaves out the value their frame is resumed with (3.11's
+# and 3.12's RETURN_GENERATOR: see S311), which the real stack counts.
+RESUMED_WITH_SENT_VALUE = {(3, 11): {"RETURN_GENERATOR"}, (3, 12): {"RETURN_GENERATOR"},
+                           (3, 13): set(), (3, 14): set(), (3, 15): set()}
+
 # Opcodes in the interpreter's hasjrel whose argument is not a jump the instruction takes:
 # 3.14's END_ASYNC_FOR names the loop's SEND for the monitoring BRANCH event only; it pops
 # the awaitable and the StopAsyncIteration and falls through, or re-raises.
@@ -359,6 +371,8 @@ def check_stack_io(version, op, name, has_arg, is_jump, stack_effect, sweep, c_i
                 want += sum(stack_effect(s, 0, False) for s in skipped)
             if name in RETURNS_TO_CALLER[version]:
                 want -= 1
+            if name in RESUMED_WITH_SENT_VALUE[version]:
+                want += 1
             if name in ("PRECALL", "CALL") and version == (3, 11):
                 other = "CALL" if name == "PRECALL" else "PRECALL"
                 pops += count(table[other]["pops"], a)

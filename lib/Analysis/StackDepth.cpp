@@ -13,9 +13,7 @@
 
 using namespace pyverify;
 
-int64_t pyverify::entryStackDepth(const CodeObject &C) {
-  return C.isGeneratorLike() ? traits(C.Version).GeneratorEntryDepth : 0;
-}
+int64_t pyverify::entryStackDepth(const CodeObject &) { return 0; }
 
 namespace {
 

@@ -209,11 +209,6 @@ NOP_JUMPS = (JUMP_FORWARD, JUMP_BACKWARD if CACHES[JUMP_BACKWARD] == 0
              else JUMP_BACKWARD_NO_INTERRUPT)
 assert CACHES[JUMP_FORWARD] == 0 and CACHES[NOP_JUMPS[1]] == 0
 
-GENERATOR_FLAGS = 0x20 | 0x80 | 0x200
-# A generator's frame starts with the sent None on the stack, dropped by the
-# POP_TOP after RETURN_GENERATOR; 3.13's tables have RETURN_GENERATOR push it
-# (VersionTraits.def: GeneratorEntryDepth).
-GEN_ENTRY_DEPTH = TRAITS["generator_entry_depth"]
 
 # --- The with statement's shape ----------------------------------------------
 # The one place that says what a version's with looks like; the tags, the
@@ -430,7 +425,9 @@ class Flow:
         self.state = [None] * len(self.insts)
         self.conflicts = set()
         self.max_depth = 0
-        self.entry_depth = GEN_ENTRY_DEPTH if co.co_flags & GENERATOR_FLAGS else 0
+        # Every frame starts empty: RETURN_GENERATOR pushes the value a
+        # generator's first resumption sends (the tables, every version).
+        self.entry_depth = 0
         self._run()
         self._raise_points()
 

@@ -603,20 +603,22 @@ TEST_F(CFGTest, BackEdgeExceptionEdgeForLoopInsideTry) {
   EXPECT_EQ(N[0]->Target, U.blockAt(8).Id);
 }
 
-TEST_F(CFGTest, GeneratorStartsAtDepthOne) {
+TEST_F(CFGTest, GeneratorStartsEmpty) {
   //   0 RETURN_GENERATOR; 2 POP_TOP; 4 RESUME 0 ... 42 YIELD_VALUE; 44 RESUME 1
   const CodeUnderTest &U = get("gen");
   EXPECT_TRUE(U.Code->isGeneratorLike());
-  EXPECT_EQ(entryStackDepth(*U.Code), 1);
+  EXPECT_EQ(entryStackDepth(*U.Code), 0);
   auto S = succs(U.G, U.G.entry());
   ASSERT_FALSE(S.empty()) << "RETURN_GENERATOR falls through";
   EXPECT_EQ(S[0]->Kind, EdgeKind::FallThrough);
   auto Depth = computeStackDepth(U.G);
   ASSERT_TRUE(bool(Depth)) << llvm::toString(Depth.takeError());
-  EXPECT_TRUE(Depth->BlockIn[0] == DepthValue::of(1));
-  // dis.stack_effect(RETURN_GENERATOR) is 0: the value the next POP_TOP
-  // pops is the one the entry depth of 1 accounts for.
-  EXPECT_EQ(Depth->Before[U.inst(0)], 1);
+  EXPECT_TRUE(Depth->BlockIn[0] == DepthValue::of(0));
+  // dis.stack_effect(RETURN_GENERATOR) is 0 in 3.11 (its compiler counts
+  // the value in the start depth); the frame, resumed by its generator,
+  // gets the value sent pushed, which the next POP_TOP pops: the table
+  // counts it at RETURN_GENERATOR, so the frame starts empty.
+  EXPECT_EQ(Depth->Before[U.inst(0)], 0);
   EXPECT_EQ(Depth->Before[U.inst(2)], 1);
   EXPECT_EQ(Depth->Before[U.inst(4)], 0);
   EXPECT_EQ(entryStackDepth(*get("ifelse").Code), 0);

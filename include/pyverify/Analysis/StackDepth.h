@@ -123,9 +123,12 @@ struct StackDepthResult {
   }
 };
 
-/// The depth on entry: 1 for generator-like code of 3.11 and 3.12 (the
-/// value RETURN_GENERATOR leaves, which the POP_TOP after it drops), else 0
-/// (3.13's RETURN_GENERATOR pushes that value itself).
+/// The depth on entry: 0, every frame's, generators' too. A generator's
+/// code makes its generator in RETURN_GENERATOR, whose push (every
+/// version's table: the value the first resumption sends, which the POP_TOP
+/// after it drops) is where that value comes from -- not the code's start,
+/// so instructions before it (3.15's eager iterator of a generator
+/// expression) and code without it are counted from an empty stack.
 int64_t entryStackDepth(const CodeObject &C);
 
 /// How computeStackDepth() reaches the fixpoint. Both give the same result

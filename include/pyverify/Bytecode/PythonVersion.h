@@ -52,7 +52,6 @@ struct VersionTraits {
   bool BreakerAtBackEdgeTarget;
   bool TraceEventAtPrefixAndOpcode;
   uint32_t ResumeWhereMask;
-  uint8_t GeneratorEntryDepth;
   bool SendJumpCompletesAwait;
   uint8_t WithExitSlots;
   uint8_t MarshalVersion;
@@ -62,12 +61,12 @@ struct VersionTraits {
 namespace detail {
 inline constexpr VersionTraits TheVersionTraits[] = {
 #define PYV_VERSION(Id, Maj, Min, Precall, NullAfter, MethodBit, FastChecks,   \
-                    BreakerAtTarget, PrefixEvents, ResumeMask, GenDepth,       \
-                    SendCompletes, ExitSlots, MarshalVer, CalleeBefore)        \
-  VersionTraits{PythonVersion::Id, #Maj "." #Min, Maj,        Min,             \
-                Precall,           NullAfter,     MethodBit,  FastChecks,      \
-                BreakerAtTarget,   PrefixEvents,  ResumeMask, GenDepth,        \
-                SendCompletes,     ExitSlots,     MarshalVer, CalleeBefore},
+                    BreakerAtTarget, PrefixEvents, ResumeMask, SendCompletes,  \
+                    ExitSlots, MarshalVer, CalleeBefore)                       \
+  VersionTraits{PythonVersion::Id, #Maj "." #Min, Maj,         Min,            \
+                Precall,           NullAfter,     MethodBit,   FastChecks,     \
+                BreakerAtTarget,   PrefixEvents,  ResumeMask,  SendCompletes,  \
+                ExitSlots,         MarshalVer,    CalleeBefore},
 #include "pyverify/Bytecode/VersionTraits.def"
 };
 

@@ -1,6 +1,6 @@
-# Generator code starts at depth 1: RETURN_GENERATOR leaves the value that
-# the first send() pushes, and the POP_TOP after it pops it (bytecode notes
-# section 4.4). Without that rule every later depth would be off by one.
+# Generator code starts at depth 0: RETURN_GENERATOR pushes the value the first send()
+# pushes on the resumed frame (dis says 0: 3.11's compiler counts it at the start), the
+# POP_TOP after it pops it (bytecode notes 4.4; check/generator-frame*.py: code before it).
 # RUN: %mkcode pyc %s %t.pyc
 # RUN: %pyverify analyze --print=stack-depth %t.pyc | FileCheck %s
 
@@ -10,7 +10,7 @@ def gen(n):
 
 # CHECK-LABEL: Disassembly of <code object gen, file "{{.*}}generator.py", line 7>:
 # CHECK-NEXT:  ; max depth 3 (co_stacksize 3)
-# CHECK-NEXT:  7 0 RETURN_GENERATOR ; depth 1
+# CHECK-NEXT:  7 0 RETURN_GENERATOR ; depth 0
 # CHECK-NEXT:    2 POP_TOP ; depth 1
 # CHECK-NEXT:    4 RESUME 0 ; depth 0
 # CHECK-EMPTY:
@@ -39,6 +39,6 @@ async def coro(x):
 
 # CHECK-LABEL: Disassembly of <code object coro, file "{{.*}}generator.py", line 37>:
 # CHECK-NEXT:  ; max depth [[MAX:[0-9]+]] (co_stacksize [[MAX]])
-# CHECK-NEXT:  37 0 RETURN_GENERATOR ; depth 1
+# CHECK-NEXT:  37 0 RETURN_GENERATOR ; depth 0
 # CHECK-NEXT:     2 POP_TOP ; depth 1
 # CHECK-NEXT:     4 RESUME 0 ; depth 0
