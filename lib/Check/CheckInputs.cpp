@@ -29,6 +29,7 @@ CheckInput pyverify::getCheckInput(CheckId Id) {
   case CheckId::ExceptionTableNonCanonical:
     return CheckInput::Table;
   case CheckId::ExceptionTableCalleeSplit: // needs reachability
+  case CheckId::GeneratorFrame:
   case CheckId::FallsOffEnd:
   case CheckId::UnreachableCode:
     return CheckInput::Flow;

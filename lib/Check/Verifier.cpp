@@ -4,6 +4,7 @@
 
 #include "pyverify/Check/BorrowChecks.h"
 #include "pyverify/Check/CheckInputs.h"
+#include "pyverify/Check/GeneratorChecks.h"
 #include "pyverify/Check/OperandChecks.h"
 #include "pyverify/Check/StackChecks.h"
 #include "pyverify/Check/ValueChecks.h"
@@ -45,6 +46,7 @@ static void checkDataflow(const CodeAnalysis &A, const CFG &G,
       D.Table, D.Insts, D.Code->StackSize,
       [&](size_t E) { return Live.test(E); }, All);
   checkReachability(G, All);
+  checkGeneratorFrame(G, All);
   checkCalleeLookups(
       D.Table, D.Insts,
       [&](size_t I) { return G.reachable().test(G.blockOf(I)); }, All);
