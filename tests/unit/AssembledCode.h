@@ -63,17 +63,35 @@ codeUnits(PythonVersion V,
   return uint8_t(N);
 }
 
-/// \p Ops as \p V's bytecode (see the contract); one None constant.
-inline CodeObject
-assembleCode(PythonVersion V,
-             const std::vector<std::pair<llvm::StringRef, uint8_t>> &Ops,
-             const AssembledOptions &O = {}) {
+/// A function's code object of \p V named "f" with room for \p StackSize
+/// values, and nothing else yet.
+inline CodeObject blankCode(PythonVersion V, int32_t StackSize) {
   CodeObject C;
   C.Version = V;
   C.QualName = "f";
   C.Name = "f";
   C.Flags = CoOptimized | CoNewLocals;
-  C.StackSize = O.StackSize;
+  C.StackSize = StackSize;
+  return C;
+}
+
+/// A location table that gives \p Units code units no location.
+inline std::string noLocationTable(size_t Units) {
+  std::string LineTable;
+  while (Units) {
+    size_t N = std::min<size_t>(Units, 8);
+    LineTable += char(0x80 | (15 << 3) | (N - 1));
+    Units -= N;
+  }
+  return LineTable;
+}
+
+/// \p Ops as \p V's bytecode (see the contract); one None constant.
+inline CodeObject
+assembleCode(PythonVersion V,
+             const std::vector<std::pair<llvm::StringRef, uint8_t>> &Ops,
+             const AssembledOptions &O = {}) {
+  CodeObject C = blankCode(V, O.StackSize);
   C.ArgCount = O.ArgCount;
   // The bytes and names live in the code object's storage (own()).
   for (const std::string &N : O.Names)
@@ -82,7 +100,7 @@ assembleCode(PythonVersion V,
   for (const std::string &N : O.Locals)
     C.LocalsPlusNames.push_back(C.own(N));
   C.LocalsPlusKinds = C.own(std::string(O.Locals.size(), char(CoFastLocal)));
-  std::string Code, LineTable;
+  std::string Code;
   for (const auto &[Name, Arg] : Ops) {
     uint8_t B = opcodeByte(V, Name);
     Code += char(B);
@@ -90,13 +108,8 @@ assembleCode(PythonVersion V,
     if (const OpcodeInfo *I = getVersionOpcodeInfo(V, B))
       Code.append(2 * size_t(I->Caches), '\0');
   }
-  for (size_t Units = Code.size() / 2; Units;) {
-    size_t N = std::min<size_t>(Units, 8);
-    LineTable += char(0x80 | (15 << 3) | (N - 1));
-    Units -= N;
-  }
   C.Code = C.own(Code);
-  C.LineTable = C.own(LineTable);
+  C.LineTable = C.own(noLocationTable(Code.size() / 2));
   return C;
 }
 

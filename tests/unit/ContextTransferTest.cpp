@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AssembledCode.h"
+
 #include "pyverify/Analysis/CodeAnalysis.h"
 #include "pyverify/Analysis/ContextBalance.h"
 #include "pyverify/Analysis/ContextEvents.h"
@@ -35,12 +37,7 @@ namespace {
 /// ('tb',).
 CodeObject assemble(PythonVersion V,
                     const std::vector<std::pair<Opcode, uint8_t>> &Ops) {
-  CodeObject C;
-  C.Version = V;
-  C.QualName = "f";
-  C.Name = "f";
-  C.Flags = CoOptimized | CoNewLocals;
-  C.StackSize = 8;
+  CodeObject C = test::blankCode(V, 8);
   C.ArgCount = 1;
   C.Names = {"__enter__", "__exit__"};
   auto Tb = std::make_shared<const std::vector<Value>>(std::vector<Value>{
@@ -50,7 +47,7 @@ CodeObject assemble(PythonVersion V,
   C.LocalsPlusNames = {"m"};
   static const char Kind = char(CoFastLocal);
   C.LocalsPlusKinds = llvm::StringRef(&Kind, 1);
-  std::string Code, LineTable;
+  std::string Code;
   for (const auto &[Op, Arg] : Ops) {
     const OpcodeInfo *Info = getVersionOpcodeInfo(V, Op);
     EXPECT_NE(Info, nullptr) << getOpcodeName(Op).str();
@@ -60,14 +57,8 @@ CodeObject assemble(PythonVersion V,
     Code += char(Arg);
     Code.append(2 * size_t(Info->Caches), '\0');
   }
-  // The location table: "no location" entries of up to 8 units.
-  for (size_t Units = Code.size() / 2; Units;) {
-    size_t N = std::min<size_t>(Units, 8);
-    LineTable += char(0x80 | (15 << 3) | (N - 1));
-    Units -= N;
-  }
   C.Code = C.own(Code); // the code object's storage holds them
-  C.LineTable = C.own(LineTable);
+  C.LineTable = C.own(test::noLocationTable(Code.size() / 2));
   return C;
 }
 

@@ -47,12 +47,7 @@ const uint32_t OperandArgs[] = {
 /// a cell, a free variable, a local), else none of each.
 CodeObject oneInstruction(PythonVersion V, uint8_t B, uint32_t Arg,
                           bool Small) {
-  CodeObject C;
-  C.Version = V;
-  C.QualName = "f";
-  C.Name = "f";
-  C.Flags = CoOptimized | CoNewLocals;
-  C.StackSize = 8;
+  CodeObject C = test::blankCode(V, 8);
   if (Small) {
     C.Consts = {Value(NoneValue{}), Value(NoneValue{}), Value(NoneValue{})};
     C.Names = {C.own("a"), C.own("b")};
@@ -72,14 +67,8 @@ CodeObject oneInstruction(PythonVersion V, uint8_t B, uint32_t Arg,
   Code += char(Arg & 0xFF);
   if (const OpcodeInfo *I = getVersionOpcodeInfo(V, B))
     Code.append(2 * size_t(I->Caches), '\0');
-  std::string LineTable;
-  for (size_t Units = Code.size() / 2; Units;) {
-    size_t N = std::min<size_t>(Units, 8);
-    LineTable += char(0x80 | (15 << 3) | (N - 1));
-    Units -= N;
-  }
   C.Code = C.own(Code);
-  C.LineTable = C.own(LineTable);
+  C.LineTable = C.own(test::noLocationTable(Code.size() / 2));
   return C;
 }
 
