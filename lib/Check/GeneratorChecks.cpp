@@ -32,58 +32,100 @@ struct Ran {
   }
 };
 
-/// Each version's YIELD_VALUE opcode byte (-1: none), found once.
-const std::array<int, NumPythonVersions> &yieldBytes() {
-  static const std::array<int, NumPythonVersions> Bytes = [] {
-    std::array<int, NumPythonVersions> T;
-    T.fill(-1);
-    for (PythonVersion V : AllPythonVersions)
-      for (unsigned B = 0; B < 256; ++B)
-        if (std::optional<Instruction> In = Instruction::probe(V, uint8_t(B));
-            In && In->is(Opcode::YIELD_VALUE))
-          T[unsigned(V)] = int(B);
+/// YIELD_VALUE's and RETURN_GENERATOR's opcode bytes, per version.
+struct GeneratorBytes {
+  std::array<int, NumPythonVersions> Yield, ReturnGenerator;
+};
+
+const GeneratorBytes &generatorBytes() {
+  static const GeneratorBytes Bytes = [] {
+    GeneratorBytes T;
+    for (PythonVersion V : AllPythonVersions) {
+      auto Byte = [&](Opcode Op) {
+        std::optional<uint8_t> B = opcodeByte(V, Op);
+        return B ? int(*B) : -1;
+      };
+      T.Yield[unsigned(V)] = Byte(Opcode::YIELD_VALUE);
+      T.ReturnGenerator[unsigned(V)] = Byte(Opcode::RETURN_GENERATOR);
+    }
     return T;
   }();
   return Bytes;
 }
 
-/// Whether \p D's code holds a YIELD_VALUE: co_code's bytes first (absent
+/// Whether \p D's code holds an instruction of opcode byte \p Byte (of
+/// opcode \p Op) from byte offset \p From on: co_code's bytes first (absent
 /// from them, it is in no instruction), then the instructions.
-bool holdsYield(const DecodedCode &D) {
-  int Byte = yieldBytes()[unsigned(D.Code->Version)];
+bool holds(const DecodedCode &D, int Byte, Opcode Op, size_t From = 0) {
   llvm::StringRef Code = D.Code->Code;
-  if (Byte < 0 || Code.empty() || !std::memchr(Code.data(), Byte, Code.size()))
+  if (Byte < 0 || From >= Code.size() ||
+      !std::memchr(Code.data() + From, Byte, Code.size() - From))
     return false;
   for (const Instruction &I : D.Insts.instructions())
-    if (I.is(Opcode::YIELD_VALUE))
+    if (I.Offset >= From && I.is(Op))
       return true;
   return false;
 }
 
-/// Whether every path runs RETURN_GENERATOR before anything else: it comes
-/// first, after instructions that neither raise into a handler (none of
-/// them is covered) nor touch the stack (MAKE_CELL, COPY_FREE_VARS, NOP);
-/// a jump back to them runs it again. The compiler's generators (but 3.15's
-/// generator expressions) are so, and need no walk.
-bool returnGeneratorFirst(const CFG &G) {
+/// The index of the RETURN_GENERATOR that every path runs first, before
+/// anything that could raise into a handler (nothing before it is covered)
+/// or touch the stack (only MAKE_CELL, COPY_FREE_VARS, NOP come before it),
+/// and that no path runs again (no edge returns to the entry block); -1
+/// when there is none such. The compiler's generators have one (but 3.15's
+/// generator expressions, which take their iterator first).
+int64_t returnGeneratorFirst(const CFG &G) {
   const InstructionStream &Insts = G.code().Insts;
+  if (!G.entry().Preds.empty())
+    return -1;
   for (uint32_t I = 0; I < Insts.size(); ++I) {
     if (G.coverOf(I) >= 0)
-      return false;
+      return -1;
     if (Insts[I].is(Opcode::RETURN_GENERATOR))
-      return true;
+      return G.blockOf(I) == G.entry().Id ? int64_t(I) : -1;
     if (!Insts[I].is(Opcode::MAKE_CELL) &&
         !Insts[I].is(Opcode::COPY_FREE_VARS) && !Insts[I].is(Opcode::NOP))
-      return false;
+      return -1;
   }
-  return false;
+  return -1;
 }
 
-/// YIELD_VALUEs that a path reaches without RETURN_GENERATOR.
+/// RETURN_GENERATOR \p I reached on a path (\p Every: on every path) that
+/// ran RETURN_GENERATOR already: the frame is a generator's, which it copies
+/// into a second one while the first is executing.
+Finding againFinding(const Instruction &I, bool Every) {
+  Finding F(CheckId::GeneratorFrame, I.Offset,
+            llvm::formatv("{0} RETURN_GENERATOR runs again in a frame {1} "
+                          "generator already owns{2}: it moves the running "
+                          "generator's frame into a second generator; "
+                          "CPython does not check (the first raises "
+                          "'generator already executing' when resumed, and "
+                          "the heap is corrupted)",
+                          I.Offset, Every ? "a" : "that",
+                          Every ? "" : " on some path")
+                .str());
+  F.Cert = Every ? Certainty::Definite : Certainty::Possible;
+  return F;
+}
+
+/// YIELD_VALUEs that a path reaches without RETURN_GENERATOR, and
+/// RETURN_GENERATORs that a path reaches after one.
 void checkYields(const CFG &G, std::vector<Finding> &Out) {
   const DecodedCode &D = G.code();
-  if (G.size() == 0 || returnGeneratorFirst(G) || !holdsYield(D))
+  if (G.size() == 0)
     return;
+  // Without a walk where no finding can come out: every path runs the one
+  // RETURN_GENERATOR first, and there is no other; or the code holds
+  // neither opcode.
+  const GeneratorBytes &Bytes = generatorBytes();
+  unsigned V = unsigned(D.Code->Version);
+  if (int64_t First = returnGeneratorFirst(G); First >= 0) {
+    if (!holds(D, Bytes.ReturnGenerator[V], Opcode::RETURN_GENERATOR,
+               D.Insts[uint32_t(First)].End))
+      return;
+  } else if (!holds(D, Bytes.Yield[V], Opcode::YIELD_VALUE) &&
+             !holds(D, Bytes.ReturnGenerator[V], Opcode::RETURN_GENERATOR)) {
+    return;
+  }
   const InstructionStream &Insts = D.Insts;
   std::vector<Ran> In(G.size());
   In[G.entry().Id].join(Ran{false, false, true});
@@ -117,8 +159,12 @@ void checkYields(const CFG &G, std::vector<Finding> &Out) {
     Ran R = In[B];
     for (uint32_t I = G.block(B).Begin; I < G.block(B).End; ++I) {
       const Instruction &Ins = Insts[I];
-      if (Ins.is(Opcode::RETURN_GENERATOR))
+      if (Ins.is(Opcode::RETURN_GENERATOR)) {
+        if (R.May)
+          Out.push_back(againFinding(Ins, R.Must));
         R.Must = R.May = true;
+        continue;
+      }
       if (!Ins.is(Opcode::YIELD_VALUE) || R.Must)
         continue;
       Finding F(

@@ -3,8 +3,8 @@
 // checkGeneratorFrame() on hand-assembled 3.13 code: a YIELD_VALUE no
 // RETURN_GENERATOR precedes is definite, one that only some paths reach
 // through RETURN_GENERATOR is possible, and one after RETURN_GENERATOR --
-// first, or after instructions that run before it -- is not reported.
-// Exception edges carry the block's start for "every path".
+// first, or after instructions that run before it -- is not reported; a
+// RETURN_GENERATOR after one is reported the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,6 +103,36 @@ TEST(GeneratorFrame, SomePathsWithoutReturnGeneratorArePossible) {
                                 "RETURN_GENERATOR"),
             std::string::npos)
       << Out[0].Message;
+}
+
+TEST(GeneratorFrame, ReturnGeneratorAgainIsReported) {
+  // Every path runs the second after the first: definite, at offset 4.
+  auto Out = generatorFindings(concat({{"RETURN_GENERATOR", 0},
+                                       {"POP_TOP", 0},
+                                       {"RETURN_GENERATOR", 0},
+                                       {"POP_TOP", 0},
+                                       {"RESUME", 0}},
+                                      YieldA),
+                               CoOptimized | CoNewLocals | CoGenerator);
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].Offset, 4u);
+  EXPECT_EQ(Out[0].Cert, Certainty::Definite);
+  EXPECT_NE(Out[0].Message.find("runs again in a frame a generator already "
+                                "owns"),
+            std::string::npos)
+      << Out[0].Message;
+  // Only the path that ran the first: possible.
+  auto Some = generatorFindings({{"RESUME", 0},
+                                 {"LOAD_FAST", 0},
+                                 {"TO_BOOL", 0},
+                                 {"POP_JUMP_IF_FALSE", 2},
+                                 {"RETURN_GENERATOR", 0},
+                                 {"POP_TOP", 0},
+                                 {"RETURN_GENERATOR", 0},
+                                 {"POP_TOP", 0},
+                                 {"RETURN_CONST", 0}});
+  ASSERT_EQ(Some.size(), 1u);
+  EXPECT_EQ(Some[0].Cert, Certainty::Possible);
 }
 
 TEST(GeneratorFrame, NoYieldNoFinding) {

@@ -11,21 +11,28 @@
 // script stops there, exit status 0), returns on 3.12 after writing before
 // the frame, and aborts 3.13-3.15 ("Executing a cache").
 //
-// A finding is a reachable YIELD_VALUE that a path from the code's start
-// reaches without running RETURN_GENERATOR, in any code (plain code that
-// runs it first gets a coroutine's frame: measured, it runs; generator code
-// may run instructions before it, as 3.15's generator expressions take their
-// iterator first): definite when no path to it runs RETURN_GENERATOR,
-// possible when some does. Generator code without RETURN_GENERATOR that
-// never yields returns its value instead of a generator and is not reported
-// (nothing runs outside its frame); its stack is counted from empty, as every
-// frame's (StackDepth.h).
+// Findings, each definite when every path to it has the fact, possible when
+// some path has:
+//   - a reachable YIELD_VALUE that a path from the code's start reaches
+//     without running RETURN_GENERATOR, in any code (plain code that runs
+//     it first gets a coroutine's frame: measured, it runs; generator code
+//     may run instructions before it, as 3.15's generator expressions take
+//     their iterator first);
+//   - a reachable RETURN_GENERATOR that a path reaches after running one:
+//     it moves the running generator's frame into a second generator
+//     (measured: "generator already executing" when the first is dropped,
+//     then 3.12 aborts on a corrupted heap; the differential sweep's
+//     generator programs, a RETURN_GENERATOR duplicated).
+// Generator code without RETURN_GENERATOR that never yields returns its
+// value instead of a generator and is not reported (nothing runs outside its
+// frame); its stack is counted from empty, as every frame's (StackDepth.h).
 //
 // Exception edges carry what held at every raising instruction of their
 // block: RETURN_GENERATOR run on every path to the block's start, on some
-// path to its end. Findings come out in offset order. Code without a
-// YIELD_VALUE costs one scan of co_code's bytes (memchr of the opcode's
-// byte).
+// path to its end. Findings come out in offset order. Code that runs its
+// one RETURN_GENERATOR first (the compiler's generators) or holds neither
+// opcode costs a scan of co_code's bytes (memchr of the opcodes' bytes)
+// and no walk.
 //
 //===----------------------------------------------------------------------===//
 

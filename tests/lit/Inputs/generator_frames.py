@@ -17,6 +17,9 @@ into it; YIELD_VALUE then suspends a frame the generator owns. The shapes:
                           the generator flag: YIELD_VALUE in a plain frame
   gen-no-return-generator the same with the generator flag kept
   plain-with-gen-flag     `def p(a): return a` given the generator flag
+  return-generator-twice  g's prefix RETURN_GENERATOR; POP_TOP made
+                          RETURN_GENERATOR; RETURN_GENERATOR: the second runs
+                          in the frame the first one's generator owns
   pop-empty-generator     p's code after a POP_TOP, given the generator flag:
                           without RETURN_GENERATOR the POP_TOP pops the empty
                           stack (the slot below it)
@@ -60,6 +63,16 @@ def nop_prefix(code):
     return bytes(b)
 
 
+def twice_prefix(code):
+    """code's co_code with the POP_TOP after RETURN_GENERATOR made a second
+    RETURN_GENERATOR."""
+    b = bytearray(code.co_code)
+    rg = opcode.opmap["RETURN_GENERATOR"]
+    k = b.index(bytes([rg, 0]))
+    b[k + 2:k + 4] = bytes([rg, 0])
+    return bytes(b)
+
+
 def with_pop(code):
     """code (no exception table) after a POP_TOP; every unit without a
     location."""
@@ -79,6 +92,7 @@ def shapes():
                                       co_flags=plain_flags),
         "gen-no-return-generator": gen.replace(co_code=nop_prefix(gen)),
         "plain-with-gen-flag": p.__code__.replace(co_flags=gen.co_flags),
+        "return-generator-twice": gen.replace(co_code=twice_prefix(gen)),
         "pop-empty-generator": with_pop(p.__code__).replace(
             co_flags=gen.co_flags),
     }

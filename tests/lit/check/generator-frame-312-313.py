@@ -11,7 +11,10 @@
 # stack frees its argument during the call and returns it (generator-
 # frame.py): pyverify called it clean on 3.12 (its start depth counted
 # RETURN_GENERATOR's value), not on 3.13, whose table counts the push at
-# RETURN_GENERATOR.
+# RETURN_GENERATOR. A second RETURN_GENERATOR in the generator's frame (the
+# prefix's POP_TOP made one): "ValueError: generator already executing" when
+# the first generator is dropped, then 3.12.1 aborts ("malloc(): unsorted
+# double linked list corrupted"); 3.13.0 goes on.
 #
 # REQUIRES: python312, python313
 # RUN: rm -rf %t && %python312 %S/../Inputs/generator_frames.py build %t/312
@@ -23,6 +26,8 @@
 # RUN: %not --code 1 %pyverify check %t/312/gen-no-return-generator.pyc | FileCheck %s --check-prefix=PLAIN
 # RUN: %pyverify check %t/312/plain-with-gen-flag.pyc | FileCheck %s --check-prefix=CLEAN
 # RUN: %not --code 1 %pyverify check %t/312/pop-empty-generator.pyc | FileCheck %s --check-prefix=POP
+# RUN: %not %python312 %S/../Inputs/generator_frames.py run %t/312/return-generator-twice.pyc 2>&1 | FileCheck %s --check-prefix=TWICE
+# RUN: %not --code 1 %pyverify check %t/312/return-generator-twice.pyc | FileCheck %s --check-prefix=AGAIN
 #
 # RUN: %python313 %S/../Inputs/generator_frames.py build %t/313
 # RUN: %python313 %S/../Inputs/generator_frames.py run %t/313/gen-control.pyc | FileCheck %s --check-prefix=GENOUT
@@ -34,6 +39,8 @@
 # RUN: %not --code 1 %pyverify check %t/313/gen-no-return-generator.pyc | FileCheck %s --check-prefix=PLAIN
 # RUN: %pyverify check %t/313/plain-with-gen-flag.pyc | FileCheck %s --check-prefix=CLEAN
 # RUN: %not --code 1 %pyverify check %t/313/pop-empty-generator.pyc | FileCheck %s --check-prefix=POP
+# RUN: %python313 %S/../Inputs/generator_frames.py run %t/313/return-generator-twice.pyc 2>&1 | FileCheck %s --check-prefix=TWICE
+# RUN: %not --code 1 %pyverify check %t/313/return-generator-twice.pyc | FileCheck %s --check-prefix=AGAIN
 #
 # GENOUT: calling
 # GENOUT-NEXT: generator [arg]
@@ -48,3 +55,5 @@
 # PLAIN: error: {{[0-9]+}} YIELD_VALUE {{[0-9]+}} suspends the frame, but no path from the code's start to it ran RETURN_GENERATOR: the frame belongs to no generator;{{.*}}[generator-frame]
 # PLAIN: 1 error(s)
 # POP: error: POP_TOP needs 1 stack value(s) but only 0 are on the stack [stack-underflow]
+# TWICE: generator already executing
+# AGAIN: error: 2 RETURN_GENERATOR runs again in a frame a generator already owns{{.*}}[generator-frame]

@@ -15,6 +15,7 @@
 # RUN: %not %python314 %S/../Inputs/generator_frames.py run %t/314/yield-in-plain.pyc 2>&1 | FileCheck %s --check-prefix=ABORT
 # RUN: %not --code 1 %pyverify check %t/314/yield-in-plain.pyc | FileCheck %s --check-prefix=PLAIN
 # RUN: %not --code 1 %pyverify check %t/314/gen-no-return-generator.pyc | FileCheck %s --check-prefix=PLAIN
+# RUN: %not --code 1 %pyverify check %t/314/return-generator-twice.pyc | FileCheck %s --check-prefix=AGAIN
 #
 # RUN: %python315 %S/../Inputs/generator_frames.py build %t/315
 # RUN: %pyverify check %t/315/gen-control.pyc | FileCheck %s --check-prefix=CLEAN
@@ -22,6 +23,7 @@
 # RUN: %not %python315 %S/../Inputs/generator_frames.py run %t/315/gen-no-return-generator.pyc 2>&1 | FileCheck %s --check-prefix=ABORT
 # RUN: %not --code 1 %pyverify check %t/315/yield-in-plain.pyc | FileCheck %s --check-prefix=PLAIN
 # RUN: %not --code 1 %pyverify check %t/315/gen-no-return-generator.pyc | FileCheck %s --check-prefix=PLAIN
+# RUN: %not --code 1 %pyverify check %t/315/return-generator-twice.pyc | FileCheck %s --check-prefix=AGAIN
 #
 # GENOUT: calling
 # GENOUT-NEXT: generator [arg]
@@ -32,3 +34,4 @@
 # ABORT: Fatal Python error: _PyEval_EvalFrameDefault: Executing a cache.
 # PLAIN: error: {{[0-9]+}} YIELD_VALUE {{[0-9]+}} suspends the frame, but no path from the code's start to it ran RETURN_GENERATOR: the frame belongs to no generator;{{.*}}[generator-frame]
 # PLAIN: 1 error(s)
+# AGAIN: error: 2 RETURN_GENERATOR runs again in a frame a generator already owns{{.*}}[generator-frame]

@@ -52,5 +52,16 @@
 #
 # RUN: %not --code 1 %pyverify check %t/pop-empty-generator.pyc | FileCheck %s --check-prefix=POP
 # POP: error: POP_TOP needs 1 stack value(s) but only 0 are on the stack [stack-underflow]
+# A RETURN_GENERATOR run again in the generator's frame (the prefix's
+# POP_TOP made a second RETURN_GENERATOR) moves the running generator's
+# frame into a second generator: the argument is finalized before the
+# generator's items are listed (3.12 then raises "generator already
+# executing" and aborts on a corrupted heap: generator-frame-312-313.py).
+# RUN: %python %S/../Inputs/generator_frames.py run %t/return-generator-twice.pyc | FileCheck %s --check-prefix=TWICEOUT
+# RUN: %not --code 1 %pyverify check %t/return-generator-twice.pyc | FileCheck %s --check-prefix=AGAIN
+# TWICEOUT: calling
+# TWICEOUT-NEXT: finalized
+# TWICEOUT-NEXT: generator []
+# AGAIN: error: 2 RETURN_GENERATOR runs again in a frame a generator already owns: it moves the running generator's frame into a second generator; CPython does not check (the first raises 'generator already executing' when resumed, and the heap is corrupted) [generator-frame]
 # RUN: FileCheck %s --check-prefix=DOC < %S/../../../docs/checks.md
 # DOC: `generator-frame`
