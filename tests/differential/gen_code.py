@@ -33,7 +33,7 @@ run_sweep.py's child).  No LOAD_GLOBAL/LOAD_NAME/IMPORT_*, no attribute
 access: nothing the code does reaches I/O.
 
 CLI (under the target interpreter):
-  gen_code.py generate --seed S --count N --out DIR [--start K]
+  gen_code.py generate --seed S --count N --out DIR [--start K] [--generators]
       DIR/code/NNNNNN.marshal per case and DIR/cases.jsonl (one spec a line)
   gen_code.py build SPEC.json OUT.marshal     rebuild one spec (a crash artifact)
   gen_code.py build-many SPECS.jsonl OUTDIR   rebuild many (OUTDIR/<line>.marshal)
@@ -81,6 +81,24 @@ ITER_SLOTS = 1 + dis.stack_effect(OPMAP["GET_ITER"],
 
 def template(cm, boom, exc, a, b, c):
     pass
+
+
+def _yield_template(a):
+    yield a
+
+
+def _yield_step():
+    """The compiler's `yield <value>` after the value: YIELD_VALUE and the
+    RESUME after it, with this version's arguments (the POP_TOP of the sent
+    value follows)."""
+    ins = list(dis.get_instructions(_yield_template))
+    k = next(i for i, x in enumerate(ins) if x.opname == "YIELD_VALUE")
+    assert ins[k + 1].opname == "RESUME", ins[k + 1]
+    return [("YIELD_VALUE", ins[k].arg or 0), ("RESUME", ins[k + 1].arg or 0)]
+
+
+YIELD_STEP = _yield_step()
+CO_GENERATOR = 0x20
 
 
 def has(name):
@@ -251,9 +269,20 @@ def apply_table_edits(entries, edits, labels):
     return entries
 
 
+def effect(name, arg, jump=None):
+    """dis.stack_effect, except RETURN_GENERATOR's: the value the generator's
+    first resumption pushes (3.11's and 3.12's dis say 0, their compilers
+    count it in the code's start depth), counted where it is pushed."""
+    if name == "RETURN_GENERATOR":
+        return 1
+    if jump is None:
+        return dis.stack_effect(opnum(name), arg)
+    return dis.stack_effect(opnum(name), arg, jump=jump)
+
+
 def stack_size(items, entries, labels):
-    """The largest depth a flow pass over the items reaches (dis.stack_effect
-    per edge, handler entries at their depth + lasti + 1); capped."""
+    """The largest depth a flow pass over the items reaches (effect() per
+    edge, handler entries at their depth + lasti + 1); capped."""
     ops = [it for it in items if "op" in it]
     if not ops:
         return 0
@@ -290,11 +319,11 @@ def stack_size(items, entries, labels):
             if is_jump(name):
                 tgt = index_of_label.get(it.get("t"))
                 if tgt is not None and tgt < len(ops):
-                    succ.append((tgt, d + dis.stack_effect(opnum(name), arg, jump=True)))
+                    succ.append((tgt, d + effect(name, arg, jump=True)))
                 if name not in TERMINATORS:
-                    succ.append((i + 1, d + dis.stack_effect(opnum(name), arg, jump=False)))
+                    succ.append((i + 1, d + effect(name, arg, jump=False)))
             elif name not in TERMINATORS:
-                succ.append((i + 1, d + dis.stack_effect(opnum(name), arg)))
+                succ.append((i + 1, d + effect(name, arg)))
         except (ValueError, TypeError):
             pass
         for j, dj in succ:
@@ -329,8 +358,9 @@ def build(spec):
     varnames = tuple(spec["varnames"])
     t = template.__code__
     firstlineno = t.co_firstlineno
+    flags = t.co_flags | (CO_GENERATOR if spec.get("generator") else 0)
     return t.replace(
-        co_code=code, co_consts=consts, co_names=(), co_varnames=varnames,
+        co_flags=flags, co_code=code, co_consts=consts, co_names=(), co_varnames=varnames,
         co_nlocals=len(varnames), co_stacksize=size,
         co_exceptiontable=encode_table(entries),
         co_linetable=linetable(len(code) // 2, spec.get("lines", "none"),
@@ -364,8 +394,9 @@ def decode_const(c):
 # --- drawing a random spec -------------------------------------------------
 
 class Gen:
-    def __init__(self, rng):
+    def __init__(self, rng, generator=False):
         self.rng = rng
+        self.generator = generator
         self.items = []
         self.nlabels = 0
         self.handler = None
@@ -588,6 +619,8 @@ class Gen:
         kinds.append("unpack")
         if nest < 3:
             kinds += ["for", "comprehension"]
+        if self.generator:
+            kinds += ["yield", "yield"]
         kind = r.choice(kinds)
         if kind == "pop":
             self.expr(2)
@@ -599,6 +632,11 @@ class Gen:
             self.emit("STORE_FAST", r.choice(targets))
         elif kind == "nop":
             self.emit("NOP")
+        elif kind == "yield":
+            self.expr(1)
+            for name, arg in YIELD_STEP:
+                self.emit(name, arg)
+            self.emit("POP_TOP")
         elif kind == "raise":
             if r.random() < 0.5:
                 self.emit("LOAD_FAST", 2)
@@ -817,6 +855,9 @@ class Gen:
 
     def program(self):
         r = self.rng
+        if self.generator:   # the compiler's prefix
+            self.emit("RETURN_GENERATOR")
+            self.emit("POP_TOP")
         if r.random() < 0.95:
             self.emit("RESUME", 0)
         self.emit("LOAD_CONST", self.const(r.choice([3, 5, 12])))
@@ -988,11 +1029,16 @@ def corrupt(g, spec):
     return "none"
 
 
-def make_spec(seed, index):
+def make_spec(seed, index, generators=False):
+    """Case index of seed; generators: half the cases are generator code
+    (the prefix, yields among the statements; the other cases' draws
+    differ too, so a seed's cases are those of one setting)."""
     rng = random.Random(f"{seed}:{index}")
-    g = Gen(rng)
+    generator = generators and rng.random() < 0.5
+    g = Gen(rng, generator)
     g.program()
     spec = {"version": VERSION, "seed": seed, "index": index,
+            "generator": generator,
             "name": f"d{index}", "items": g.items, "table_edits": [],
             "stacksize_delta": 0,
             "lines": rng.choice(["none", "line"]),
@@ -1039,6 +1085,8 @@ def main(argv=None):
     g.add_argument("--count", type=int, required=True)
     g.add_argument("--start", type=int, default=0)
     g.add_argument("--out", required=True)
+    g.add_argument("--generators", action="store_true",
+                   help="draw generator code for half the cases")
     b = sub.add_parser("build")
     b.add_argument("spec")
     b.add_argument("out")
@@ -1052,7 +1100,7 @@ def main(argv=None):
         os.makedirs(os.path.join(a.out, "code"), exist_ok=True)
         with open(os.path.join(a.out, "cases.jsonl"), "w") as f:
             for i in range(a.start, a.start + a.count):
-                spec = make_spec(a.seed, i)
+                spec = make_spec(a.seed, i, a.generators)
                 path = os.path.join(a.out, "code", f"{i:06d}.marshal")
                 with open(path, "wb") as m:
                     m.write(marshal.dumps(build(spec)))

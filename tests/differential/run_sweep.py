@@ -143,6 +143,12 @@ def child_main(listfile, start, soft):
                 deadline[0] = time.monotonic() + soft
             try:
                 result = fn(*args)
+                # Generator code: run it to its end (a few items at most;
+                # its loops spend fuel like any other).
+                if isinstance(result, types.GeneratorType):
+                    for _ in zip(range(1000), result):
+                        pass
+                    result.close()
                 del result
             finally:
                 armed[0] = False
@@ -448,7 +454,8 @@ def sweep(a):
             continue
         procs.append(subprocess.Popen(
             [a.python, GEN, "generate", "--seed", str(a.seed), "--start",
-             str(start), "--count", str(n), "--out", os.path.join(root, f"gen-{k}")]))
+             str(start), "--count", str(n), "--out", os.path.join(root, f"gen-{k}")]
+            + (["--generators"] if a.generators else [])))
     if any(p.wait() for p in procs):
         print("run_sweep: generation failed", file=sys.stderr)
         return 2
@@ -583,6 +590,8 @@ def main():
     ap.add_argument("--pyverify")
     ap.add_argument("--count", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--generators", action="store_true",
+                    help="half the cases generator code (gen_code.py)")
     ap.add_argument("--out", default="differential-out")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=2.0,
