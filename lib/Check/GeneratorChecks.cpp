@@ -16,19 +16,14 @@ using namespace pyverify;
 namespace {
 
 /// Whether RETURN_GENERATOR has run: on every path (Must), on some (May).
+/// The initial value is the join's identity (no path arrived yet).
 struct Ran {
-  bool Must = true, May = false; // Must: true until a path says otherwise
-  bool Seen = false;             // reached at all
+  bool Must = true, May = false;
   bool join(Ran O) {
     Ran Old = *this;
-    if (!Seen) {
-      *this = O;
-    } else {
-      Must &= O.Must;
-      May |= O.May;
-    }
-    Seen = true;
-    return Old.Must != Must || Old.May != May || !Old.Seen;
+    Must &= O.Must;
+    May |= O.May;
+    return Old.Must != Must || Old.May != May;
   }
 };
 
@@ -109,7 +104,7 @@ Finding againFinding(const Instruction &I, bool Every) {
 
 /// YIELD_VALUEs that a path reaches without RETURN_GENERATOR, and
 /// RETURN_GENERATORs that a path reaches after one.
-void checkYields(const CFG &G, std::vector<Finding> &Out) {
+void checkWalk(const CFG &G, std::vector<Finding> &Out) {
   const DecodedCode &D = G.code();
   if (G.size() == 0)
     return;
@@ -128,9 +123,11 @@ void checkYields(const CFG &G, std::vector<Finding> &Out) {
   }
   const InstructionStream &Insts = D.Insts;
   std::vector<Ran> In(G.size());
-  In[G.entry().Id].join(Ran{false, false, true});
-  // Round-robin in block order until nothing changes: two bits a block,
-  // each changing at most once (Must falls, May rises, Seen rises).
+  In[G.entry().Id] = Ran{false, false};
+  const llvm::BitVector &Reached = G.reachable();
+  // Round-robin over the reachable blocks in block order until nothing
+  // changes: two bits a block, each changing at most once (Must falls, May
+  // rises).
   auto Exit = [&](unsigned B) {
     Ran R = In[B];
     for (uint32_t I = G.block(B).Begin; I < G.block(B).End; ++I)
@@ -140,22 +137,17 @@ void checkYields(const CFG &G, std::vector<Finding> &Out) {
   };
   for (bool Changed = true; Changed;) {
     Changed = false;
-    for (unsigned B = 0; B < G.size(); ++B) {
-      if (!In[B].Seen)
-        continue;
+    for (unsigned B : Reached.set_bits()) {
       Ran AtExit = Exit(B);
       for (unsigned EI : G.block(B).Succs) {
         const CFGEdge &E = G.edge(EI);
         // An exception edge: raised anywhere in the block.
-        Ran Along =
-            E.isException() ? Ran{In[B].Must, AtExit.May, true} : AtExit;
+        Ran Along = E.isException() ? Ran{In[B].Must, AtExit.May} : AtExit;
         Changed |= In[E.Target].join(Along);
       }
     }
   }
-  for (unsigned B = 0; B < G.size(); ++B) {
-    if (!In[B].Seen || !G.reachable().test(B))
-      continue;
+  for (unsigned B : Reached.set_bits()) {
     Ran R = In[B];
     for (uint32_t I = G.block(B).Begin; I < G.block(B).End; ++I) {
       const Instruction &Ins = Insts[I];
@@ -189,5 +181,5 @@ void checkYields(const CFG &G, std::vector<Finding> &Out) {
 } // namespace
 
 void pyverify::checkGeneratorFrame(const CFG &G, std::vector<Finding> &Out) {
-  checkYields(G, Out);
+  checkWalk(G, Out);
 }

@@ -53,6 +53,9 @@ import types
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lit", "Inputs"))
 import breakcode as bc  # noqa: E402  (the exception-table varint codec)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "scripts"))
+import stack_io  # noqa: E402  (the real stack facts dis leaves out)
 
 VERSION = "%d.%d" % sys.version_info[:2]
 V311 = sys.version_info[:2] == (3, 11)
@@ -269,15 +272,18 @@ def apply_table_edits(entries, edits, labels):
     return entries
 
 
+RESUMED_WITH_SENT_VALUE = stack_io.RESUMED_WITH_SENT_VALUE[sys.version_info[:2]]
+
+
 def effect(name, arg, jump=None):
-    """dis.stack_effect, except RETURN_GENERATOR's: the value the generator's
-    first resumption pushes (3.11's and 3.12's dis say 0, their compilers
-    count it in the code's start depth), counted where it is pushed."""
-    if name == "RETURN_GENERATOR":
-        return 1
+    """dis.stack_effect, plus the value a generator's first resumption pushes
+    where dis leaves it out (3.11's and 3.12's RETURN_GENERATOR, whose
+    compilers count it in the code's start depth: scripts/stack_io.py), so
+    that every frame starts empty as the tables say."""
+    extra = 1 if name in RESUMED_WITH_SENT_VALUE else 0
     if jump is None:
-        return dis.stack_effect(opnum(name), arg)
-    return dis.stack_effect(opnum(name), arg, jump=jump)
+        return dis.stack_effect(opnum(name), arg) + extra
+    return dis.stack_effect(opnum(name), arg, jump=jump) + extra
 
 
 def stack_size(items, entries, labels):

@@ -425,9 +425,6 @@ class Flow:
         self.state = [None] * len(self.insts)
         self.conflicts = set()
         self.max_depth = 0
-        # Every frame starts empty: RETURN_GENERATOR pushes the value a
-        # generator's first resumption sends (the tables, every version).
-        self.entry_depth = 0
         self._run()
         self._raise_points()
 
@@ -591,7 +588,9 @@ class Flow:
                 queued[i] = True
                 work.append(i)
 
-        merge(0, (None,) * self.entry_depth)
+        # Every frame starts empty: RETURN_GENERATOR pushes the value a
+        # generator's first resumption sends (the tables, every version).
+        merge(0, ())
         while work:
             i = work.popleft()
             queued[i] = False

@@ -28,7 +28,9 @@ into it; YIELD_VALUE then suspends a frame the generator owns. The shapes:
 what the call did ("returned TYPE", "generator [items]", "raised E"), then
 "finished"; a crash ends the process before. The object prints
 "finalized" when it is: before "returned", the frame dropped its reference
-while the object was still in use.
+while the object was still in use. `freed` runs `run` in a child (native
+interpreters) and says whether the argument was freed before the call
+returned, or the child crashed.
 """
 import importlib._bootstrap_external as be
 import marshal
@@ -132,5 +134,35 @@ def run(path):
     print("finished", flush=True)
 
 
+def freed(path):
+    """`run` in a child, for a call that may free its argument too early:
+    "freed during the call" when the child's argument was finalized before
+    the call returned, or "crashed" when the child died of a signal (the
+    freed object used after), else "kept"."""
+    import subprocess
+    p = subprocess.run([sys.executable, __file__, "run", path],
+                       capture_output=True, text=True)
+    lines = p.stdout.split()
+    if p.returncode < 0:
+        print("crashed")
+    elif "finalized" in lines and "returned" in lines and \
+            lines.index("finalized") < lines.index("returned"):
+        print("freed during the call")
+    else:
+        print("kept")
+
+
+def child(path):
+    """`run` in a child whose ending may vary (undefined behaviour): its
+    output, then "crashed" when it died of a signal."""
+    import subprocess
+    p = subprocess.run([sys.executable, __file__, "run", path],
+                       capture_output=True, text=True)
+    print(p.stdout + p.stderr)
+    if p.returncode < 0:
+        print("crashed")
+
+
 if __name__ == "__main__":
-    {"build": build, "run": run}[sys.argv[1]](sys.argv[2])
+    {"build": build, "run": run, "freed": freed,
+     "child": child}[sys.argv[1]](sys.argv[2])

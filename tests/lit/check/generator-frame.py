@@ -50,8 +50,12 @@
 # RETURNS-NEXT: finalized
 # RETURNS-NEXT: finished
 #
+# RUN: %python %S/../Inputs/generator_frames.py freed %t/pop-empty-generator.pyc | FileCheck %s --check-prefix=FREED
 # RUN: %not --code 1 %pyverify check %t/pop-empty-generator.pyc | FileCheck %s --check-prefix=POP
+# RUN: %python %S/../Inputs/generator_frames.py freed %t/gen-control.pyc | FileCheck %s --check-prefix=KEPT
 # POP: error: POP_TOP needs 1 stack value(s) but only 0 are on the stack [stack-underflow]
+# FREED: {{freed during the call|crashed}}
+# KEPT: kept
 # A RETURN_GENERATOR run again in the generator's frame (the prefix's
 # POP_TOP made a second RETURN_GENERATOR) moves the running generator's
 # frame into a second generator: the argument is finalized before the
