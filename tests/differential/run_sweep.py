@@ -1,6 +1,6 @@
 """Differential sweep: random code objects, pyverify check, CPython runs them.
 
-  run_sweep.py --python PY --pyverify BIN --count N --seed S --out DIR [--jobs J]
+  run_sweep.py --python PY --pyverify BIN --count N --seed S --out DIR [--jobs J] [--generators]
                [--timeout SEC] [--batch B] [--minimize K]
 
 Per run (the version is PY's):
