@@ -100,6 +100,12 @@ SHAPES = {
     # precondition (PRECONDITIONS; the 3.12 sweep of seed 20261207, case
     # 9494, minimised).
     "for-iter-of-argument": "FOR_LOOP_OF_ARGUMENT",
+    # FOR_ITER of the item it pushed ("ab" iterated: the str "a"), the
+    # iterator swapped out and popped: an object of unknown type to the
+    # kinds, so the same stated precondition (the 3.11 sweeps of seeds 4242
+    # and 4343: an inserted SWAP 3 feeding MAP_ADD the iterator, a
+    # COMPARE_OP in place of the loop's STORE_FAST).
+    "for-iter-of-its-item": "FOR_LOOP_OF_ITEM",
     # LIST_APPEND to a constant that is not a list: known wrong (reported);
     # to an argument (a=7): a stated precondition (the 3.11 sweep of seed
     # 777, case 632).
@@ -128,16 +134,19 @@ SHAPES = {
 # them is not a miss.
 PRECONDITIONS = {"intrinsic-subscript-generic-of-argument",
                  "intrinsic-list-to-tuple-of-argument",
-                 "for-iter-of-argument", "list-append-to-argument"}
+                 "for-iter-of-argument", "for-iter-of-its-item",
+                 "list-append-to-argument"}
 
 
-def for_loop(version, iterable=("LOAD_CONST", TUPLE)):
+def for_loop(version, iterable=(("LOAD_CONST", TUPLE),),
+             body=(("STORE_FAST", 3),)):
     """LOAD_CONST (1, 2) (no GET_ITER), FOR_ITER, STORE_FAST a, JUMP_BACKWARD,
-    the version's loop exit, return None."""
+    the version's loop exit, return None; `iterable` and `body` replace
+    the load and the store."""
     exit_ = [("END_FOR", 0)] + ([("POP_ITER", 0)] if version >= "3.14" else
                                 [("POP_TOP", 0)] if version >= "3.13" else [])
-    return [iterable, 1, ("FOR_ITER", 0, None, 2),
-            ("STORE_FAST", 3), ("JUMP_BACKWARD", 0, None, 1)] + \
+    return list(iterable) + [1, ("FOR_ITER", 0, None, 2)] + list(body) + \
+        [("JUMP_BACKWARD", 0, None, 1)] + \
         ([2] if version == "3.11" else [2] + exit_) + \
         [("LOAD_CONST", NONE), ("RETURN_VALUE", 0)]
 
@@ -146,7 +155,10 @@ def spec_of(version, name, shape):
     if shape == "FOR_LOOP":
         shape = for_loop(version)
     elif shape == "FOR_LOOP_OF_ARGUMENT":
-        shape = for_loop(version, ("LOAD_FAST", 4))
+        shape = for_loop(version, [("LOAD_FAST", 4)])
+    elif shape == "FOR_LOOP_OF_ITEM":
+        shape = for_loop(version, [("LOAD_CONST", AB), ("GET_ITER", 0)],
+                         [("SWAP", 2), ("POP_TOP", 0)])
     items = [{"op": "RESUME", "arg": 0, "t": None, "h": None}]
     for s in shape:
         if isinstance(s, int):
