@@ -368,6 +368,7 @@ def build(spec):
     return t.replace(
         co_flags=flags, co_code=code, co_consts=consts, co_names=(), co_varnames=varnames,
         co_nlocals=len(varnames), co_stacksize=size,
+        co_cellvars=tuple(spec.get("cellvars", ())), co_freevars=(),
         co_exceptiontable=encode_table(entries),
         co_linetable=linetable(len(code) // 2, spec.get("lines", "none"),
                                firstlineno),
@@ -400,7 +401,7 @@ def decode_const(c):
 # --- drawing a random spec -------------------------------------------------
 
 class Gen:
-    def __init__(self, rng, generator=False):
+    def __init__(self, rng, generator=False, cells=False):
         self.rng = rng
         self.generator = generator
         self.items = []
@@ -419,6 +420,15 @@ class Gen:
         self.assigned = set(range(FUEL + 1))
         self.unassigned = []
         self.loop_heads = []
+        # Cell variables (--cells): after the locals in localsplus, each
+        # made a cell by MAKE_CELL before anything else, as the compiler
+        # does; stored and loaded by STORE_DEREF / LOAD_DEREF only.
+        self.cellvars = ([f"k{i}" for i in range(rng.randint(1, 2))]
+                         if cells else [])
+
+    def cell(self):
+        """A cell variable's localsplus index."""
+        return len(self.varnames) + self.rng.randrange(len(self.cellvars))
 
     def const(self, value):
         for i, c in enumerate(self.consts):
@@ -447,6 +457,8 @@ class Gen:
                         "swap", "copy", "tuple", "call", "subscr"]
             if has("CALL_INTRINSIC_1"):
                 choices.append("intrinsic")
+            if self.cellvars:
+                choices.append("deref")
         kind = r.choice(choices)
         if kind in ("const", "local") and r.random() < 0.5:
             self.number()   # half the leaves are numbers: fewer TypeErrors
@@ -512,6 +524,8 @@ class Gen:
         elif kind == "intrinsic":
             self.expr(budget - 1)
             self.emit("CALL_INTRINSIC_1", 5)   # INTRINSIC_UNARY_POSITIVE
+        elif kind == "deref":   # NameError while the cell is empty
+            self.emit("LOAD_DEREF", self.cell())
 
     def number(self):
         r = self.rng
@@ -627,6 +641,8 @@ class Gen:
             kinds += ["for", "comprehension"]
         if self.generator:
             kinds += ["yield", "yield"]
+        if self.cellvars:
+            kinds += ["cell_store", "cell_store", "cell_delete"]
         kind = r.choice(kinds)
         if kind == "pop":
             self.expr(2)
@@ -638,6 +654,12 @@ class Gen:
             self.emit("STORE_FAST", r.choice(targets))
         elif kind == "nop":
             self.emit("NOP")
+        elif kind == "cell_store":
+            self.expr(2)
+            self.owned()
+            self.emit("STORE_DEREF", self.cell())
+        elif kind == "cell_delete":   # NameError while the cell is empty
+            self.emit("DELETE_DEREF", self.cell())
         elif kind == "yield":
             self.expr(1)
             for name, arg in YIELD_STEP:
@@ -861,6 +883,8 @@ class Gen:
 
     def program(self):
         r = self.rng
+        for k in range(len(self.cellvars)):
+            self.emit("MAKE_CELL", len(self.varnames) + k)
         if self.generator:   # the compiler's prefix
             self.emit("RETURN_GENERATOR")
             self.emit("POP_TOP")
@@ -907,7 +931,8 @@ def corrupt(g, spec):
             "KW_NAMES", "CALL_KW", "UNPACK_SEQUENCE", "STORE_FAST_STORE_FAST",
             "LOAD_FAST_BORROW", "LOAD_FAST_BORROW_LOAD_FAST_BORROW",
             "LOAD_SPECIAL", "LOAD_COMMON_CONSTANT", "LOAD_SMALL_INT",
-            "LIST_APPEND", "MAP_ADD")]
+            "LIST_APPEND", "MAP_ADD", "MAKE_CELL", "LOAD_DEREF",
+            "STORE_DEREF", "DELETE_DEREF")]
         if not cands:
             return corrupt(g, spec)
         it = items[r.choice(cands)]
@@ -1035,13 +1060,15 @@ def corrupt(g, spec):
     return "none"
 
 
-def make_spec(seed, index, generators=False):
+def make_spec(seed, index, generators=False, cells=False):
     """Case index of seed; generators: half the cases are generator code
     (the prefix, yields among the statements; the other cases' draws
-    differ too, so a seed's cases are those of one setting)."""
+    differ too, so a seed's cases are those of one setting); cells: half
+    the cases have cell variables (the same)."""
     rng = random.Random(f"{seed}:{index}")
     generator = generators and rng.random() < 0.5
-    g = Gen(rng, generator)
+    cell = cells and rng.random() < 0.5
+    g = Gen(rng, generator, cell)
     g.program()
     spec = {"version": VERSION, "seed": seed, "index": index,
             "generator": generator,
@@ -1062,6 +1089,8 @@ def make_spec(seed, index, generators=False):
         spec["tags"].append("stacksize:+")
     spec["consts"] = [encode_const(c) for c in g.consts]
     spec["varnames"] = g.varnames
+    if g.cellvars:
+        spec["cellvars"] = g.cellvars
     return spec
 
 
@@ -1093,6 +1122,8 @@ def main(argv=None):
     g.add_argument("--out", required=True)
     g.add_argument("--generators", action="store_true",
                    help="draw generator code for half the cases")
+    g.add_argument("--cells", action="store_true",
+                   help="draw cell variables for half the cases")
     b = sub.add_parser("build")
     b.add_argument("spec")
     b.add_argument("out")
@@ -1106,7 +1137,7 @@ def main(argv=None):
         os.makedirs(os.path.join(a.out, "code"), exist_ok=True)
         with open(os.path.join(a.out, "cases.jsonl"), "w") as f:
             for i in range(a.start, a.start + a.count):
-                spec = make_spec(a.seed, i, a.generators)
+                spec = make_spec(a.seed, i, a.generators, a.cells)
                 path = os.path.join(a.out, "code", f"{i:06d}.marshal")
                 with open(path, "wb") as m:
                     m.write(marshal.dumps(build(spec)))

@@ -1,6 +1,6 @@
 """Differential sweep: random code objects, pyverify check, CPython runs them.
 
-  run_sweep.py --python PY --pyverify BIN --count N --seed S --out DIR [--jobs J] [--generators]
+  run_sweep.py --python PY --pyverify BIN --count N --seed S --out DIR [--jobs J] [--generators] [--cells]
                [--timeout SEC] [--batch B] [--minimize K]
 
 Per run (the version is PY's):
@@ -455,7 +455,8 @@ def sweep(a):
         procs.append(subprocess.Popen(
             [a.python, GEN, "generate", "--seed", str(a.seed), "--start",
              str(start), "--count", str(n), "--out", os.path.join(root, f"gen-{k}")]
-            + (["--generators"] if a.generators else [])))
+            + (["--generators"] if a.generators else [])
+            + (["--cells"] if a.cells else [])))
     if any(p.wait() for p in procs):
         print("run_sweep: generation failed", file=sys.stderr)
         return 2
@@ -592,6 +593,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--generators", action="store_true",
                     help="half the cases generator code (gen_code.py)")
+    ap.add_argument("--cells", action="store_true",
+                    help="half the cases with cell variables (gen_code.py)")
     ap.add_argument("--out", default="differential-out")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=2.0,
