@@ -55,6 +55,17 @@ SHAPES = {
     "intrinsic-list-to-tuple-of-argument": [("LOAD_FAST", 3),
                                             ("CALL_INTRINSIC_1", 6),
                                             ("RETURN_VALUE", 0)],
+    # The intrinsics that build a typing object (3.12+: TYPEVAR,
+    # TYPEVAR_WITH_BOUND, ...) return that object whatever they are given
+    # (a TypeVar named by an iterator): iterated by FOR_ITER (no
+    # tp_iternext) or appended to as a list, it crashes.  Found by the
+    # sweep with --cells (3.13 seed 5151 case 1188: CALL_INTRINSIC_2 2 in a
+    # loop's STORE_FAST's place, its TypeVar the next FOR_ITER's iterator).
+    "intrinsic-typevar-iterated": "FOR_LOOP_OF_TYPEVAR",
+    "intrinsic-typevar-appended-to": [("LOAD_CONST", AB),
+                                      ("CALL_INTRINSIC_1", 7),
+                                      ("LOAD_CONST", ONE), ("LIST_APPEND", 1),
+                                      ("RETURN_VALUE", 0)],
     "intrinsic-stopiteration-error-of-int": [("LOAD_FAST", 3),
                                              ("CALL_INTRINSIC_1", 3),
                                              ("RETURN_VALUE", 0)],
@@ -156,6 +167,9 @@ def spec_of(version, name, shape):
         shape = for_loop(version)
     elif shape == "FOR_LOOP_OF_ARGUMENT":
         shape = for_loop(version, [("LOAD_FAST", 4)])
+    elif shape == "FOR_LOOP_OF_TYPEVAR":
+        shape = for_loop(version, [("LOAD_CONST", AB),
+                                   ("CALL_INTRINSIC_1", 7)])
     elif shape == "FOR_LOOP_OF_ITEM":
         shape = for_loop(version, [("LOAD_CONST", AB), ("GET_ITER", 0)],
                          [("SWAP", 2), ("POP_TOP", 0)])

@@ -60,6 +60,16 @@
 # RUN: %mkcode marshal %s %t.itob --object TOBOOL313
 # RUN: %not --code 1 %pyverify check --python-version=3.13 %t.itob 2>&1 | FileCheck %s --check-prefix=BOOL
 # BOOL: error: {{[0-9]+}} CALL_INTRINSIC_1 10 {{.*}}which is a bool or another object that is not an exception (pushed by {{UNARY_NOT|TO_BOOL}} at {{[0-9]+}}), where it needs a tuple: CPython does not check, and crashes [value-kind-mismatch]
+# A typing object an intrinsic builds (TYPEVAR of 7: a TypeVar, whatever
+# its operand) is no list either: LIST_APPEND writes into it (3.12.1,
+# 3.13.0: MemoryError, the heap damaged); FOR_ITER of one SIGSEGVs (the
+# differential sweep's 3.13 case 1188 of seed 5151; families.py
+# intrinsic-typevar-*, run on 3.12-3.15).
+# RUN: %mkcode marshal %s %t.itv --object TYPEVAR312
+# RUN: %not --code 1 %pyverify check --python-version=3.12 %t.itv 2>&1 | FileCheck %s --check-prefix=TV
+# RUN: %mkcode marshal %s %t.itvb --object TYPEVAR313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.itvb 2>&1 | FileCheck %s --check-prefix=TV
+# TV: error: 8 LIST_APPEND 1 {{.*}}(pushed by CALL_INTRINSIC_1 at 4), where it needs a list{{.*}}[value-kind-mismatch]
 # RUN: %mkcode marshal %s %t.i10arg --object I10ARG312
 # RUN: %pyverify check --python-version=3.12 %t.i10arg | FileCheck %s --check-prefix=GOOD
 # RUN: %mkcode marshal %s %t.i11 --object I11_312
@@ -155,6 +165,8 @@ if __name__ == "mkcode":
     NOT312 = code("970064010c00ad0a5300", "", consts=SEVEN)
     NOT313 = code("950053012b00370a2400", "", consts=SEVEN)
     TOBOOL313 = code("950053012800000000000000370a2400", "", consts=SEVEN)
+    TYPEVAR312 = code("97006401ad07640191015300", "", consts=SEVEN)
+    TYPEVAR313 = code("950053013707530150012400", "", consts=SEVEN)
     I11_312 = code("97006401ad0b5300", "", consts=SEVEN)
     I11_313 = code("95005301370b2400", "", consts=SEVEN)
     I2_4_312 = code("970064016400ae045300", "", consts=SEVEN)
