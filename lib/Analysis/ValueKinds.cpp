@@ -485,8 +485,10 @@ private:
     const Instruction &In = Insts[I];
     size_t N = S.Stack.size();
     for (const SlotRules::Need &Nd : Rules.Needs)
-      if (uint64_t Slot = Nd.slotFor(In.Arg); Slot < N)
+      if (uint64_t Slot = Nd.slotFor(In.Arg); Slot < N) {
         checkNeed(S.Stack[N - 1 - Slot], Nd, uint32_t(Slot), I, R);
+        checkNullRead(S.Stack[N - 1 - Slot], In, uint32_t(Slot), I, R);
+      }
     llvm::SmallVector<Slot, 2> From;
     for (const SlotRules::Make &M : Rules.Makes)
       From.push_back(M.From >= 0 && size_t(M.From) < N ? S.Stack[N - 1 - M.From]
@@ -522,6 +524,27 @@ private:
         Definite ? Certainty::Definite : Certainty::Possible, Which};
     Issue.Found = V.K & ~KNull;
     Issue.Allowed = Nd.Allowed & ~KUnknown;
+    Issue.From = V.Id ? V.Id / 8 - 1 : ValueIssue::NoInst;
+    R->push_back(Issue);
+  }
+
+  /// A slot \p Slot (0 = top) that instruction \p In reads as an object
+  /// (a row's need) and may hold NULL: an issue when no edge pops it (a
+  /// popped NULL is the pop's issue, NullTaken).
+  static void checkNullRead(const Slot &V, const Instruction &In,
+                            uint32_t Slot, uint32_t I,
+                            std::vector<ValueIssue> *R) {
+    if (!R || !(V.K & KNull))
+      return;
+    const OpcodeInfo &Info = In.info();
+    int64_t Pops = Info.Pops.eval(In.Arg);
+    if (Info.isJump())
+      Pops = std::max(Pops, Info.JumpPops.eval(In.Arg));
+    if (int64_t(Slot) < Pops)
+      return;
+    ValueIssue Issue{ValueIssue::NullRead, I,
+                     V.K == KNull ? Certainty::Definite : Certainty::Possible,
+                     Slot};
     Issue.From = V.Id ? V.Id / 8 - 1 : ValueIssue::NoInst;
     R->push_back(Issue);
   }

@@ -96,6 +96,25 @@ static std::string kindMismatchText(const DecodedCode &D, const ValueIssue &V,
       .str();
 }
 
+/// The message of a NullRead issue.
+static std::string nullReadText(const DecodedCode &D, const ValueIssue &V,
+                                const std::string &At,
+                                const std::string &Where) {
+  std::string Slot = V.Which == 0
+                         ? std::string("on top of the stack")
+                         : "#" + std::to_string(V.Which + 1) + " from the top";
+  std::string From;
+  if (V.From != ValueIssue::NoInst) {
+    const Instruction &P = D.Insts[V.From];
+    From = llvm::formatv(" (pushed by {0} at {1})", P.name(), P.Offset);
+  }
+  return llvm::formatv("{0} reads the value {1} without popping it, which is "
+                       "NULL{2}{3}, where it needs an object: CPython does "
+                       "not check, and dereferences it",
+                       At, Slot, Where, From)
+      .str();
+}
+
 /// The message of a LocalKind issue.
 static std::string localKindText(const DecodedCode &D, const ValueIssue &V,
                                  const std::string &At) {
@@ -138,6 +157,10 @@ llvm::Error pyverify::checkValueKinds(const CFG &G, std::vector<Finding> &Out) {
                                            : "#" + std::to_string(V.Which + 1),
                               Where, callSlotText(I, V.Which))
                     .str();
+      break;
+    case ValueIssue::NullRead:
+      Id = CheckId::NullStackValue;
+      Text = nullReadText(D, V, At, Where);
       break;
     case ValueIssue::UnboundRead:
       Text = llvm::formatv("{0} reads local '{1}', which is unbound{2}: from "

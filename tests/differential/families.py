@@ -130,6 +130,19 @@ SHAPES = {
                              ("LOAD_CONST", AB), ("LOAD_CONST", ONE),
                              ("MAP_ADD", 2), ("POP_TOP", 0),
                              ("RETURN_VALUE", 0)],
+    # A NULL in a slot an instruction reads without popping it (the 3.11
+    # sweep with --cells, seed 5252 case 6907: a CALL deleted after its
+    # PRECALL, whose callable slot held a NULL; then a raise, so no pop
+    # ever met the NULL): 3.11's PRECALL reads the callable's type
+    # (PEEK(oparg + 1)); LIST_APPEND adds to a NULL list.
+    # (The constants first: the sweep's co_stacksize, from dis.stack_effect,
+    # counts PRECALL's -1, which its real effect does not have.)
+    "precall-of-null": [("LOAD_CONST", NONE)] * 4 + [("POP_TOP", 0)] * 4 + [
+        ("PUSH_NULL", 0), ("PUSH_NULL", 0), ("LOAD_FAST", 3), ("PRECALL", 1),
+        ("LOAD_FAST", 2), ("RAISE_VARARGS", 1)],
+    "list-append-to-null": [("PUSH_NULL", 0), ("LOAD_CONST", ONE),
+                            ("LIST_APPEND", 1), ("LOAD_FAST", 2),
+                            ("RAISE_VARARGS", 1)],
     # CHECK_EXC_MATCH of an int against a class (harmless: a control)
     "check-exc-match-of-int": [("LOAD_FAST", 3), ("LOAD_FAST", 2),
                                ("CHECK_EXC_MATCH", 0), ("RETURN_VALUE", 0)],
@@ -205,6 +218,8 @@ def main():
     for name, shape in SHAPES.items():
         if name.startswith("intrinsic") and version == "3.11":
             continue   # no CALL_INTRINSIC_1 before 3.12
+        if name.startswith("precall") and version != "3.11":
+            continue   # PRECALL is 3.11's
         if name.startswith("call-kw") and version < "3.13":
             continue   # no CALL_KW before 3.13
         if name.endswith("with-exit") and version >= "3.14":

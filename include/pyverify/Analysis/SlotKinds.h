@@ -43,6 +43,9 @@ enum : SlotKinds {
   KFunc = 512,  ///< A function (MAKE_FUNCTION).
   KCell = 1024, ///< A cell (a fast local after MAKE_CELL, COPY_FREE_VARS).
   KDict = 2048, ///< A dict (BUILD_MAP).
+  /// Any object, whatever its kind (NULL is not one).
+  KAnyObject = KUnknown | KExc | KNone | KLasti | KOther | KList | KIter |
+               KTuple | KFunc | KCell | KDict,
 };
 
 /// The names SlotKinds.def's rows use besides the kinds (for includers of

@@ -11,6 +11,10 @@
 //                  e.g. 3.13's CALL given 3.11's layout (NULL before the
 //                  callable), POP_TOP of a PUSH_NULL, a NULL returned; and
 //                  COPY of a slot that may be NULL (Py_NewRef(NULL));
+//   NullRead       an instruction reads, without popping it, a slot that
+//                  may hold NULL where its row of SlotKinds.def wants an
+//                  object of some kind (LIST_APPEND's list, FOR_ITER's
+//                  iterator, 3.11's PRECALL's callable): it dereferences it;
 //   UnboundRead    3.12+'s LOAD_FAST (and 3.13's LOAD_FAST_LOAD_FAST) of a
 //                  local that may be unbound: from 3.12 LOAD_FAST does not
 //                  check (the compiler emits LOAD_FAST_CHECK where a local
@@ -148,6 +152,7 @@ static_assert(AbstractDomain<ValueState>);
 struct ValueIssue {
   enum Kind : uint8_t {
     NullTaken,
+    NullRead,
     UnboundRead,
     HandlerUnbound,
     ExceptionSlot,
@@ -157,7 +162,8 @@ struct ValueIssue {
   uint32_t Inst;      ///< Instruction index.
   Certainty Cert;     ///< Definite: NULL / unbound / a bad kind on every path.
   uint32_t Which = 0; ///< NullTaken: popped slot (0 = deepest);
-                      ///< ExceptionSlot, KindMismatch: the slot read
+                      ///< NullRead, ExceptionSlot, KindMismatch: the
+                      ///< slot read
                       ///< (0 = top); otherwise the local's index (LocalKind:
                       ///< the instruction's argument).
   static constexpr uint32_t NoInst = ~uint32_t(0);
