@@ -531,9 +531,8 @@ private:
   /// A slot \p Slot (0 = top) that instruction \p In reads as an object
   /// (a row's need) and may hold NULL: an issue when no edge pops it (a
   /// popped NULL is the pop's issue, NullTaken).
-  static void checkNullRead(const Slot &V, const Instruction &In,
-                            uint32_t Slot, uint32_t I,
-                            std::vector<ValueIssue> *R) {
+  static void checkNullRead(const Slot &V, const Instruction &In, uint32_t Slot,
+                            uint32_t I, std::vector<ValueIssue> *R) {
     if (!R || !(V.K & KNull))
       return;
     const OpcodeInfo &Info = In.info();
