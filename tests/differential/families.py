@@ -143,6 +143,24 @@ SHAPES = {
     "list-append-to-null": [("PUSH_NULL", 0), ("LOAD_CONST", ONE),
                             ("LIST_APPEND", 1), ("LOAD_FAST", 2),
                             ("RAISE_VARARGS", 1)],
+    # The same of SET_ADD's and SET_UPDATE's set, MATCH_SEQUENCE's and
+    # MATCH_MAPPING's subject; DICT_UPDATE and GET_LEN raise SystemError
+    # (controls).
+    "set-add-to-null": [("PUSH_NULL", 0), ("LOAD_CONST", ONE),
+                        ("SET_ADD", 1), ("LOAD_FAST", 2),
+                        ("RAISE_VARARGS", 1)],
+    "set-update-of-null": [("PUSH_NULL", 0), ("LOAD_CONST", TUPLE),
+                           ("SET_UPDATE", 1), ("LOAD_FAST", 2),
+                           ("RAISE_VARARGS", 1)],
+    "dict-update-of-null": [("PUSH_NULL", 0), ("BUILD_MAP", 0),
+                            ("DICT_UPDATE", 1), ("LOAD_FAST", 2),
+                            ("RAISE_VARARGS", 1)],
+    "get-len-of-null": [("PUSH_NULL", 0), ("GET_LEN", 0), ("LOAD_FAST", 2),
+                        ("RAISE_VARARGS", 1)],
+    "match-sequence-of-null": [("PUSH_NULL", 0), ("MATCH_SEQUENCE", 0),
+                               ("LOAD_FAST", 2), ("RAISE_VARARGS", 1)],
+    "match-mapping-of-null": [("PUSH_NULL", 0), ("MATCH_MAPPING", 0),
+                              ("LOAD_FAST", 2), ("RAISE_VARARGS", 1)],
     # CHECK_EXC_MATCH of an int against a class (harmless: a control)
     "check-exc-match-of-int": [("LOAD_FAST", 3), ("LOAD_FAST", 2),
                                ("CHECK_EXC_MATCH", 0), ("RETURN_VALUE", 0)],
