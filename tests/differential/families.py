@@ -144,8 +144,8 @@ SHAPES = {
                             ("LIST_APPEND", 1), ("LOAD_FAST", 2),
                             ("RAISE_VARARGS", 1)],
     # The same of SET_ADD's and SET_UPDATE's set, MATCH_SEQUENCE's and
-    # MATCH_MAPPING's subject; DICT_UPDATE and GET_LEN raise SystemError
-    # (controls).
+    # MATCH_MAPPING's and MATCH_KEYS's subject; DICT_UPDATE and GET_LEN
+    # raise SystemError, CHECK_EXC_MATCH finds no match (controls).
     "set-add-to-null": [("PUSH_NULL", 0), ("LOAD_CONST", ONE),
                         ("SET_ADD", 1), ("LOAD_FAST", 2),
                         ("RAISE_VARARGS", 1)],
@@ -161,6 +161,12 @@ SHAPES = {
                                ("LOAD_FAST", 2), ("RAISE_VARARGS", 1)],
     "match-mapping-of-null": [("PUSH_NULL", 0), ("MATCH_MAPPING", 0),
                               ("LOAD_FAST", 2), ("RAISE_VARARGS", 1)],
+    "check-exc-match-of-null": [("PUSH_NULL", 0), ("LOAD_FAST", 2),
+                                ("CHECK_EXC_MATCH", 0), ("LOAD_FAST", 2),
+                                ("RAISE_VARARGS", 1)],
+    "match-keys-of-null": [("PUSH_NULL", 0), ("LOAD_CONST", KWNAMES),
+                           ("MATCH_KEYS", 0), ("LOAD_FAST", 2),
+                           ("RAISE_VARARGS", 1)],
     # CHECK_EXC_MATCH of an int against a class (harmless: a control)
     "check-exc-match-of-int": [("LOAD_FAST", 3), ("LOAD_FAST", 2),
                                ("CHECK_EXC_MATCH", 0), ("RETURN_VALUE", 0)],
