@@ -27,6 +27,13 @@ DIV0 = [("LOAD_CONST", ONE), ("LOAD_CONST", ZERO), ("BINARY_OP", 11),
         ("RETURN_VALUE", 0)]
 H = [1, 0, False]                         # handler tag: label 1, depth 0
 
+
+def null_under(*ops):
+    """A NULL, then ops (which read it in place), then raise exc: no pop
+    meets the NULL."""
+    return [("PUSH_NULL", 0), *ops, ("LOAD_FAST", 2), ("RAISE_VARARGS", 1)]
+
+
 SHAPES = {
     # the thread's handled exception becomes the int 7; 1/0 then chains it
     "push-exc-info-of-int": [("LOAD_FAST", 3), ("PUSH_EXC_INFO", 0)] + DIV0,
@@ -140,33 +147,22 @@ SHAPES = {
     "precall-of-null": [("LOAD_CONST", NONE)] * 4 + [("POP_TOP", 0)] * 4 + [
         ("PUSH_NULL", 0), ("PUSH_NULL", 0), ("LOAD_FAST", 3), ("PRECALL", 1),
         ("LOAD_FAST", 2), ("RAISE_VARARGS", 1)],
-    "list-append-to-null": [("PUSH_NULL", 0), ("LOAD_CONST", ONE),
-                            ("LIST_APPEND", 1), ("LOAD_FAST", 2),
-                            ("RAISE_VARARGS", 1)],
+    "list-append-to-null": null_under(("LOAD_CONST", ONE),
+                                      ("LIST_APPEND", 1)),
     # The same of SET_ADD's and SET_UPDATE's set, MATCH_SEQUENCE's and
     # MATCH_MAPPING's and MATCH_KEYS's subject; DICT_UPDATE and GET_LEN
     # raise SystemError, CHECK_EXC_MATCH finds no match (controls).
-    "set-add-to-null": [("PUSH_NULL", 0), ("LOAD_CONST", ONE),
-                        ("SET_ADD", 1), ("LOAD_FAST", 2),
-                        ("RAISE_VARARGS", 1)],
-    "set-update-of-null": [("PUSH_NULL", 0), ("LOAD_CONST", TUPLE),
-                           ("SET_UPDATE", 1), ("LOAD_FAST", 2),
-                           ("RAISE_VARARGS", 1)],
-    "dict-update-of-null": [("PUSH_NULL", 0), ("BUILD_MAP", 0),
-                            ("DICT_UPDATE", 1), ("LOAD_FAST", 2),
-                            ("RAISE_VARARGS", 1)],
-    "get-len-of-null": [("PUSH_NULL", 0), ("GET_LEN", 0), ("LOAD_FAST", 2),
-                        ("RAISE_VARARGS", 1)],
-    "match-sequence-of-null": [("PUSH_NULL", 0), ("MATCH_SEQUENCE", 0),
-                               ("LOAD_FAST", 2), ("RAISE_VARARGS", 1)],
-    "match-mapping-of-null": [("PUSH_NULL", 0), ("MATCH_MAPPING", 0),
-                              ("LOAD_FAST", 2), ("RAISE_VARARGS", 1)],
-    "check-exc-match-of-null": [("PUSH_NULL", 0), ("LOAD_FAST", 2),
-                                ("CHECK_EXC_MATCH", 0), ("LOAD_FAST", 2),
-                                ("RAISE_VARARGS", 1)],
-    "match-keys-of-null": [("PUSH_NULL", 0), ("LOAD_CONST", KWNAMES),
-                           ("MATCH_KEYS", 0), ("LOAD_FAST", 2),
-                           ("RAISE_VARARGS", 1)],
+    "set-add-to-null": null_under(("LOAD_CONST", ONE), ("SET_ADD", 1)),
+    "set-update-of-null": null_under(("LOAD_CONST", TUPLE),
+                                     ("SET_UPDATE", 1)),
+    "dict-update-of-null": null_under(("BUILD_MAP", 0), ("DICT_UPDATE", 1)),
+    "get-len-of-null": null_under(("GET_LEN", 0)),
+    "match-sequence-of-null": null_under(("MATCH_SEQUENCE", 0)),
+    "match-mapping-of-null": null_under(("MATCH_MAPPING", 0)),
+    "check-exc-match-of-null": null_under(("LOAD_FAST", 2),
+                                          ("CHECK_EXC_MATCH", 0)),
+    "match-keys-of-null": null_under(("LOAD_CONST", KWNAMES),
+                                     ("MATCH_KEYS", 0)),
     # CHECK_EXC_MATCH of an int against a class (harmless: a control)
     "check-exc-match-of-int": [("LOAD_FAST", 3), ("LOAD_FAST", 2),
                                ("CHECK_EXC_MATCH", 0), ("RETURN_VALUE", 0)],
