@@ -528,26 +528,6 @@ private:
     R->push_back(Issue);
   }
 
-  /// A slot \p Slot (0 = top) that instruction \p In reads as an object
-  /// (a row's need) and may hold NULL: an issue when no edge pops it (a
-  /// popped NULL is the pop's issue, NullTaken).
-  static void checkNullRead(const Slot &V, const Instruction &In, uint32_t Slot,
-                            uint32_t I, std::vector<ValueIssue> *R) {
-    if (!R || !(V.K & KNull))
-      return;
-    const OpcodeInfo &Info = In.info();
-    int64_t Pops = Info.Pops.eval(In.Arg);
-    if (Info.isJump())
-      Pops = std::max(Pops, Info.JumpPops.eval(In.Arg));
-    if (int64_t(Slot) < Pops)
-      return;
-    ValueIssue Issue{ValueIssue::NullRead, I,
-                     V.K == KNull ? Certainty::Definite : Certainty::Possible,
-                     Slot};
-    Issue.From = V.Id ? V.Id / 8 - 1 : ValueIssue::NoInst;
-    R->push_back(Issue);
-  }
-
   /// The local \p K that instruction \p I uses as one of \p Allowed (a
   /// cell): NULL (no MAKE_CELL or COPY_FREE_VARS on some path) and an
   /// unknown object (a parameter not wrapped) are issues too.

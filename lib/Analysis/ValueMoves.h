@@ -3,9 +3,9 @@
 //
 // Private to lib/Analysis/ValueKinds.cpp, inline (the value-kinds walk
 // runs them at every instruction): the moves of values on a ValueState --
-// pushes with their identities, checked pops, local loads and stores -- and
-// Mover, the visitor that runs one instruction's micro-operations
-// (MicroOps.h) on a state, every alternative handled.
+// pushes with their identities, checked pops and in-place reads, local
+// loads and stores -- and Mover, the visitor that runs one instruction's
+// micro-operations (MicroOps.h) on a state, every alternative handled.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +15,7 @@
 #include "pyverify/Analysis/MicroOps.h"
 #include "pyverify/Analysis/SlotKinds.h"
 #include "pyverify/Analysis/ValueKinds.h"
+#include "pyverify/Bytecode/InstructionStream.h"
 #include "pyverify/Bytecode/Value.h"
 #include "pyverify/Support/Overloaded.h"
 
@@ -121,6 +122,27 @@ LLVM_ATTRIBUTE_ALWAYS_INLINE void popChecked(ValueState &S, int64_t N,
       report(R, ValueIssue::NullTaken, I, Kind, uint32_t(K));
   }
   S.Stack.truncate(Have - Pops);
+}
+
+/// A slot \p Slot (0 = top) that instruction \p In (index \p I) reads as
+/// an object (a SlotKinds.def row's need) and may hold NULL: an issue when
+/// no edge pops it (a popped NULL is the pop's issue, NullTaken:
+/// popChecked()).
+inline void checkNullRead(const Slot &V, const Instruction &In, uint32_t Slot,
+                          uint32_t I, std::vector<ValueIssue> *R) {
+  if (!R || !(V.K & Null))
+    return;
+  const OpcodeInfo &Info = In.info();
+  int64_t Pops = Info.Pops.eval(In.Arg);
+  if (Info.isJump())
+    Pops = std::max(Pops, Info.JumpPops.eval(In.Arg));
+  if (int64_t(Slot) < Pops)
+    return;
+  ValueIssue Issue{ValueIssue::NullRead, I,
+                   V.K == Null ? Certainty::Definite : Certainty::Possible,
+                   Slot};
+  Issue.From = V.Id ? V.Id / 8 - 1 : ValueIssue::NoInst;
+  R->push_back(Issue);
 }
 
 /// One instruction's micro-operations on a state (move()): a visitor
