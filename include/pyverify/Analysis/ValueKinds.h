@@ -163,9 +163,8 @@ struct ValueIssue {
   Certainty Cert;     ///< Definite: NULL / unbound / a bad kind on every path.
   uint32_t Which = 0; ///< NullTaken: popped slot (0 = deepest);
                       ///< NullRead, ExceptionSlot, KindMismatch: the
-                      ///< slot read
-                      ///< (0 = top); otherwise the local's index (LocalKind:
-                      ///< the instruction's argument).
+                      ///< slot read (0 = top); otherwise the local's index
+                      ///< (LocalKind: the instruction's argument).
   static constexpr uint32_t NoInst = ~uint32_t(0);
   uint16_t Found = 0;     ///< ExceptionSlot, KindMismatch, LocalKind: the
                           ///< kinds the slot or local may hold
