@@ -366,7 +366,8 @@ def build(spec):
     firstlineno = t.co_firstlineno
     flags = t.co_flags | (CO_GENERATOR if spec.get("generator") else 0)
     return t.replace(
-        co_flags=flags, co_code=code, co_consts=consts, co_names=(), co_varnames=varnames,
+        co_flags=flags, co_code=code, co_consts=consts, co_names=tuple(spec.get("names", ())),
+        co_varnames=varnames,
         co_nlocals=len(varnames), co_stacksize=size,
         co_cellvars=tuple(spec.get("cellvars", ())), co_freevars=(),
         co_exceptiontable=encode_table(entries),
