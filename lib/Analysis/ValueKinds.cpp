@@ -247,13 +247,21 @@ public:
       return X;
     const BasicBlock &Blk = G.block(E.Source);
     if (!E.isException()) {
-      // The last instruction's issues, once: on the block's first normal
-      // edge.
-      step(X, Blk.last(), isJumpEdge(E),
-           edgeFacts(E.Source).FirstNormal == EI
-               ? &openFound(E.Source, /*Keep=*/true)
-               : nullptr,
-           /*ScanIds=*/true);
+      // The last instruction's issues: those of the block's first normal
+      // edge, then those another normal edge adds (the engine transfers a
+      // block's edges in order, right after it). The edges differ where
+      // the instruction pops on one edge only (JUMP_IF_TRUE_OR_POP) or
+      // refines what it pops (a None test: NULL is not None, so only the
+      // other edge meets it, and POP_JUMP_IF_NONE's DECREF crashes there).
+      if (edgeFacts(E.Source).FirstNormal == EI) {
+        step(X, Blk.last(), isJumpEdge(E), &openFound(E.Source, /*Keep=*/true),
+             /*ScanIds=*/true);
+        return X;
+      }
+      EdgeFound.clear();
+      step(X, Blk.last(), isJumpEdge(E), &EdgeFound, /*ScanIds=*/true);
+      if (LLVM_UNLIKELY(!EdgeFound.empty()))
+        addFound(E.Source, EdgeFound);
       return X;
     }
     if (E.FromBackEdge)
@@ -319,6 +327,21 @@ private:
     Open = B;
     return Found;
   }
+  /// Adds to block \p B's issues those of \p More that it does not have
+  /// (the same issue, instruction and slot).
+  LLVM_ATTRIBUTE_NOINLINE void
+  addFound(unsigned B, const std::vector<ValueIssue> &More) const {
+    std::vector<ValueIssue> &R = openFound(B, /*Keep=*/true);
+    size_t Begin = FoundAt[B].first, End = R.size();
+    for (const ValueIssue &V : More)
+      if (std::none_of(
+              R.begin() + Begin, R.begin() + End, [&](const ValueIssue &W) {
+                return W.K == V.K && W.Inst == V.Inst && W.Which == V.Which;
+              }))
+        R.push_back(V);
+  }
+  /// The issues of a block's normal edge after its first (addFound()).
+  mutable std::vector<ValueIssue> EdgeFound;
   /// openFound() keeping the issues of a block not open.
   LLVM_ATTRIBUTE_NOINLINE std::vector<ValueIssue> &
   reopenFound(unsigned B) const {
@@ -541,17 +564,6 @@ private:
     Issue.Found = K;
     Issue.Allowed = Allowed;
     R->push_back(Issue);
-  }
-
-  /// The value \p Id was tested for None: every copy of it is None (\p IsNone)
-  /// or is not.
-  static void refineNone(ValueState &S, uint32_t Id, bool IsNone) {
-    if (!Id)
-      return;
-    for (Slot &V : S.Stack)
-      if (V.Id == Id)
-        V.K = IsNone ? SlotKinds(V.K & (KNone | KUnknown) ? KNone : 0)
-                     : SlotKinds(V.K & ~KNone);
   }
 
   /// Instruction \p I's values move (\p Jump: along its jump edge), micro-

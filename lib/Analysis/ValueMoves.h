@@ -100,6 +100,17 @@ void loadLocal(ValueState &S, uop::LoadLocal L, uint32_t I,
   PushNew(K ? K : SlotKinds(Obj));
 }
 
+/// The value \p Id was tested for None: every copy of it is None (\p IsNone)
+/// or is not (NULL is not None: only the other edge meets it).
+inline void refineNone(ValueState &S, uint32_t Id, bool IsNone) {
+  if (!Id)
+    return;
+  for (Slot &V : S.Stack)
+    if (V.Id == Id)
+      V.K = IsNone ? SlotKinds(V.K & (KNone | KUnknown) ? KNone : 0)
+                   : SlotKinds(V.K & ~KNone);
+}
+
 inline void store(ValueState &S, uint32_t L) {
   SlotKinds K = pop(S);
   if (validLocal(L, S))
