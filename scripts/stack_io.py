@@ -194,6 +194,11 @@ S313["LOAD_GLOBAL"] = io(K(0), ("ArgBit0", 1), null_out=("TwoArgBit0", 0))
 S313["LOAD_ATTR"] = io(K(1), ("ArgBit0", 1), null_out=("TwoArgBit0", 0))
 # (global_super, class, self -- attr, null if (oparg & 1))
 S313["LOAD_SUPER_ATTR"] = io(K(3), ("ArgBit0", 1), null_out=("TwoArgBit0", 0))
+# (callable, unused, unused, dict, unused[oparg - 1], update -- ...): the callable it
+# names in a bad ** argument's message is under its NULL or self (3.11, 3.12: PEEK(3 +
+# oparg), the NULL under the callable). Measured: 3.13.0 SIGSEGVs on a NULL 4 + oparg - 1
+# below the top, not on one 3 + oparg - 1 below (tests/lit/check/null-stack-value-in-place.py).
+S313["DICT_MERGE"] = io(K(1), K(0), reads=("Arg", 4))
 # (callable, self_or_null, args[oparg] -- res)
 S313["CALL"] = io(("Arg", 2), K(1), null_in=K(2))
 # (callable, self_or_null, args[oparg], kwnames -- res)
