@@ -165,6 +165,8 @@ SlotKinds pyverify::getConstKind(const Value &V) {
     return KTuple;
   if (V.is<OpaqueValue>())
     return KUnknown;
+  if (V.is<CodeValue>())
+    return KCode;
   return KOther;
 }
 
@@ -179,6 +181,7 @@ std::string pyverify::describeSlotKinds(SlotKinds K) {
       {KFunc, "a function"},
       {KCell, "a cell"},
       {KDict, "a dict"},
+      {KCode, "a code object"},
       {KOther, "a bool or another object that is not an exception"},
       {KNull, "NULL"},
       {KUnknown, "an object of unknown type"}};

@@ -43,9 +43,10 @@ enum : SlotKinds {
   KFunc = 512,  ///< A function (MAKE_FUNCTION).
   KCell = 1024, ///< A cell (a fast local after MAKE_CELL, COPY_FREE_VARS).
   KDict = 2048, ///< A dict (BUILD_MAP).
+  KCode = 4096, ///< A code object (a constant).
   /// Any object, whatever its kind (NULL is not one).
   KAnyObject = KUnknown | KExc | KNone | KLasti | KOther | KList | KIter |
-               KTuple | KFunc | KCell | KDict,
+               KTuple | KFunc | KCell | KDict | KCode,
 };
 
 /// The names SlotKinds.def's rows use besides the kinds (for includers of

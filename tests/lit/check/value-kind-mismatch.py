@@ -83,6 +83,24 @@
 # RUN: %not --code 1 %pyverify check --python-version=3.13 %t.i24b 2>&1 | FileCheck %s --check-prefix=I24
 # I24: error: 6 CALL_INTRINSIC_2 4 {{.*}}takes the value #2 from the top, which is a bool or another object that is not an exception (pushed by LOAD_CONST at 2), where it needs a function: CPython does not check, and crashes [value-kind-mismatch]
 #
+# MAKE_FUNCTION of what is not a code object, 3.13's SET_FUNCTION_ATTRIBUTE
+# on what is not a function, 3.13's BUILD_CONST_KEY_MAP with keys that are not
+# a tuple: SIGSEGV on 3.11.7 / 3.12.1 / 3.13.0 (tests/differential/
+# null_probe.py's controls; families.py make-function-of-int & co.).
+# RUN: %mkcode marshal %s %t.mf311 --object MAKEFUNC311
+# RUN: %not --code 1 %pyverify check %t.mf311 2>&1 | FileCheck %s --check-prefix=MF
+# RUN: %not --code 1 %pyverify check --python-version=3.12 %t.mf311 2>&1 | FileCheck %s --check-prefix=MF
+# RUN: %mkcode marshal %s %t.mf313 --object MAKEFUNC313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.mf313 2>&1 | FileCheck %s --check-prefix=MF
+# MF: error: 4 MAKE_FUNCTION {{(0 )?}}takes the value on top of the stack, which is a bool or another object that is not an exception (pushed by LOAD_CONST at 2), where it needs a code object: CPython does not check, and crashes [value-kind-mismatch]
+# RUN: %mkcode marshal %s %t.sfa313 --object SETATTR313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.sfa313 2>&1 | FileCheck %s --check-prefix=SFA
+# SFA: error: 6 SET_FUNCTION_ATTRIBUTE 1 takes the value on top of the stack, which is a bool or another object that is not an exception (pushed by LOAD_CONST at 4), where it needs a function: CPython does not check, and crashes [value-kind-mismatch]
+# RUN: %mkcode marshal %s %t.ck313 --object CONSTKEYS313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.ck313 2>&1 | FileCheck %s --check-prefix=CK
+# CK: error: 6 BUILD_CONST_KEY_MAP 1 takes the value on top of the stack, which is a bool or another object that is not an exception (pushed by LOAD_CONST at 4), where it needs a tuple: CPython does not check, and crashes [value-kind-mismatch]
+# RUN: %mkcode marshal %s %t.ckok313 --object CONSTKEYSOK313
+# RUN: %pyverify check --python-version=3.13 %t.ckok313 | FileCheck %s --check-prefix=GOOD
 # RUN: %mkcode marshal %s %t.c311 --object CELL311
 # RUN: %not --code 1 %pyverify check %t.c311 2>&1 | FileCheck %s --check-prefix=CELL
 # RUN: %mkcode marshal %s %t.c312 --object CELL312
@@ -123,6 +141,10 @@ def argt(it):
 
 
 def kwt(k, f):
+    pass
+
+
+def three(cm, boom, exc):
     pass
 
 
@@ -196,3 +218,14 @@ if __name__ == "mkcode":
     FREE313 = code("950054002400", "", template=FREE)
     FREEOK311 = code("9501970089005300", "", template=FREE)
     FREEOK313 = code("3e01950054002400", "", template=FREE)
+    MFC = (None, 1, (1, 2), "ab", ("k",))
+    MAKEFUNC311 = code("9700640184007c028201", "", consts=MFC,
+                       template=three.__code__)
+    MAKEFUNC313 = code("950053011a0055026501", "", consts=MFC,
+                       template=three.__code__)
+    SETATTR313 = code("9500530253036a0155026501", "", consts=MFC,
+                      template=three.__code__)
+    CONSTKEYS313 = code("9500530153012e0155026501", "", consts=MFC,
+                        template=three.__code__)
+    CONSTKEYSOK313 = code("9500530153042e0155026501", "", consts=MFC,
+                          template=three.__code__)
