@@ -41,6 +41,7 @@ std::array<llvm::BitVector, std::size(AllPythonVersions)> nameOpcodes() {
   Name(Versions, Opcode::Op);
 #define PYV_SLOT_NONE_TEST(Versions, Op, NoneWhenJumping)                      \
   Name(Versions, Opcode::Op);
+#define PYV_SLOT_TUPLE_OF_ARG(Versions, Op, Slot) Name(Versions, Opcode::Op);
 #include "pyverify/Analysis/SlotKinds.def"
   return N;
 }
@@ -76,6 +77,9 @@ SlotRules rulesOf(PythonVersion V, Opcode Op, std::optional<uint32_t> Arg) {
 #define PYV_SLOT_NONE_TEST(Versions, Op, NoneWhenJumping)                      \
   if (Applies(Versions, Opcode::Op, AnyArg))                                   \
     R.NoneTest = (NoneWhenJumping) ? 1 : 0;
+#define PYV_SLOT_TUPLE_OF_ARG(Versions, Op, Slot)                              \
+  if (Applies(Versions, Opcode::Op, AnyArg))                                   \
+    R.TupleOfArg = int8_t(Slot);
 #include "pyverify/Analysis/SlotKinds.def"
   return R;
 }
@@ -128,8 +132,8 @@ struct RowTable {
     assert(Rows.size() < UINT16_MAX && "spans count rows in 16 bits");
   }
   void add(int64_t Arg, SlotRules R) {
-    bool Empty =
-        R.Needs.empty() && R.Makes.empty() && R.NoneTest < 0 && !R.LocalNeed;
+    bool Empty = R.Needs.empty() && R.Makes.empty() && R.NoneTest < 0 &&
+                 !R.LocalNeed && R.TupleOfArg < 0;
     Rows.push_back({Arg, Empty, std::move(R)});
   }
 };

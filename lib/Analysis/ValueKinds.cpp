@@ -512,6 +512,9 @@ private:
         checkNeed(S.Stack[N - 1 - Slot], Nd, uint32_t(Slot), I, R);
         checkNullRead(S.Stack[N - 1 - Slot], In, uint32_t(Slot), I, R);
       }
+    if (Rules.TupleOfArg >= 0 && size_t(Rules.TupleOfArg) < N)
+      checkTupleItems(S.Stack[N - 1 - Rules.TupleOfArg], In,
+                      uint32_t(Rules.TupleOfArg), I, Insts, D.Code->Consts, R);
     llvm::SmallVector<Slot, 2> From;
     for (const SlotRules::Make &M : Rules.Makes)
       From.push_back(M.From >= 0 && size_t(M.From) < N ? S.Stack[N - 1 - M.From]

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -152,6 +153,43 @@ inline void checkNullRead(const Slot &V, const Instruction &In, uint32_t Slot,
   ValueIssue Issue{ValueIssue::NullRead, I,
                    V.K == Null ? Certainty::Definite : Certainty::Possible,
                    Slot};
+  Issue.From = V.Id ? V.Id / 8 - 1 : ValueIssue::NoInst;
+  R->push_back(Issue);
+}
+
+/// The count of items of the tuple \p Id names, when its pusher fixes it (a
+/// tuple constant, BUILD_TUPLE).
+inline std::optional<uint64_t> tupleItems(uint32_t Id,
+                                          const InstructionStream &Insts,
+                                          const std::vector<Value> &Consts) {
+  if (!Id || Id / 8 - 1 >= Insts.size())
+    return std::nullopt;
+  const Instruction &P = Insts[Id / 8 - 1];
+  if (P.is(Opcode::BUILD_TUPLE))
+    return P.Arg;
+  if (P.is(Opcode::LOAD_CONST) && P.Arg < Consts.size())
+    if (const std::vector<Value> *T =
+            Consts[P.Arg].getSequence(SequenceKind::Tuple))
+      return T->size();
+  return std::nullopt;
+}
+
+/// Slot \p Slot (0 = top), \p V, must be a tuple of at least \p In's
+/// argument's count of items (a SlotKinds.def row's TupleOfArg): one that
+/// may hold another kind is its KindMismatch's.
+inline void checkTupleItems(const Slot &V, const Instruction &In, uint32_t Slot,
+                            uint32_t I, const InstructionStream &Insts,
+                            const std::vector<Value> &Consts,
+                            std::vector<ValueIssue> *R) {
+  if (!R || V.K != KTuple)
+    return;
+  std::optional<uint64_t> Items = tupleItems(V.Id, Insts, Consts);
+  if (Items && *Items >= In.Arg)
+    return;
+  ValueIssue Issue{ValueIssue::ShortTuple, I,
+                   Items ? Certainty::Definite : Certainty::Possible, Slot};
+  Issue.Found = Items ? uint16_t(std::min<uint64_t>(*Items, 0xFFFE))
+                      : ValueIssue::UnknownCount;
   Issue.From = V.Id ? V.Id / 8 - 1 : ValueIssue::NoInst;
   R->push_back(Issue);
 }

@@ -115,6 +115,29 @@ static std::string nullReadText(const DecodedCode &D, const ValueIssue &V,
       .str();
 }
 
+/// The message of a ShortTuple issue.
+static std::string shortTupleText(const DecodedCode &D, const ValueIssue &V,
+                                  const std::string &At) {
+  const Instruction &I = D.Insts[V.Inst];
+  std::string Slot = V.Which == 0
+                         ? std::string("on top of the stack")
+                         : "#" + std::to_string(V.Which + 1) + " from the top";
+  std::string Items = V.Found == ValueIssue::UnknownCount
+                          ? std::string("a tuple of a count of items not known")
+                          : "a tuple of " + std::to_string(V.Found) + " item" +
+                                (V.Found == 1 ? "" : "s");
+  std::string From;
+  if (V.From != ValueIssue::NoInst) {
+    const Instruction &P = D.Insts[V.From];
+    From = llvm::formatv(" (pushed by {0} at {1})", P.name(), P.Offset);
+  }
+  return llvm::formatv("{0} takes the value {1}, {2}{3}, where it needs at "
+                       "least {4}: CPython does not check, and reads past "
+                       "its end",
+                       At, Slot, Items, From, I.Arg)
+      .str();
+}
+
 /// The message of a LocalKind issue.
 static std::string localKindText(const DecodedCode &D, const ValueIssue &V,
                                  const std::string &At) {
@@ -187,6 +210,10 @@ llvm::Error pyverify::checkValueKinds(const CFG &G, std::vector<Finding> &Out) {
     case ValueIssue::KindMismatch:
       Id = CheckId::ValueKindMismatch;
       Text = kindMismatchText(D, V, At);
+      break;
+    case ValueIssue::ShortTuple:
+      Id = CheckId::ValueKindMismatch;
+      Text = shortTupleText(D, V, At);
       break;
     case ValueIssue::LocalKind:
       Id = CheckId::ValueKindMismatch;

@@ -83,6 +83,8 @@ struct SlotRules {
   llvm::SmallVector<Need, 1> Needs;
   llvm::SmallVector<Make, 2> Makes;
   int8_t NoneTest = -1;    ///< 1: jumps when None; 0: when not None.
+  int8_t TupleOfArg = -1;  ///< The slot (0 = top) that holds a tuple of at
+                           ///< least the argument's count of items, or -1.
   SlotKinds LocalNeed = 0; ///< Nonzero: what the local the argument names
                            ///< must hold (NULL and an unknown object not).
 };

@@ -32,6 +32,10 @@
 //                  exception; possible for an object of unknown type;
 //   KindMismatch   the same for a value that is not about exceptions
 //                  (FOR_ITER of a tuple, CALL_INTRINSIC_1 6 of an int);
+//   ShortTuple     a slot its row wants as a tuple of at least the
+//                  argument's count of items holds a shorter one (a tuple
+//                  constant's or BUILD_TUPLE's count), or one of unknown
+//                  count (possibly): 3.13's BUILD_CONST_KEY_MAP's keys;
 //   LocalKind      an instruction uses a fast local as a cell (*_DEREF,
 //                  LOAD_CLOSURE) that may hold something else: NULL before
 //                  MAKE_CELL / COPY_FREE_VARS, a parameter not yet wrapped.
@@ -157,17 +161,21 @@ struct ValueIssue {
     HandlerUnbound,
     ExceptionSlot,
     KindMismatch,
+    ShortTuple,
     LocalKind
   } K;
   uint32_t Inst;      ///< Instruction index.
   Certainty Cert;     ///< Definite: NULL / unbound / a bad kind on every path.
   uint32_t Which = 0; ///< NullTaken: popped slot (0 = deepest);
-                      ///< NullRead, ExceptionSlot, KindMismatch: the
-                      ///< slot read (0 = top); otherwise the local's index
-                      ///< (LocalKind: the instruction's argument).
+                      ///< NullRead, ExceptionSlot, KindMismatch,
+                      ///< ShortTuple: the slot read (0 = top); otherwise
+                      ///< the local's index (LocalKind: the instruction's
+                      ///< argument).
   static constexpr uint32_t NoInst = ~uint32_t(0);
+  static constexpr uint16_t UnknownCount = 0xFFFF;
   uint16_t Found = 0;     ///< ExceptionSlot, KindMismatch, LocalKind: the
-                          ///< kinds the slot or local may hold
+                          ///< kinds the slot or local may hold; ShortTuple:
+                          ///< the tuple's items (UnknownCount: not known)
   uint16_t Allowed = 0;   ///< and those it needs (SlotKinds.h);
   uint32_t From = NoInst; ///< the instruction that pushed it, when one did.
 };

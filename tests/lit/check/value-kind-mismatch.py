@@ -101,6 +101,16 @@
 # CK: error: 6 BUILD_CONST_KEY_MAP 1 takes the value on top of the stack, which is a bool or another object that is not an exception (pushed by LOAD_CONST at 4), where it needs a tuple: CPython does not check, and crashes [value-kind-mismatch]
 # RUN: %mkcode marshal %s %t.ckok313 --object CONSTKEYSOK313
 # RUN: %pyverify check --python-version=3.13 %t.ckok313 | FileCheck %s --check-prefix=GOOD
+# ... and reads as many keys as its argument says: a constant (1, 2) or
+# BUILD_TUPLE 2 under BUILD_CONST_KEY_MAP 3 is short (SIGSEGV on 3.13.0).
+# RUN: %mkcode marshal %s %t.cks313 --object CONSTKEYSSHORT313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.cks313 2>&1 | FileCheck %s --check-prefix=CKS
+# CKS: error: 10 BUILD_CONST_KEY_MAP 3 takes the value on top of the stack, a tuple of 2 items (pushed by LOAD_CONST at 8), where it needs at least 3: CPython does not check, and reads past its end [value-kind-mismatch]
+# RUN: %mkcode marshal %s %t.ckb313 --object CONSTKEYSBUILT313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.ckb313 2>&1 | FileCheck %s --check-prefix=CKB
+# CKB: error: 14 BUILD_CONST_KEY_MAP 3 takes the value on top of the stack, a tuple of 2 items (pushed by BUILD_TUPLE at 12), where it needs at least 3
+# RUN: %mkcode marshal %s %t.ckbok313 --object CONSTKEYSBUILTOK313
+# RUN: %pyverify check --python-version=3.13 %t.ckbok313 | FileCheck %s --check-prefix=GOOD
 # RUN: %mkcode marshal %s %t.c311 --object CELL311
 # RUN: %not --code 1 %pyverify check %t.c311 2>&1 | FileCheck %s --check-prefix=CELL
 # RUN: %mkcode marshal %s %t.c312 --object CELL312
@@ -229,3 +239,10 @@ if __name__ == "mkcode":
                         template=three.__code__)
     CONSTKEYSOK313 = code("9500530153042e0155026501", "", consts=MFC,
                           template=three.__code__)
+    CONSTKEYSSHORT313 = code("950053015301530153022e0355026501", "",
+                             consts=MFC, template=three.__code__)
+    CKC = (None, 1, (1, 2), "ab", "cd")
+    CONSTKEYSBUILT313 = code("95005301530153015303530334022e0355026501", "",
+                             consts=CKC, template=three.__code__)
+    CONSTKEYSBUILTOK313 = code("9500530153015303530434022e0255026501", "",
+                               consts=CKC, template=three.__code__)
