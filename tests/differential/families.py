@@ -163,6 +163,44 @@ SHAPES = {
                                           ("CHECK_EXC_MATCH", 0)),
     "match-keys-of-null": null_under(("LOAD_CONST", KWNAMES),
                                      ("MATCH_KEYS", 0)),
+    # More NULLs read in place or popped on one edge only, found by
+    # null_probe.py (each SIGSEGVs 3.11-3.13 and was clean; Pyodide's 3.14
+    # and 3.15 do not trap on a NULL read: they run, and are reported):
+    # GET_ANEXT's and IMPORT_FROM's object, SEND's receiver, MATCH_KEYS's
+    # keys, RERAISE 1's lasti, DICT_MERGE's callable (read for a bad **
+    # argument's message; the other call slot NULL is a control: TypeError),
+    # POP_JUMP_IF_NONE's value (NULL is not None: DECREF on the fall-through)
+    # and 3.11's JUMP_IF_TRUE_OR_POP's.
+    "get-anext-of-null": null_under(("GET_ANEXT", 0)),
+    "import-from-of-null": null_under(("IMPORT_FROM", 0)),
+    "send-of-null": "SEND_OF_NULL",
+    "match-keys-keys-of-null": [("LOAD_CONST", ONE)] + null_under(
+        ("MATCH_KEYS", 0)),
+    "reraise-lasti-of-null": [("LOAD_CONST", ONE, H), ("LOAD_CONST", ZERO, H),
+                              ("BINARY_OP", 11, H), ("RETURN_VALUE", 0, H),
+                              1, ("PUSH_NULL", 0), ("SWAP", 2),
+                              ("RERAISE", 1)],
+    "dict-merge-callable-null": "DICT_MERGE_NULL_CALLABLE",
+    "dict-merge-other-call-slot-null": "DICT_MERGE_NULL_OTHER",
+    "pop-jump-if-none-of-null": "POP_JUMP_IF_NONE_OF_NULL",
+    "jump-if-true-or-pop-of-null": "JUMP_IF_TRUE_OR_POP_OF_NULL",
+    # What MAKE_FUNCTION takes as its code object (an int), 3.13's
+    # SET_FUNCTION_ATTRIBUTE as its function (a str), 3.13's
+    # BUILD_CONST_KEY_MAP as its keys (an int; 3.11 and 3.12 raise
+    # SystemError: a control there): null_probe.py's controls, SIGSEGV.
+    "make-function-of-int": [("LOAD_CONST", ONE), ("MAKE_FUNCTION", 0),
+                             ("LOAD_FAST", 2), ("RAISE_VARARGS", 1)],
+    "set-function-attribute-of-str": [("LOAD_CONST", TUPLE),
+                                      ("LOAD_CONST", AB),
+                                      ("SET_FUNCTION_ATTRIBUTE", 1),
+                                      ("LOAD_FAST", 2), ("RAISE_VARARGS", 1)],
+    "build-const-key-map-of-int": [("LOAD_CONST", ONE), ("LOAD_CONST", ONE),
+                                   ("BUILD_CONST_KEY_MAP", 1),
+                                   ("LOAD_FAST", 2), ("RAISE_VARARGS", 1)],
+    # ... of keys shorter than its argument ((1, 2) for 3 values)
+    "build-const-key-map-of-short-tuple": [("LOAD_CONST", ONE)] * 3 + [
+        ("LOAD_CONST", TUPLE), ("BUILD_CONST_KEY_MAP", 3), ("LOAD_FAST", 2),
+        ("RAISE_VARARGS", 1)],
     # CHECK_EXC_MATCH of an int against a class (harmless: a control)
     "check-exc-match-of-int": [("LOAD_FAST", 3), ("LOAD_FAST", 2),
                                ("CHECK_EXC_MATCH", 0), ("RETURN_VALUE", 0)],
@@ -195,17 +233,54 @@ def for_loop(version, iterable=(("LOAD_CONST", TUPLE),),
         [("LOAD_CONST", NONE), ("RETURN_VALUE", 0)]
 
 
+# Shapes only some versions have (their instructions): name -> versions.
+ONLY = {"send-of-null": ("3.12", "3.13", "3.14", "3.15"),
+        "jump-if-true-or-pop-of-null": ("3.11",),
+        "set-function-attribute-of-str": ("3.13", "3.14", "3.15"),
+        "build-const-key-map-of-int": ("3.11", "3.12", "3.13"),
+        "build-const-key-map-of-short-tuple": ("3.11", "3.12", "3.13")}
+
+
+def dict_merge(version, null_callable):
+    """f(**1) with a NULL in one of the two call slots: the callable's
+    (3.11, 3.12: above the NULL; 3.13+: under it) or the other."""
+    slots = [("LOAD_CONST", ONE), ("PUSH_NULL", 0)]
+    if (version >= "3.13") == null_callable:
+        slots.reverse()
+    return slots + [("LOAD_CONST", TUPLE), ("BUILD_MAP", 0),
+                    ("LOAD_CONST", ONE), ("DICT_MERGE", 1), ("LOAD_FAST", 2),
+                    ("RAISE_VARARGS", 1)]
+
+
+def branch_of_null(op):
+    """A NULL, then op jumping to a second raise."""
+    return [("PUSH_NULL", 0), (op, 0, None, 2), ("LOAD_FAST", 2),
+            ("RAISE_VARARGS", 1), 2, ("LOAD_FAST", 2), ("RAISE_VARARGS", 1)]
+
+
+# The shapes built per version, by name.
+BUILDERS = {
+    "FOR_LOOP": for_loop,
+    "FOR_LOOP_OF_ARGUMENT": lambda v: for_loop(v, [("LOAD_FAST", 4)]),
+    "FOR_LOOP_OF_TYPEVAR": lambda v: for_loop(
+        v, [("LOAD_CONST", AB), ("CALL_INTRINSIC_1", 7)]),
+    "FOR_LOOP_OF_ITEM": lambda v: for_loop(
+        v, [("LOAD_CONST", AB), ("GET_ITER", 0)], [("SWAP", 2), ("POP_TOP", 0)]),
+    # 3.15's SEND: (receiver, null, v); before: (receiver, v)
+    "SEND_OF_NULL": lambda v: [("PUSH_NULL", 0)] * (2 if v >= "3.15" else 1)
+    + [("LOAD_CONST", NONE)] + branch_of_null("SEND")[1:],
+    "DICT_MERGE_NULL_CALLABLE": lambda v: dict_merge(v, True),
+    "DICT_MERGE_NULL_OTHER": lambda v: dict_merge(v, False),
+    "POP_JUMP_IF_NONE_OF_NULL": lambda v: branch_of_null(
+        "POP_JUMP_FORWARD_IF_NONE" if v == "3.11" else "POP_JUMP_IF_NONE"),
+    "JUMP_IF_TRUE_OR_POP_OF_NULL": lambda v: branch_of_null(
+        "JUMP_IF_TRUE_OR_POP"),
+}
+
+
 def spec_of(version, name, shape):
-    if shape == "FOR_LOOP":
-        shape = for_loop(version)
-    elif shape == "FOR_LOOP_OF_ARGUMENT":
-        shape = for_loop(version, [("LOAD_FAST", 4)])
-    elif shape == "FOR_LOOP_OF_TYPEVAR":
-        shape = for_loop(version, [("LOAD_CONST", AB),
-                                   ("CALL_INTRINSIC_1", 7)])
-    elif shape == "FOR_LOOP_OF_ITEM":
-        shape = for_loop(version, [("LOAD_CONST", AB), ("GET_ITER", 0)],
-                         [("SWAP", 2), ("POP_TOP", 0)])
+    if isinstance(shape, str):
+        shape = BUILDERS[shape](version)
     items = [{"op": "RESUME", "arg": 0, "t": None, "h": None}]
     for s in shape:
         if isinstance(s, int):
@@ -221,6 +296,7 @@ def spec_of(version, name, shape):
                        ["tuple", [["int", 1], ["int", 2]]],
                        ["tuple", [["str", "x"]]]],
             "varnames": ["cm", "boom", "exc", "a", "b", "c", "fuel"],
+            "names": ["x"],
             "args": {"suppress": False, "boom": "return", "exc": "ValueError"},
             "tags": [name]}
 
@@ -244,6 +320,8 @@ def main():
             continue   # no CALL_KW before 3.13
         if name.endswith("with-exit") and version >= "3.14":
             continue   # no BEFORE_WITH from 3.14
+        if version not in ONLY.get(name, (version,)):
+            continue
         spec = spec_of(version, name, shape)
         base = os.path.join(a.out, f"{version}-{name}")
         with open(base + ".json", "w") as f:
