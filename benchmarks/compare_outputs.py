@@ -124,8 +124,10 @@ def main():
                     help="JSON only on the stdlib corpora")
     ap.add_argument("--only", default="",
                     help="run the sets whose name contains this")
+    ap.add_argument("--keep-going", action="store_true",
+                    help="after a set differs, compare the others too")
     a = ap.parse_args()
-    total_bytes = 0
+    total_bytes, differed = 0, []
     for name, argv, files in input_sets(a.build, a.quick):
         if a.only and a.only not in name:
             continue
@@ -147,11 +149,20 @@ def main():
                         line, lx, ly = first_diff(x, y)
                         print(f"  {label} line {line}:\n    base: {lx!r}\n"
                               f"    new:  {ly!r}")
-                return 1
+                if not a.keep_going:
+                    return 1
+                differed.append(name)
+                break
             nbytes += len(old[1]) + len(old[2])
+        if differed and differed[-1] == name:
+            continue
         total_bytes += nbytes
         print(f"same     {name}: {len(files)} files, {nbytes:,} bytes, "
               f"{time.time() - t0:.1f} s")
+    if differed:
+        print(f"differ: {', '.join(differed)}; the others identical "
+              f"({total_bytes:,} bytes of output)")
+        return 1
     print(f"identical: {total_bytes:,} bytes of output")
     return 0
 
