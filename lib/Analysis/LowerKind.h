@@ -312,7 +312,8 @@ LLVM_ATTRIBUTE_ALWAYS_INLINE void lowerEach(const Instruction &I, bool JumpEdge,
   case LowerKind::LoadSpecial:
     return Emit(uop::LoadSpecial{specialMethod(I)});
   case LowerKind::CallPrepare:
-    return Emit(uop::CallPrepare{});
+    return Emit(uop::CallPrepare{
+        I.is(Opcode::PRECALL) ? I.Arg : uop::CallPrepare::NoSlot});
   case LowerKind::Call:
   case LowerKind::CallKw:
     return Emit(uop::Call{I.Arg, T.NullAfterCallable, K == LowerKind::CallKw});

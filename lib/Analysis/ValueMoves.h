@@ -140,6 +140,16 @@ LLVM_ATTRIBUTE_ALWAYS_INLINE void popChecked(ValueState &S, int64_t N,
 /// an object (a SlotKinds.def row's need) and may hold NULL: an issue when
 /// no edge pops it (a popped NULL is the pop's issue, NullTaken:
 /// popChecked()).
+inline void reportNullRead(const Slot &V, uint32_t Slot, uint32_t I,
+                           std::vector<ValueIssue> *R) {
+  if (!R)
+    return;
+  ValueIssue Issue{ValueIssue::NullRead, I,
+                   V.K == Null ? Certainty::Definite : Certainty::Possible,
+                   Slot};
+  Issue.From = V.Id ? V.Id / 8 - 1 : ValueIssue::NoInst;
+  R->push_back(Issue);
+}
 inline void checkNullRead(const Slot &V, const Instruction &In, uint32_t Slot,
                           uint32_t I, std::vector<ValueIssue> *R) {
   if (!R || !(V.K & Null))
@@ -150,11 +160,7 @@ inline void checkNullRead(const Slot &V, const Instruction &In, uint32_t Slot,
     Pops = std::max(Pops, Info.JumpPops.eval(In.Arg));
   if (int64_t(Slot) < Pops)
     return;
-  ValueIssue Issue{ValueIssue::NullRead, I,
-                   V.K == Null ? Certainty::Definite : Certainty::Possible,
-                   Slot};
-  Issue.From = V.Id ? V.Id / 8 - 1 : ValueIssue::NoInst;
-  R->push_back(Issue);
+  reportNullRead(V, Slot, I, R);
 }
 
 /// The count of items of the tuple \p Id names, when its pusher fixes it (a
@@ -254,7 +260,11 @@ struct Mover {
     pushNew(M.nullSlot() == 0 ? Either : Obj);
     pushNew(M.nullSlot() == 1 ? Either : Obj);
   }
-  void operator()(uop::CallPrepare) {}
+  void operator()(uop::CallPrepare C) {
+    size_t N = S.Stack.size();
+    if (C.CalleeSlot < N && (S.Stack[N - 1 - C.CalleeSlot].K & Null))
+      reportNullRead(S.Stack[N - 1 - C.CalleeSlot], C.CalleeSlot, I, R);
+  }
   void operator()(const uop::Call &C) {
     // The pops, deepest first: the two call slots, the arguments, the
     // keyword names.
