@@ -186,6 +186,7 @@ std::string pyverify::describeSlotKinds(SlotKinds K) {
       {KCell, "a cell"},
       {KDict, "a dict"},
       {KCode, "a code object"},
+      {KSet, "a set"},
       {KOther, "a bool or another object that is not an exception"},
       {KNull, "NULL"},
       {KUnknown, "an object of unknown type"}};

@@ -44,9 +44,10 @@ enum : SlotKinds {
   KCell = 1024, ///< A cell (a fast local after MAKE_CELL, COPY_FREE_VARS).
   KDict = 2048, ///< A dict (BUILD_MAP).
   KCode = 4096, ///< A code object (a constant).
+  KSet = 8192,  ///< A set (BUILD_SET; a frozenset constant is not one).
   /// Any object, whatever its kind (NULL is not one).
   KAnyObject = KUnknown | KExc | KNone | KLasti | KOther | KList | KIter |
-               KTuple | KFunc | KCell | KDict | KCode,
+               KTuple | KFunc | KCell | KDict | KCode | KSet,
 };
 
 /// The names SlotKinds.def's rows use besides the kinds (for includers of

@@ -111,6 +111,13 @@
 # CKB: error: 14 BUILD_CONST_KEY_MAP 3 takes the value on top of the stack, a tuple of 2 items (pushed by BUILD_TUPLE at 12), where it needs at least 3
 # RUN: %mkcode marshal %s %t.ckbok313 --object CONSTKEYSBUILTOK313
 # RUN: %pyverify check --python-version=3.13 %t.ckbok313 | FileCheck %s --check-prefix=GOOD
+# 3.14's SET_ADD adds to its set unchecked: a str there traps 3.14.2
+# (families.py set-add-to-str); BUILD_SET's set is fine.
+# RUN: %mkcode marshal %s %t.sa314 --object SETADD314
+# RUN: %not --code 1 %pyverify check --python-version=3.14 %t.sa314 2>&1 | FileCheck %s --check-prefix=SA
+# SA: error: 6 SET_ADD 1 takes the value #2 from the top, which is a bool or another object that is not an exception (pushed by LOAD_CONST at 2), where it needs a set: CPython does not check, and crashes [value-kind-mismatch]
+# RUN: %mkcode marshal %s %t.saok314 --object SETADDOK314
+# RUN: %pyverify check --python-version=3.14 %t.saok314 | FileCheck %s --check-prefix=GOOD
 # RUN: %mkcode marshal %s %t.c311 --object CELL311
 # RUN: %not --code 1 %pyverify check %t.c311 2>&1 | FileCheck %s --check-prefix=CELL
 # RUN: %mkcode marshal %s %t.c312 --object CELL312
@@ -246,3 +253,7 @@ if __name__ == "mkcode":
                              consts=CKC, template=three.__code__)
     CONSTKEYSBUILTOK313 = code("9500530153015303530434022e0255026501", "",
                                consts=CKC, template=three.__code__)
+    SETADD314 = code("8000520352016b0154026801", "", consts=MFC,
+                     template=three.__code__)
+    SETADDOK314 = code("8000300052016b0154026801", "", consts=MFC,
+                       template=three.__code__)
