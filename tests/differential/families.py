@@ -201,6 +201,10 @@ SHAPES = {
     "build-const-key-map-of-short-tuple": [("LOAD_CONST", ONE)] * 3 + [
         ("LOAD_CONST", TUPLE), ("BUILD_CONST_KEY_MAP", 3), ("LOAD_FAST", 2),
         ("RAISE_VARARGS", 1)],
+    # 3.14's SET_ADD to a str: traps 3.14.2 (null_probe.py --fill str);
+    # 3.11-3.13 raise SystemError, 3.15 TypeError (controls)
+    "set-add-to-str": [("LOAD_CONST", AB), ("LOAD_CONST", ONE),
+                       ("SET_ADD", 1), ("LOAD_FAST", 2), ("RAISE_VARARGS", 1)],
     # CHECK_EXC_MATCH of an int against a class (harmless: a control)
     "check-exc-match-of-int": [("LOAD_FAST", 3), ("LOAD_FAST", 2),
                                ("CHECK_EXC_MATCH", 0), ("RETURN_VALUE", 0)],
