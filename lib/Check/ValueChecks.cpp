@@ -52,6 +52,20 @@ static std::string callSlotText(const Instruction &I, uint32_t Which) {
       .str();
 }
 
+/// "on top of the stack" or "#N from the top": the slot issue \p V reads.
+static std::string slotText(const ValueIssue &V) {
+  return V.Which == 0 ? std::string("on top of the stack")
+                      : "#" + std::to_string(V.Which + 1) + " from the top";
+}
+
+/// " (pushed by OP at N)" when an instruction pushed the value \p V reads.
+static std::string pushedByText(const DecodedCode &D, const ValueIssue &V) {
+  if (V.From == ValueIssue::NoInst)
+    return "";
+  const Instruction &P = D.Insts[V.From];
+  return llvm::formatv(" (pushed by {0} at {1})", P.name(), P.Offset).str();
+}
+
 /// The message of an ExceptionSlot issue.
 static std::string exceptionSlotText(const DecodedCode &D, const ValueIssue &V,
                                      const std::string &At) {
@@ -63,11 +77,9 @@ static std::string exceptionSlotText(const DecodedCode &D, const ValueIssue &V,
                             "(None unless an exception is being handled)",
                             P.Offset);
     else
-      Found += llvm::formatv(" (pushed by {0} at {1})", P.name(), P.Offset);
+      Found += pushedByText(D, V);
   }
-  std::string Slot = V.Which == 0
-                         ? std::string("on top of the stack")
-                         : "#" + std::to_string(V.Which + 1) + " from the top";
+  std::string Slot = slotText(V);
   std::string Needed = V.Allowed == KExc ? "an exception"
                        : V.Allowed == (KExc | KNone)
                            ? "an exception or None"
@@ -82,14 +94,8 @@ static std::string exceptionSlotText(const DecodedCode &D, const ValueIssue &V,
 /// The message of a KindMismatch issue.
 static std::string kindMismatchText(const DecodedCode &D, const ValueIssue &V,
                                     const std::string &At) {
-  std::string Found = describeSlotKinds(V.Found);
-  if (V.From != ValueIssue::NoInst) {
-    const Instruction &P = D.Insts[V.From];
-    Found += llvm::formatv(" (pushed by {0} at {1})", P.name(), P.Offset);
-  }
-  std::string Slot = V.Which == 0
-                         ? std::string("on top of the stack")
-                         : "#" + std::to_string(V.Which + 1) + " from the top";
+  std::string Found = describeSlotKinds(V.Found) + pushedByText(D, V);
+  std::string Slot = slotText(V);
   return llvm::formatv("{0} takes the value {1}, which is {2}, where it needs "
                        "{3}: CPython does not check, and crashes",
                        At, Slot, Found, describeSlotKinds(V.Allowed))
@@ -100,14 +106,8 @@ static std::string kindMismatchText(const DecodedCode &D, const ValueIssue &V,
 static std::string nullReadText(const DecodedCode &D, const ValueIssue &V,
                                 const std::string &At,
                                 const std::string &Where) {
-  std::string Slot = V.Which == 0
-                         ? std::string("on top of the stack")
-                         : "#" + std::to_string(V.Which + 1) + " from the top";
-  std::string From;
-  if (V.From != ValueIssue::NoInst) {
-    const Instruction &P = D.Insts[V.From];
-    From = llvm::formatv(" (pushed by {0} at {1})", P.name(), P.Offset);
-  }
+  std::string Slot = slotText(V);
+  std::string From = pushedByText(D, V);
   return llvm::formatv("{0} reads the value {1} without popping it, which is "
                        "NULL{2}{3}, where it needs an object: CPython does "
                        "not check, and dereferences it",
@@ -119,18 +119,12 @@ static std::string nullReadText(const DecodedCode &D, const ValueIssue &V,
 static std::string shortTupleText(const DecodedCode &D, const ValueIssue &V,
                                   const std::string &At) {
   const Instruction &I = D.Insts[V.Inst];
-  std::string Slot = V.Which == 0
-                         ? std::string("on top of the stack")
-                         : "#" + std::to_string(V.Which + 1) + " from the top";
+  std::string Slot = slotText(V);
   std::string Items = V.Found == ValueIssue::UnknownCount
                           ? std::string("a tuple of a count of items not known")
                           : "a tuple of " + std::to_string(V.Found) + " item" +
                                 (V.Found == 1 ? "" : "s");
-  std::string From;
-  if (V.From != ValueIssue::NoInst) {
-    const Instruction &P = D.Insts[V.From];
-    From = llvm::formatv(" (pushed by {0} at {1})", P.name(), P.Offset);
-  }
+  std::string From = pushedByText(D, V);
   return llvm::formatv("{0} takes the value {1}, {2}{3}, where it needs at "
                        "least {4}: CPython does not check, and reads past "
                        "its end",
