@@ -188,6 +188,7 @@ std::string pyverify::describeSlotKinds(SlotKinds K) {
       {KCode, "a code object"},
       {KSet, "a set"},
       {KOther, "a bool or another object that is not an exception"},
+      {KIndex, "GET_ITER's index (a tagged int)"},
       {KNull, "NULL"},
       {KUnknown, "an object of unknown type"}};
   std::string S;

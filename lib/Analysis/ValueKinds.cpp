@@ -510,7 +510,8 @@ private:
     for (const SlotRules::Need &Nd : Rules.Needs)
       if (uint64_t Slot = Nd.slotFor(In.Arg); Slot < N) {
         checkNeed(S.Stack[N - 1 - Slot], Nd, uint32_t(Slot), I, R);
-        checkNullRead(S.Stack[N - 1 - Slot], In, uint32_t(Slot), I, R);
+        if (!(Nd.Allowed & KNull))
+          checkNullRead(S.Stack[N - 1 - Slot], In, uint32_t(Slot), I, R);
       }
     if (Rules.TupleOfArg >= 0 && size_t(Rules.TupleOfArg) < N)
       checkTupleItems(S.Stack[N - 1 - Rules.TupleOfArg], In,

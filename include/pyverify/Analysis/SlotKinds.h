@@ -45,6 +45,9 @@ enum : SlotKinds {
   KDict = 2048, ///< A dict (BUILD_MAP).
   KCode = 4096, ///< A code object (a constant).
   KSet = 8192,  ///< A set (BUILD_SET; a frozenset constant is not one).
+  /// 3.15: the index GET_ITER keeps beside a list or tuple it iterates in
+  /// place, a tagged int (not an object: not in KAnyObject).
+  KIndex = 16384,
   /// Any object, whatever its kind (NULL is not one).
   KAnyObject = KUnknown | KExc | KNone | KLasti | KOther | KList | KIter |
                KTuple | KFunc | KCell | KDict | KCode | KSet,

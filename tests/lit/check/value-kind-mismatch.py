@@ -118,6 +118,20 @@
 # SA: error: 6 SET_ADD 1 takes the value #2 from the top, which is a bool or another object that is not an exception (pushed by LOAD_CONST at 2), where it needs a set: CPython does not check, and crashes [value-kind-mismatch]
 # RUN: %mkcode marshal %s %t.saok314 --object SETADDOK314
 # RUN: %pyverify check --python-version=3.14 %t.saok314 | FileCheck %s --check-prefix=GOOD
+# 3.15: the slot over FOR_ITER's iterator and over SEND's receiver holds
+# NULL or GET_ITER's index (a tagged int); None there is taken for an index
+# (FOR_ITER over a tuple, SEND to None: traps 3.15.0rc1; families.py
+# for-iter-index-of-none, send-index-of-none).
+# RUN: %mkcode marshal %s %t.fidx315 --object FORIDX315
+# RUN: %not --code 1 %pyverify check --python-version=3.15 %t.fidx315 2>&1 | FileCheck %s --check-prefix=FIDX
+# FIDX: error: {{[0-9]+}} FOR_ITER 3 takes the value on top of the stack, which is None (pushed by LOAD_CONST at {{[0-9]+}}), where it needs GET_ITER's index (a tagged int) or NULL: CPython does not check, and crashes [value-kind-mismatch]
+# RUN: %mkcode marshal %s %t.fidxok315 --object FORIDXOK315
+# RUN: %pyverify check --python-version=3.15 %t.fidxok315 | FileCheck %s --check-prefix=GOOD
+# RUN: %mkcode marshal %s %t.sidx315 --object SENDIDX315
+# RUN: %not --code 1 %pyverify check --python-version=3.15 %t.sidx315 2>&1 | FileCheck %s --check-prefix=SIDX
+# SIDX: error: {{[0-9]+}} SEND 2 takes the value #2 from the top, which is None (pushed by LOAD_CONST at {{[0-9]+}}), where it needs GET_ITER's index (a tagged int) or NULL
+# RUN: %mkcode marshal %s %t.sidxok315 --object SENDIDXOK315
+# RUN: %pyverify check --python-version=3.15 %t.sidxok315 | FileCheck %s --check-prefix=GOOD
 # RUN: %mkcode marshal %s %t.c311 --object CELL311
 # RUN: %not --code 1 %pyverify check %t.c311 2>&1 | FileCheck %s --check-prefix=CELL
 # RUN: %mkcode marshal %s %t.c312 --object CELL312
@@ -257,3 +271,11 @@ if __name__ == "mkcode":
                      template=three.__code__)
     SETADDOK314 = code("8000300052016b0154026801", "", consts=MFC,
                        template=three.__code__)
+    FORIDX315 = code("800000005102460000001d005100440300006f014a05000009001c0053026701",
+                     "", consts=MFC, template=three.__code__)
+    FORIDXOK315 = code("80000000510246000000440300006f014a05000009001c0053026701",
+                       "", consts=MFC, template=three.__code__)
+    SENDIDX315 = code("80000000510051005100690200005302670153026701", "",
+                      consts=MFC, template=three.__code__)
+    SENDIDXOK315 = code("8000000051001f005100690200005302670153026701", "",
+                        consts=MFC, template=three.__code__)
