@@ -205,6 +205,11 @@ SHAPES = {
     # 3.11-3.13 raise SystemError, 3.15 TypeError (controls)
     "set-add-to-str": [("LOAD_CONST", AB), ("LOAD_CONST", ONE),
                        ("SET_ADD", 1), ("LOAD_FAST", 2), ("RAISE_VARARGS", 1)],
+    # 3.15: None where FOR_ITER's and SEND's index-or-NULL goes (over the
+    # iterator, over the receiver) is taken for GET_ITER's index: traps
+    # 3.15.0rc1 (null_probe.py --fill none)
+    "for-iter-index-of-none": "FOR_LOOP_INDEX_OF_NONE",
+    "send-index-of-none": "SEND_INDEX_OF_NONE",
     # CHECK_EXC_MATCH of an int against a class (harmless: a control)
     "check-exc-match-of-int": [("LOAD_FAST", 3), ("LOAD_FAST", 2),
                                ("CHECK_EXC_MATCH", 0), ("RETURN_VALUE", 0)],
@@ -242,7 +247,9 @@ ONLY = {"send-of-null": ("3.12", "3.13", "3.14", "3.15"),
         "jump-if-true-or-pop-of-null": ("3.11",),
         "set-function-attribute-of-str": ("3.13", "3.14", "3.15"),
         "build-const-key-map-of-int": ("3.11", "3.12", "3.13"),
-        "build-const-key-map-of-short-tuple": ("3.11", "3.12", "3.13")}
+        "build-const-key-map-of-short-tuple": ("3.11", "3.12", "3.13"),
+        "for-iter-index-of-none": ("3.15",),
+        "send-index-of-none": ("3.15",)}
 
 
 def dict_merge(version, null_callable):
@@ -279,6 +286,11 @@ BUILDERS = {
         "POP_JUMP_FORWARD_IF_NONE" if v == "3.11" else "POP_JUMP_IF_NONE"),
     "JUMP_IF_TRUE_OR_POP_OF_NULL": lambda v: branch_of_null(
         "JUMP_IF_TRUE_OR_POP"),
+    "SEND_INDEX_OF_NONE": lambda v: [("LOAD_CONST", NONE)] * 3
+    + branch_of_null("SEND")[1:],
+    "FOR_LOOP_INDEX_OF_NONE": lambda v: for_loop(
+        v, [("LOAD_CONST", TUPLE), ("GET_ITER", 0), ("POP_TOP", 0),
+            ("LOAD_CONST", NONE)]),
 }
 
 
