@@ -136,10 +136,8 @@ LLVM_ATTRIBUTE_ALWAYS_INLINE void popChecked(ValueState &S, int64_t N,
   S.Stack.truncate(Have - Pops);
 }
 
-/// A slot \p Slot (0 = top) that instruction \p In (index \p I) reads as
-/// an object (a SlotKinds.def row's need) and may hold NULL: an issue when
-/// no edge pops it (a popped NULL is the pop's issue, NullTaken:
-/// popChecked()).
+/// Instruction \p I reads \p V, slot \p Slot (0 = top), in place as an
+/// object, and it may be NULL: a NullRead issue.
 inline void reportNullRead(const Slot &V, uint32_t Slot, uint32_t I,
                            std::vector<ValueIssue> *R) {
   if (!R)
@@ -150,6 +148,10 @@ inline void reportNullRead(const Slot &V, uint32_t Slot, uint32_t I,
   Issue.From = V.Id ? V.Id / 8 - 1 : ValueIssue::NoInst;
   R->push_back(Issue);
 }
+/// A slot \p Slot (0 = top) that instruction \p In (index \p I) reads as
+/// an object (a SlotKinds.def row's need) and may hold NULL: an issue when
+/// no edge pops it (a popped NULL is the pop's issue, NullTaken:
+/// popChecked()).
 inline void checkNullRead(const Slot &V, const Instruction &In, uint32_t Slot,
                           uint32_t I, std::vector<ValueIssue> *R) {
   if (!R || !(V.K & Null))
@@ -182,12 +184,12 @@ inline std::optional<uint64_t> tupleItems(uint32_t Id,
 
 /// Slot \p Slot (0 = top), \p V, must be a tuple of at least \p In's
 /// argument's count of items (a SlotKinds.def row's TupleOfArg): one that
-/// may hold another kind is its KindMismatch's.
+/// may hold another kind is its KindMismatch's, a NULL its NULL check's.
 inline void checkTupleItems(const Slot &V, const Instruction &In, uint32_t Slot,
                             uint32_t I, const InstructionStream &Insts,
                             const std::vector<Value> &Consts,
                             std::vector<ValueIssue> *R) {
-  if (!R || V.K != KTuple)
+  if (!R || (V.K & ~KNull) != KTuple)
     return;
   std::optional<uint64_t> Items = tupleItems(V.Id, Insts, Consts);
   if (Items && *Items >= In.Arg)
