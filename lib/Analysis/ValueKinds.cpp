@@ -580,6 +580,7 @@ private:
     const Instruction &In = Insts[I];
     const OpcodeInfo &Info = In.info();
     Mover M{D.Code->Consts,
+            Insts,
             S,
             I,
             R,

@@ -165,20 +165,29 @@ inline void checkNullRead(const Slot &V, const Instruction &In, uint32_t Slot,
   reportNullRead(V, Slot, I, R);
 }
 
+/// The items of the tuple constant the value \p Id names, when a LOAD_CONST
+/// pushed it; else null.
+inline const std::vector<Value> *
+constTupleItems(uint32_t Id, const InstructionStream &Insts,
+                const std::vector<Value> &Consts) {
+  if (!Id || Id / 8 - 1 >= Insts.size())
+    return nullptr;
+  const Instruction &P = Insts[Id / 8 - 1];
+  if (!P.is(Opcode::LOAD_CONST) || P.Arg >= Consts.size())
+    return nullptr;
+  return Consts[P.Arg].getSequence(SequenceKind::Tuple);
+}
+
 /// The count of items of the tuple \p Id names, when its pusher fixes it (a
 /// tuple constant, BUILD_TUPLE).
 inline std::optional<uint64_t> tupleItems(uint32_t Id,
                                           const InstructionStream &Insts,
                                           const std::vector<Value> &Consts) {
-  if (!Id || Id / 8 - 1 >= Insts.size())
-    return std::nullopt;
-  const Instruction &P = Insts[Id / 8 - 1];
-  if (P.is(Opcode::BUILD_TUPLE))
-    return P.Arg;
-  if (P.is(Opcode::LOAD_CONST) && P.Arg < Consts.size())
-    if (const std::vector<Value> *T =
-            Consts[P.Arg].getSequence(SequenceKind::Tuple))
-      return T->size();
+  if (Id && Id / 8 - 1 < Insts.size() &&
+      Insts[Id / 8 - 1].is(Opcode::BUILD_TUPLE))
+    return Insts[Id / 8 - 1].Arg;
+  if (const std::vector<Value> *T = constTupleItems(Id, Insts, Consts))
+    return T->size();
   return std::nullopt;
 }
 
@@ -207,6 +216,7 @@ inline void checkTupleItems(const Slot &V, const Instruction &In, uint32_t Slot,
 /// instruction; lowerEach() (LowerKind.h) calls it with each one.
 struct Mover {
   const std::vector<Value> &Consts; ///< The code object's co_consts.
+  const InstructionStream &Insts;   ///< Its instructions.
   ValueState &S;
   uint32_t I;
   std::vector<ValueIssue> *R;
@@ -286,10 +296,17 @@ struct Mover {
     if (W.N >= 2 && W.N <= N)
       std::swap(S.Stack[N - 1], S.Stack[N - W.N]);
   }
+  /// A tuple constant's items keep their kinds (the last pushed first, the
+  /// first on top); anything else unpacks to objects of unknown type.
   void operator()(uop::UnpackSequence U) {
+    const std::vector<Value> *Items =
+        S.Stack.empty() ? nullptr
+                        : constTupleItems(S.Stack.back().Id, Insts, Consts);
+    if (Items && Items->size() != U.N)
+      Items = nullptr; // ValueError: nothing is pushed
     popChecked(1, 0);
     for (uint32_t K = 0; K < U.N && K < (1u << 20); ++K)
-      pushNew(Obj);
+      pushNew(Items ? getConstKind((*Items)[U.N - 1 - K]) : SlotKinds(Obj));
   }
   void operator()(uop::Subscript) {
     popChecked(2, 0);

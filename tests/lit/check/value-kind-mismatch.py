@@ -132,6 +132,15 @@
 # SIDX: error: {{[0-9]+}} SEND 2 takes the value #2 from the top, which is None (pushed by LOAD_CONST at {{[0-9]+}}), where it needs GET_ITER's index (a tagged int) or NULL
 # RUN: %mkcode marshal %s %t.sidxok315 --object SENDIDXOK315
 # RUN: %pyverify check --python-version=3.15 %t.sidxok315 | FileCheck %s --check-prefix=GOOD
+# UNPACK_SEQUENCE of a tuple constant gives each item its constant's kind:
+# LIST_APPEND to the int 2 that (1, 2) left under the store (the differential
+# sweep's 3.11 case 5376 of seed 6161, SIGSEGV; families.py
+# list-append-to-unpacked-int).
+# RUN: %mkcode marshal %s %t.unp311 --object UNPACK311
+# RUN: %not --code 1 %pyverify check %t.unp311 2>&1 | FileCheck %s --check-prefix=UNP
+# RUN: %mkcode marshal %s %t.unp313 --object UNPACK313
+# RUN: %not --code 1 %pyverify check --python-version=3.13 %t.unp313 2>&1 | FileCheck %s --check-prefix=UNP
+# UNP: error: {{[0-9]+}} LIST_APPEND 1 takes the value #2 from the top, which is a bool or another object that is not an exception (pushed by UNPACK_SEQUENCE at {{[0-9]+}}), where it needs a list
 # RUN: %mkcode marshal %s %t.c311 --object CELL311
 # RUN: %not --code 1 %pyverify check %t.c311 2>&1 | FileCheck %s --check-prefix=CELL
 # RUN: %mkcode marshal %s %t.c312 --object CELL312
@@ -279,3 +288,7 @@ if __name__ == "mkcode":
                       consts=MFC, template=three.__code__)
     SENDIDXOK315 = code("8000000051001f005100690200005302670153026701", "",
                         consts=MFC, template=three.__code__)
+    UNPACK311 = code("970064025c0200007d01640191017c028201", "", consts=MFC,
+                     template=three.__code__)
+    UNPACK313 = code("95005302750200006e015301500155026501", "", consts=MFC,
+                     template=three.__code__)
