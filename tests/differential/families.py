@@ -210,6 +210,12 @@ SHAPES = {
     # 3.15.0rc1 (null_probe.py --fill none)
     "for-iter-index-of-none": "FOR_LOOP_INDEX_OF_NONE",
     "send-index-of-none": "SEND_INDEX_OF_NONE",
+    # LIST_APPEND to the int UNPACK_SEQUENCE left of a constant (1, 2) (the
+    # 3.11 sweep of seed 6161, case 5376)
+    "list-append-to-unpacked-int": [("LOAD_CONST", TUPLE),
+                                    ("UNPACK_SEQUENCE", 2), ("STORE_FAST", 3),
+                                    ("LOAD_CONST", ONE), ("LIST_APPEND", 1),
+                                    ("LOAD_FAST", 2), ("RAISE_VARARGS", 1)],
     # CHECK_EXC_MATCH of an int against a class (harmless: a control)
     "check-exc-match-of-int": [("LOAD_FAST", 3), ("LOAD_FAST", 2),
                                ("CHECK_EXC_MATCH", 0), ("RETURN_VALUE", 0)],
