@@ -334,10 +334,11 @@ private:
     std::vector<ValueIssue> &R = openFound(B, /*Keep=*/true);
     size_t Begin = FoundAt[B].first, End = R.size();
     for (const ValueIssue &V : More)
-      if (std::none_of(
-              R.begin() + Begin, R.begin() + End, [&](const ValueIssue &W) {
-                return W.K == V.K && W.Inst == V.Inst && W.Which == V.Which;
-              }))
+      if (llvm::none_of(llvm::make_range(R.begin() + Begin, R.begin() + End),
+                        [&](const ValueIssue &W) {
+                          return W.K == V.K && W.Inst == V.Inst &&
+                                 W.Which == V.Which;
+                        }))
         R.push_back(V);
   }
   /// The issues of a block's normal edge after its first (addFound()).
@@ -551,7 +552,7 @@ private:
         Definite ? Certainty::Definite : Certainty::Possible, Which};
     Issue.Found = V.K & ~KNull;
     Issue.Allowed = Nd.Allowed & ~KUnknown;
-    Issue.From = V.Id ? V.Id / 8 - 1 : ValueIssue::NoInst;
+    Issue.From = pusherOf(V.Id);
     R->push_back(Issue);
   }
 

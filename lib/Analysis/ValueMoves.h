@@ -48,6 +48,12 @@ inline uint32_t fresh(uint32_t I, size_t FromTop) {
   return FromTop < 8 && I < (1u << 28) ? (I + 1) * 8 + uint32_t(FromTop) : 0;
 }
 
+/// The instruction that pushed the value of Id \p Id (fresh()'s inverse),
+/// or ValueIssue::NoInst when it has no identity.
+inline uint32_t pusherOf(uint32_t Id) {
+  return Id ? Id / 8 - 1 : ValueIssue::NoInst;
+}
+
 /// Pushes a new value of kinds \p K; an older value with its Id (the same
 /// instruction on an earlier pass through a loop, or earlier in the same
 /// step) loses its identity. \p Scan false: the caller knows no slot has
@@ -145,7 +151,7 @@ inline void reportNullRead(const Slot &V, uint32_t Slot, uint32_t I,
   ValueIssue Issue{ValueIssue::NullRead, I,
                    V.K == Null ? Certainty::Definite : Certainty::Possible,
                    Slot};
-  Issue.From = V.Id ? V.Id / 8 - 1 : ValueIssue::NoInst;
+  Issue.From = pusherOf(V.Id);
   R->push_back(Issue);
 }
 /// A slot \p Slot (0 = top) that instruction \p In (index \p I) reads as
@@ -170,12 +176,11 @@ inline void checkNullRead(const Slot &V, const Instruction &In, uint32_t Slot,
 inline const std::vector<Value> *
 constTupleItems(uint32_t Id, const InstructionStream &Insts,
                 const std::vector<Value> &Consts) {
-  if (!Id || Id / 8 - 1 >= Insts.size())
+  uint32_t P = pusherOf(Id);
+  if (P >= Insts.size() || !Insts[P].is(Opcode::LOAD_CONST) ||
+      Insts[P].Arg >= Consts.size())
     return nullptr;
-  const Instruction &P = Insts[Id / 8 - 1];
-  if (!P.is(Opcode::LOAD_CONST) || P.Arg >= Consts.size())
-    return nullptr;
-  return Consts[P.Arg].getSequence(SequenceKind::Tuple);
+  return Consts[Insts[P].Arg].getSequence(SequenceKind::Tuple);
 }
 
 /// The count of items of the tuple \p Id names, when its pusher fixes it (a
@@ -183,9 +188,9 @@ constTupleItems(uint32_t Id, const InstructionStream &Insts,
 inline std::optional<uint64_t> tupleItems(uint32_t Id,
                                           const InstructionStream &Insts,
                                           const std::vector<Value> &Consts) {
-  if (Id && Id / 8 - 1 < Insts.size() &&
-      Insts[Id / 8 - 1].is(Opcode::BUILD_TUPLE))
-    return Insts[Id / 8 - 1].Arg;
+  if (uint32_t P = pusherOf(Id);
+      P < Insts.size() && Insts[P].is(Opcode::BUILD_TUPLE))
+    return Insts[P].Arg;
   if (const std::vector<Value> *T = constTupleItems(Id, Insts, Consts))
     return T->size();
   return std::nullopt;
@@ -207,7 +212,7 @@ inline void checkTupleItems(const Slot &V, const Instruction &In, uint32_t Slot,
                    Items ? Certainty::Definite : Certainty::Possible, Slot};
   Issue.Found = Items ? uint16_t(std::min<uint64_t>(*Items, 0xFFFE))
                       : ValueIssue::UnknownCount;
-  Issue.From = V.Id ? V.Id / 8 - 1 : ValueIssue::NoInst;
+  Issue.From = pusherOf(V.Id);
   R->push_back(Issue);
 }
 

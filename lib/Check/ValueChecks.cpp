@@ -94,11 +94,10 @@ static std::string exceptionSlotText(const DecodedCode &D, const ValueIssue &V,
 /// The message of a KindMismatch issue.
 static std::string kindMismatchText(const DecodedCode &D, const ValueIssue &V,
                                     const std::string &At) {
-  std::string Found = describeSlotKinds(V.Found) + pushedByText(D, V);
-  std::string Slot = slotText(V);
-  return llvm::formatv("{0} takes the value {1}, which is {2}, where it needs "
-                       "{3}: CPython does not check, and crashes",
-                       At, Slot, Found, describeSlotKinds(V.Allowed))
+  return llvm::formatv("{0} takes the value {1}, which is {2}{3}, where it "
+                       "needs {4}: CPython does not check, and crashes",
+                       At, slotText(V), describeSlotKinds(V.Found),
+                       pushedByText(D, V), describeSlotKinds(V.Allowed))
       .str();
 }
 
@@ -106,29 +105,25 @@ static std::string kindMismatchText(const DecodedCode &D, const ValueIssue &V,
 static std::string nullReadText(const DecodedCode &D, const ValueIssue &V,
                                 const std::string &At,
                                 const std::string &Where) {
-  std::string Slot = slotText(V);
-  std::string From = pushedByText(D, V);
   return llvm::formatv("{0} reads the value {1} without popping it, which is "
                        "NULL{2}{3}, where it needs an object: CPython does "
                        "not check, and dereferences it",
-                       At, Slot, Where, From)
+                       At, slotText(V), Where, pushedByText(D, V))
       .str();
 }
 
 /// The message of a ShortTuple issue.
 static std::string shortTupleText(const DecodedCode &D, const ValueIssue &V,
                                   const std::string &At) {
-  const Instruction &I = D.Insts[V.Inst];
-  std::string Slot = slotText(V);
   std::string Items = V.Found == ValueIssue::UnknownCount
                           ? std::string("a tuple of a count of items not known")
                           : "a tuple of " + std::to_string(V.Found) + " item" +
                                 (V.Found == 1 ? "" : "s");
-  std::string From = pushedByText(D, V);
   return llvm::formatv("{0} takes the value {1}, {2}{3}, where it needs at "
                        "least {4}: CPython does not check, and reads past "
                        "its end",
-                       At, Slot, Items, From, I.Arg)
+                       At, slotText(V), Items, pushedByText(D, V),
+                       D.Insts[V.Inst].Arg)
       .str();
 }
 
