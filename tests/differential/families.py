@@ -325,10 +325,7 @@ def spec_of(version, name, shape):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--python", default=sys.executable)
-    ap.add_argument("--pyverify", required=True)
-    ap.add_argument("--out", default="differential-families")
-    ap.add_argument("--timeout", type=float, default=2.0)
+    run_sweep.add_case_args(ap, "differential-families")
     a = ap.parse_args()
     version = run_sweep.interpreter_version(a.python)
     os.makedirs(a.out, exist_ok=True)

@@ -134,15 +134,12 @@ def probe(a, version, fill):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--python", default=sys.executable)
-    ap.add_argument("--pyverify", required=True)
-    ap.add_argument("--out", default="null-probe")
+    run_sweep.add_case_args(ap, "null-probe")
     ap.add_argument("--depth", type=int, default=4)
     ap.add_argument("--args", default="0,1,3")
     ap.add_argument("--opcodes", default="")
     ap.add_argument("--fill", default="int",
                     help="comma-separated: " + ", ".join(sorted(FILL)))
-    ap.add_argument("--timeout", type=float, default=2.0)
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
     fills = a.fill.split(",")

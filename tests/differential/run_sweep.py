@@ -314,6 +314,15 @@ def check_all(pyverify, version, cases, batch, jobs):
     return by_file, input_errors
 
 
+def add_case_args(ap, out):
+    """The arguments of a script that checks cases with pyverify and runs
+    them under an interpreter (families.py, null_probe.py)."""
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--pyverify", required=True)
+    ap.add_argument("--out", default=out)
+    ap.add_argument("--timeout", type=float, default=2.0)
+
+
 def interpreter_version(py):
     return subprocess.check_output(
         [py, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
